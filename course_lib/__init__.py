@@ -1,0 +1,72 @@
+"""Chapter 11 course pack: history stays, context is rebuilt per budget.
+
+The package ``__init__`` only re-exports the public API of ``api.md``; each idea
+lives in its own module.
+"""
+
+from .builders import PathBuilder
+from .compaction import compaction_summary_text, create_compaction_entry
+from .context import BuildContextResult, TokenProjection, build_context
+from .errors import CompactionError, InteractionError, SessionEntryError, SessionPathError, SessionStoreError
+from .estimators import estimate_tokens_chars
+from .grouping import InteractionGroup, group_interactions
+from .models import (
+    AgentMessage,
+    AssistantMessage,
+    CompactionEntry,
+    CompactionSummary,
+    MessageEntry,
+    MetadataEntry,
+    SessionEntry,
+    SystemMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from .parsing import parse_session_entry, to_json_dict
+from .paths import path_to
+from .store import InMemorySessionStore, JsonlSessionStore, ReadWarning, SessionReadResult, recover_jsonl
+from .system_prompt import current_system_message, current_system_prompt, system_message_text
+
+__all__ = [
+    "AgentMessage",
+    "AssistantMessage",
+    "BuildContextResult",
+    "CompactionEntry",
+    "CompactionError",
+    "CompactionSummary",
+    "InMemorySessionStore",
+    "InteractionError",
+    "InteractionGroup",
+    "JsonlSessionStore",
+    "MessageEntry",
+    "MetadataEntry",
+    "PathBuilder",
+    "ReadWarning",
+    "SessionEntry",
+    "SessionEntryError",
+    "SessionPathError",
+    "SessionReadResult",
+    "SessionStoreError",
+    "SystemMessage",
+    "TextContent",
+    "TokenProjection",
+    "ToolCall",
+    "ToolResultMessage",
+    "Usage",
+    "UserMessage",
+    "build_context",
+    "compaction_summary_text",
+    "create_compaction_entry",
+    "current_system_message",
+    "current_system_prompt",
+    "estimate_tokens_chars",
+    "group_interactions",
+    "parse_session_entry",
+    "path_to",
+    "recover_jsonl",
+    "system_message_text",
+    "to_json_dict",
+]

@@ -1,0 +1,197 @@
+"""The session's typed, immutable models and their camelCase wire format (spec §1).
+
+Every model is strict (R1): unknown keys are refused, numbers must be finite and
+bools are not numbers. Models are frozen and their lists are tuples, so a parsed
+entry can be shared safely; the only mutable parts are free-form JSON values
+(tool arguments, details, metadata values, sections), which is why the public
+functions hand out deep copies.
+
+Python attributes are snake_case; the wire keys are the chapter's camelCase
+aliases, and only the aliases are accepted when parsing wire data.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    StringConstraints,
+    model_serializer,
+)
+from pydantic.alias_generators import to_camel
+
+
+def _as_tuple(value: Any) -> Any:
+    """Lists arrive as JSON arrays; only lists and tuples are sequences on the wire (R1)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(value)
+    raise ValueError("must be a list")
+
+
+NonBlankStr = Annotated[str, StringConstraints(pattern=r"\S")]
+"""A string with at least one non-whitespace character (ids, goal, key, tool names)."""
+
+Number = int | float
+"""A finite JSON number; the models' config refuses NaN, infinities and bools."""
+
+NonNegative = Annotated[int | float, Field(ge=0)]
+
+
+def Seq(item: Any) -> Any:  # noqa: N802 - reads like a type in the field declarations
+    """An immutable sequence field: a list or tuple on input, a tuple in the model."""
+    return Annotated[tuple[item, ...], Field(strict=False), BeforeValidator(_as_tuple)]
+
+
+class WireModel(BaseModel):
+    """Base for every model: strict, frozen, camelCase on the wire, absent optionals omitted."""
+
+    model_config = ConfigDict(
+        strict=True,
+        extra="forbid",
+        frozen=True,
+        alias_generator=to_camel,
+        validate_by_alias=True,
+        validate_by_name=True,
+        allow_inf_nan=False,
+        serialize_by_alias=True,
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_optionals(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        """The wire format omits an optional field rather than writing ``null`` (api.md)."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for name, field in type(self).model_fields.items():
+                if getattr(self, name) is None and not field.is_required() and field.default is None:
+                    data.pop(field.alias if info.by_alias and field.alias else name, None)
+        return data
+
+
+# --- content blocks ---------------------------------------------------------------
+
+
+class TextContent(WireModel):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ToolCall(WireModel):
+    type: Literal["toolCall"] = "toolCall"
+    id: NonBlankStr
+    name: NonBlankStr
+    arguments: dict[str, JsonValue]
+    raw_arguments: str | None = None
+
+
+AssistantContent = Annotated[Union[TextContent, ToolCall], Field(discriminator="type")]
+
+
+class Usage(WireModel):
+    input: NonNegative
+    output: NonNegative
+    total_tokens: NonNegative
+
+
+# --- agent messages ---------------------------------------------------------------
+
+
+class SystemMessage(WireModel):
+    role: Literal["system"] = "system"
+    content: str
+    sections: dict[str, str | None] | None = None
+    timestamp: Number
+
+
+class UserMessage(WireModel):
+    role: Literal["user"] = "user"
+    content: Seq(TextContent)
+    timestamp: Number
+
+
+StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
+
+
+class AssistantMessage(WireModel):
+    role: Literal["assistant"] = "assistant"
+    content: Seq(AssistantContent)
+    provider: str
+    model: str
+    usage: Usage
+    stop_reason: StopReason
+    error_message: str | None = None
+    timestamp: Number
+
+
+class ToolResultMessage(WireModel):
+    role: Literal["toolResult"] = "toolResult"
+    tool_call_id: NonBlankStr
+    tool_name: NonBlankStr
+    content: Seq(TextContent)
+    details: JsonValue = None
+    is_error: bool
+    timestamp: Number
+
+
+AgentMessage = Annotated[
+    Union[SystemMessage, UserMessage, AssistantMessage, ToolResultMessage],
+    Field(discriminator="role"),
+]
+
+
+# --- session entries --------------------------------------------------------------
+
+
+class MessageEntry(WireModel):
+    type: Literal["message"] = "message"
+    id: NonBlankStr
+    parent_id: NonBlankStr | None
+    timestamp: Number
+    message: AgentMessage
+
+
+class MetadataEntry(WireModel):
+    type: Literal["metadata"] = "metadata"
+    id: NonBlankStr
+    parent_id: NonBlankStr | None
+    timestamp: Number
+    key: NonBlankStr
+    value: JsonValue
+
+
+class CompactionSummary(WireModel):
+    """The seven fields, always in this order (spec §1)."""
+
+    goal: NonBlankStr
+    constraints: Seq(str)
+    completed: Seq(str)
+    decisions: Seq(str)
+    changed_files: Seq(str)
+    unresolved: Seq(str)
+    next: Seq(str)
+
+
+class CompactionEntry(WireModel):
+    """A summary appended to the session; ``parent_id`` is never null (spec §1)."""
+
+    type: Literal["compaction"] = "compaction"
+    id: NonBlankStr
+    parent_id: NonBlankStr
+    timestamp: Number
+    summary: CompactionSummary
+    first_kept_entry_id: NonBlankStr
+    tokens_before: NonNegative
+
+
+SessionEntry = Annotated[
+    Union[MessageEntry, MetadataEntry, CompactionEntry],
+    Field(discriminator="type"),
+]

@@ -1,0 +1,151 @@
+"""The strict entry parser and the wire format (R1–R4).
+
+``parse_session_entry`` is the single door into a session: both stores and
+``create_compaction_entry`` take their snapshots through it, so a bad fact is
+refused before it can reach a budget. Its errors name the entry id and the
+field path (R2).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .errors import SessionEntryError
+from .models import SessionEntry
+
+M = TypeVar("M", bound=BaseModel)
+
+ENTRY_ADAPTER: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry)
+ENTRY_TYPES = ("message", "metadata", "compaction")
+
+
+def parse_session_entry(value: Mapping[str, Any] | BaseModel) -> SessionEntry:
+    """Parse one wire-format entry strictly into a new, independent model (R1–R4).
+
+    An already-parsed entry is accepted too and comes back as an independent copy.
+    """
+    if isinstance(value, BaseModel):
+        value = value.model_dump(by_alias=True)
+    if not isinstance(value, Mapping):
+        raise SessionEntryError(
+            f"session entry must be an object, got {type(value).__name__}", path=""
+        )
+    try:
+        return ENTRY_ADAPTER.validate_python(value, by_alias=True, by_name=False)
+    except ValidationError as exc:
+        raise session_entry_error(exc, value) from None
+
+
+def to_json_dict(value: Any) -> Any:
+    """Any model (or list/dict of models) as plain JSON-ready data in the camelCase wire format."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, (list, tuple)):
+        return [to_json_dict(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: to_json_dict(item) for key, item in value.items()}
+    return value
+
+
+def fresh_copy(value: M) -> M:
+    """A deep copy for the public boundary: frozen models are shared inside, copied on the way out."""
+    return copy.deepcopy(value)
+
+
+# --- error messages (R2) --------------------------------------------------------
+
+
+def session_entry_error(
+    exc: ValidationError, value: Any, *, line: int | None = None, subject: str | None = None
+) -> SessionEntryError:
+    """Turn pydantic's report into one sentence naming the entry id and the field path (R2).
+
+    Example: ``session compaction compact-1.summary.decisions[1] must be a string``.
+    """
+    # An unknown key (say a legacy alias) explains a missing one better than the reverse.
+    errors = sorted(exc.errors(include_url=False), key=lambda e: e["type"] != "extra_forbidden")
+    entry_id = _readable_id(value)
+    kind = value.get("type") if isinstance(value, Mapping) else None
+    kind = kind if kind in ENTRY_TYPES else "entry"
+    first_path = _data_path(errors[0], value)
+    at_first = [e for e in errors if _data_path(e, value) == first_path]
+    field = _format_path(first_path)
+    if subject is None:
+        subject = f"session {kind} {entry_id}" if entry_id else f"session {kind}"
+    where = f"{subject}.{field}" if field else subject
+    prefix = f"line {line}: " if line is not None else ""
+    return SessionEntryError(
+        f"{prefix}{where} {_phrase(at_first)}", entry_id=entry_id, path=field, line=line
+    )
+
+
+def _readable_id(value: Any) -> str | None:
+    raw = value.get("id") if isinstance(value, Mapping) else None
+    return raw if isinstance(raw, str) and raw.strip() else None
+
+
+def _data_path(error: Mapping[str, Any], value: Any) -> tuple[str | int, ...]:
+    """Pydantic's ``loc`` with union tags and member names dropped, so it matches the input."""
+    path: list[str | int] = []
+    node = value
+    loc = error["loc"]
+    for position, part in enumerate(loc):
+        if isinstance(node, Mapping) and part in node:
+            path.append(part)
+            node = node[part]
+        elif isinstance(node, (list, tuple)) and isinstance(part, int) and 0 <= part < len(node):
+            path.append(part)
+            node = node[part]
+        elif position == len(loc) - 1 and error["type"] == "missing":
+            path.append(part)
+    if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        path.append(str(error.get("ctx", {}).get("discriminator", "type")).strip("'"))
+    return tuple(path)
+
+
+def _format_path(path: tuple[str | int, ...]) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _phrase(errors: list[Mapping[str, Any]]) -> str:
+    kinds = {e["type"] for e in errors}
+    first = errors[0]
+    given = first.get("input")
+    ctx = first.get("ctx") or {}
+    if "missing" in kinds:
+        return "is required"
+    if "extra_forbidden" in kinds:
+        return "is not a known field"
+    if "finite_number" in kinds:
+        return "must be a finite number"
+    if "greater_than_equal" in kinds:
+        return "must be a number >= 0"
+    if kinds <= {"int_type", "float_type"}:
+        return "must be a number, not a boolean" if isinstance(given, bool) else "must be a number"
+    if "string_pattern_mismatch" in kinds:
+        return "must be a non-blank string"
+    if "string_type" in kinds:
+        return "must be a string, not null" if given is None else "must be a string"
+    if "bool_type" in kinds:
+        return "must be a boolean"
+    if "literal_error" in kinds:
+        return f"must be {ctx.get('expected')}"
+    if "union_tag_invalid" in kinds:
+        return f"must be one of {ctx.get('expected_tags')}, got {ctx.get('tag')!r}"
+    if "union_tag_not_found" in kinds:
+        return "is required"
+    if kinds & {"model_type", "dict_type", "model_attributes_type"}:
+        return "must be an object"
+    if kinds & {"tuple_type", "list_type"}:
+        return "must be a list"
+    if "invalid-json-value" in kinds:
+        return "must be a JSON value"
+    message = str(first.get("msg", "is invalid"))
+    return message.removeprefix("Value error, ")
