@@ -1,0 +1,42 @@
+# Two commands from a fresh clone: `make lab` opens the course, `make test` passes the tests.
+# Both create the virtual environment on first use (only Python >= 3.11 and make needed).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PORT   ?= 8888
+START  := notebooks/00_start_here.ipynb
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg
+
+.PHONY: venv lab test test-unit test-notebooks test-browser bench checklist notebooks learner-labs clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --no-browser $(ROOT_FLAG) \
+		--ServerApp.default_url=/lab/tree/$(START)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(NBVAL) tests notebooks labs
+
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest tests
+
+test-notebooks: $(STAMP)
+	$(BIN)/python -m pytest $(NBVAL) notebooks labs
+
+checklist: $(STAMP)
+	$(BIN)/python -m course_lib.checklist
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,7 @@
+"""The fifteen-test checklist of spec §8, runnable against the reference or a learner's functions."""
+
+from .cases import CASES, Case, Implementation
+from .expect import ChecklistFailure
+from .runner import LABS, CheckRecord, ChecklistReport, run, select
+
+__all__ = ["CASES", "LABS", "Case", "CheckRecord", "ChecklistFailure", "ChecklistReport", "Implementation", "run", "select"]

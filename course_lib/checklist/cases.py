@@ -1,0 +1,446 @@
+"""The fifteen checks of spec §8, each runnable against any implementation of the lab functions.
+
+A case receives an ``Implementation``: the four lab functions, the reference
+ones unless a learner passed their own. Everything else (fixtures, stores,
+``path_to``) is the course's, so a failure points at the learner's function.
+"""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import fixtures
+from ..builders import PathBuilder
+from ..compaction import create_compaction_entry
+from ..context import build_context
+from ..grouping import group_interactions
+from ..models import CompactionSummary
+from ..parsing import parse_session_entry
+from ..paths import path_to
+from ..store import InMemorySessionStore, JsonlSessionStore
+from .expect import expect, expect_equal, expect_independent, expect_rejects, wire
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """The functions under test; any left out are the course's reference."""
+
+    parse_session_entry: Callable[..., Any] = parse_session_entry
+    group_interactions: Callable[..., Any] = group_interactions
+    build_context: Callable[..., Any] = build_context
+    create_compaction_entry: Callable[..., Any] = create_compaction_entry
+
+
+@dataclass(frozen=True)
+class Case:
+    number: int
+    lab: str
+    name: str
+    rules: str
+    run: Callable[[Implementation], None] = field(repr=False)
+
+
+CASES: list[Case] = []
+
+
+def case(number: int, lab: str, rules: str) -> Callable[[Callable[[Implementation], None]], Callable[[Implementation], None]]:
+    def register(function: Callable[[Implementation], None]) -> Callable[[Implementation], None]:
+        name = function.__name__.removeprefix("test_")
+        CASES.append(Case(number, lab, name, rules, function))
+        return function
+
+    return register
+
+
+def _ids(groups: Any) -> list[list[str]]:
+    return [[entry.id for entry in group.entries] for group in groups]
+
+
+def _build(impl: Implementation, path: list[Any], budget: dict[str, int], **overrides: Any) -> Any:
+    options = {**budget, "estimate_tokens": fixtures.teaching_estimator, **overrides}
+    return impl.build_context(path, **options)
+
+
+EXPECTED_SUMMARY_TEXT = "\n".join(
+    [
+        "[Compaction summary]",
+        "Goal: Verify session restore and JSONL writes.",
+        "Constraints:",
+        "- History is append-only.",
+        "Completed:",
+        "- Checked the session-restore logic.",
+        "Decisions:",
+        "- Restore only the active path.",
+        "Changed files:",
+        "- (none)",
+        "Unresolved:",
+        "- (none)",
+        "Next:",
+        "- Add a regression test.",
+    ]
+)
+
+
+# --- Lab 11.1: the strict compaction record and the stores --------------------------
+
+
+def compact_1_wire() -> dict[str, Any]:
+    return wire(fixtures.compact_1())
+
+
+@case(1, "11.1", "R1 R3")
+def test_valid_compaction_parses_to_independent_copy(impl: Implementation) -> None:
+    source = compact_1_wire()
+    original = copy.deepcopy(source)
+    parsed = impl.parse_session_entry(source)
+    expect_equal(wire(parsed), original, "R1", "a valid compaction entry must parse to the same fields")
+    expect_equal(
+        (parsed.type, parsed.first_kept_entry_id, parsed.tokens_before),
+        ("compaction", "u2", 29),
+        "api",
+        "snake_case attributes (type, first_kept_entry_id, tokens_before)",
+    )
+    expect_independent(source, parsed, "R3", "the input and the parsed entry")
+    source["summary"]["decisions"].append("changed by the caller later")
+    source["summary"]["goal"] = "changed goal"
+    expect_equal(wire(parsed), original, "R3", "changing the input after parsing must not change the parsed entry")
+
+
+def _bad_compactions() -> list[tuple[str, dict[str, Any], tuple[str | tuple[str, ...], ...]]]:
+    """(what, wire value, names the error must mention) for spec §8 test 2."""
+
+    def variant(change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        value = compact_1_wire()
+        change(value)
+        return value
+
+    summary = "summary"
+    return [
+        ("a null parentId", variant(lambda v: v.update(parentId=None)), ("parentId",)),
+        ("a blank goal", variant(lambda v: v[summary].update(goal="  ")), ("goal",)),
+        ("a missing constraints list", variant(lambda v: v[summary].pop("constraints")), ("constraints",)),
+        (
+            "the legacy alias summary.files",
+            variant(lambda v: v[summary].update(files=v[summary].pop("changedFiles"))),
+            (("files", "changedFiles"),),
+        ),
+        ("the legacy alias summary.nextSteps", variant(lambda v: v[summary].update(nextSteps=["x"])), ("nextSteps",)),
+        ("the legacy alias summary.invariants", variant(lambda v: v[summary].update(invariants=["x"])), ("invariants",)),
+        ("an entry-level compactedEntryIds", variant(lambda v: v.update(compactedEntryIds=["u1"])), ("compactedEntryIds",)),
+        ("a missing firstKeptEntryId", variant(lambda v: v.pop("firstKeptEntryId")), ("firstKeptEntryId",)),
+        ("tokensBefore -1", variant(lambda v: v.update(tokensBefore=-1)), ("tokensBefore",)),
+        ("an infinite tokensBefore", variant(lambda v: v.update(tokensBefore=float("inf"))), ("tokensBefore",)),
+        ("a string timestamp", variant(lambda v: v.update(timestamp="100")), ("timestamp",)),
+        ("a non-string list member", variant(lambda v: v[summary].update(decisions=["ok", 7])), ("decisions",)),
+    ]
+
+
+@case(2, "11.1", "R1 R2")
+def test_parser_rejects_bad_compactions(impl: Implementation) -> None:
+    for what, value, names in _bad_compactions():
+        expect_rejects("R1/R2", f"a compaction with {what}", lambda v=value: impl.parse_session_entry(v), ("compact-1", *names))
+
+
+@case(3, "11.1", "R7 R9")
+def test_stores_append_and_reopen(impl: Implementation) -> None:
+    root = wire(fixtures.opening_path()[1].model_copy(update={"parent_id": None}))
+    compaction = compact_1_wire() | {"parentId": root["id"]}
+    memory = InMemorySessionStore(parse=impl.parse_session_entry)
+    for entry in (root, compaction):
+        memory.append(entry)
+    expect_equal(wire(memory.entries()), [root, compaction], "R7", "the in-memory store's entries")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "session.jsonl"
+        with JsonlSessionStore.open(path, parse=impl.parse_session_entry) as store:
+            for entry in (root, compaction):
+                store.append(entry)
+        reopened = JsonlSessionStore.open(path, parse=impl.parse_session_entry)
+        expect_equal(wire(reopened.entries()), [root, compaction], "R9", "entries reopened from the JSONL file")
+
+
+# --- Lab 11.2: interaction groups ----------------------------------------------------
+
+
+@case(4, "11.2", "R11 R13")
+def test_two_groups_as_isolated_copies(impl: Implementation) -> None:
+    path = fixtures.opening_path()[1:5]  # u1, a1, u2, a2
+    before = wire(path)
+    groups = impl.group_interactions(path)
+    expect_equal(_ids(groups), [["u1", "a1"], ["u2", "a2"]], "R11", "groups of [u1, a1, u2, a2]")
+    expect_independent(path, [group.entries for group in groups], "R13", "the input and the groups")
+    expect(
+        all(a is not b for group in groups for a in group.entries for b in path),
+        "R13",
+        "groups must hold copies of the entries, not the caller's objects",
+    )
+    expect_equal(wire(path), before, "R13", "the input after grouping")
+
+
+def _progress_path() -> list[Any]:
+    return (
+        PathBuilder()
+        .user("u3", "Read, then test.")
+        .assistant("calls", "Checking.", tool_calls=[("read-1", "read", {"path": "context.ts"}), ("test-1", "test", {})])
+        .tool_result("r-test", "test-1", "test", "14 tests passed.")
+        .assistant("progress", "Tests passed; still reading.")
+        .system("patch", "Prefer small diffs.")
+        .tool_result("r-read", "read-1", "read", "context.ts loaded fully.")
+        .assistant("a3", "Implementation matches tests.")
+        .entries
+    )
+
+
+@case(5, "11.2", "R12 R13 R14")
+def test_out_of_order_results_stay_one_group(impl: Implementation) -> None:
+    path = _progress_path()
+    before = wire(path)
+    groups = impl.group_interactions(path)
+    expect_equal(
+        _ids(groups),
+        [["u3", "calls", "r-test", "progress", "r-read", "a3"]],
+        "R12/R14",
+        "results out of order, a progress message and a system patch inside the group",
+    )
+    groups[0].entries[1].message.content[1].arguments["path"] = "changed.ts"
+    expect_equal(wire(path), before, "R13", "the input after changing a grouped tool call's arguments")
+
+
+def _broken_groups() -> list[tuple[str, list[Any], tuple[str, ...]]]:
+    def opening_group() -> PathBuilder:
+        return PathBuilder().user("u3", "Read, then test.").assistant(
+            "calls", "Checking.", tool_calls=[("read-1", "read", {}), ("test-1", "test", {})]
+        )
+
+    return [
+        ("an assistant message before any user message", PathBuilder().assistant("a0", "Hello.").user("u1", "Hi.").entries, ("a0",)),
+        (
+            "a result for an unknown call",
+            opening_group().tool_result("r-test", "unknown-1", "test", "ok").tool_result("r-read", "read-1", "read", "ok").entries,
+            ("unknown-1", "r-test"),
+        ),
+        (
+            "a duplicate call id",
+            opening_group().assistant("again", tool_calls=[("read-1", "read", {})]).tool_result("r-test", "test-1", "test", "ok")
+            .tool_result("r-read", "read-1", "read", "ok").entries,
+            ("read-1",),
+        ),
+        (
+            "a duplicate result",
+            opening_group().tool_result("r-test", "test-1", "test", "ok").tool_result("r-test-2", "test-1", "test", "ok")
+            .tool_result("r-read", "read-1", "read", "ok").entries,
+            ("test-1",),
+        ),
+        (
+            "a call without a result",
+            opening_group().tool_result("r-test", "test-1", "test", "ok").assistant("a3", "Done.").entries,
+            ("read-1",),
+        ),
+    ]
+
+
+@case(6, "11.2", "R11 R12")
+def test_broken_tool_facts_are_rejected(impl: Implementation) -> None:
+    for what, path, names in _broken_groups():
+        expect_rejects("R11/R12", what, lambda p=path: impl.group_interactions(p), names)
+
+
+# --- Lab 11.3: build_context without compaction --------------------------------------
+
+OPENING_TOKENS = {
+    "maxTokens": 31, "system": 3, "messages": 22, "reservedOutput": 4,
+    "safetyMargin": 2, "availableForMessages": 22, "total": 31,
+}  # fmt: skip
+GROUP_2_AND_3 = ["u2", "a2", "u3", "calls", "r-test", "r-read", "a3"]
+
+
+@case(7, "11.3", "R16 R17 R22")
+def test_fixed_costs_come_first(impl: Implementation) -> None:
+    result = _build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET)
+    expect_equal(wire(result.tokens), OPENING_TOKENS, "R17/R22", "tokens for max 31, reserved 4, margin 2")
+    expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3, "R19", "kept_entry_ids for the chapter's budget")
+    expect_equal(result.reason, "trimmed", "R20", "reason when group 1 is dropped")
+    expect_equal(
+        [m.role for m in result.messages], ["system", "user", "assistant", "user", "assistant", "toolResult", "toolResult", "assistant"],
+        "R21", "message roles (system first, then groups 2 and 3)",
+    )
+    bigger_reserve = _build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET, reserved_output=10)
+    expect_equal(bigger_reserve.tokens.available_for_messages, 16, "R17", "available with reserved_output 10")
+    expect_equal(list(bigger_reserve.kept_entry_ids), GROUP_2_AND_3[2:], "R19", "kept ids when only 16 are left")
+    starved = _build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET, max_tokens=5)
+    expect_equal(starved.tokens.available_for_messages, 0, "R17", "available when fixed costs exceed max_tokens (never negative)")
+    no_system = _build(impl, fixtures.opening_path()[1:], {"max_tokens": 31, "reserved_output": 0, "safety_margin": 2})
+    expect_equal(no_system.tokens.system, 0, "R16", "tokens.system without a system message")
+    expect_equal(no_system.reason, "within_budget", "R20", "reason when all 29 tokens fit")
+    expect_equal(no_system.messages[0].role, "user", "R21", "first message without a system message")
+
+
+@case(8, "11.3", "R20")
+def test_newest_group_alone_over_budget(impl: Implementation) -> None:
+    result = _build(impl, fixtures.opening_path(), fixtures.TIGHT_BUDGET)
+    expect_equal(result.reason, "single_group_overflow", "R20", "reason when only 10 are left for a group of 15")
+    expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3[2:], "R20", "the newest group must still be returned whole")
+    expect_equal(result.tokens.total, 24, "R22", "total (3 + 15 + 4 + 2)")
+    expect(result.tokens.total > result.tokens.max_tokens, "R20", "total may exceed max_tokens for a single group overflow")
+
+
+@case(9, "11.3", "R19 R21 R23")
+def test_trims_only_at_group_boundaries(impl: Implementation) -> None:
+    groups = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "a3"]]
+    costs = [7, 7, 15]
+    for max_tokens in range(9, 42):
+        room, kept = max_tokens - 9, []
+        for group, cost in zip(reversed(groups), reversed(costs)):
+            if cost > room:
+                break
+            kept, room = group + kept, room - cost
+        expected = kept or groups[-1]
+        result = _build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET, max_tokens=max_tokens)
+        expect_equal(list(result.kept_entry_ids), expected, "R19", f"kept ids at max_tokens={max_tokens}")
+    path = fixtures.opening_path()
+    before = wire(path)
+    first = _build(impl, path, fixtures.OPENING_BUDGET)
+    calls = next(m for m in first.messages if m.role == "assistant" and any(b.type == "toolCall" for b in m.content))
+    next(b for b in calls.content if b.type == "toolCall").arguments["path"] = "changed.ts"
+    expect_equal(wire(path), before, "R23", "the session after changing a returned tool argument")
+    second = _build(impl, path, fixtures.OPENING_BUDGET)
+    expect(wire(second) != wire(first), "R23", "a later build must not see a change made to an earlier result")
+
+
+# --- Lab 11.4: create_compaction_entry -------------------------------------------------
+
+
+def _create(impl: Implementation, path: list[Any], **overrides: Any) -> Any:
+    options: dict[str, Any] = {
+        "id": "compact-1",
+        "timestamp": 100,
+        "summary": wire(fixtures.compact_1_summary()),
+        "first_kept_entry_id": "u2",
+        "tokens_before": 29,
+    }
+    options.update(overrides)
+    return impl.create_compaction_entry(path, **options)
+
+
+@case(10, "11.4", "R24 R25 R28")
+def test_parent_derived_and_inputs_isolated(impl: Implementation) -> None:
+    path = fixtures.opening_path()
+    before = wire(path)
+    summary = wire(fixtures.compact_1_summary())
+    entry = _create(impl, path, summary=summary)
+    expect_equal(wire(entry), compact_1_wire(), "R25/R28", "compact-1 created from the opening path")
+    expect_equal(entry.parent_id, "a3", "R25", "parent_id (the path's last entry)")
+    expect_equal(wire(path), before, "R24", "the path after creating a compaction (it must not change)")
+    expect_equal(len(path), 10, "R24", "path length (the entry is not appended by the function)")
+    expect_independent(summary, entry, "R28", "the summary argument and the new entry")
+    summary["next"].append("changed by the caller later")
+    expect_equal(wire(entry), compact_1_wire(), "R28", "the entry after changing the summary argument")
+
+
+@case(11, "11.4", "R25 R26 R27")
+def test_bad_compactions_rejected(impl: Implementation) -> None:
+    path = fixtures.opening_path()
+    expect_rejects("R25", "an empty path", lambda: _create(impl, []))
+    for inside in ("a2", "calls", "r-test"):
+        expect_rejects("R27", f"firstKeptEntryId {inside!r} (inside a group)", lambda i=inside: _create(impl, path, first_kept_entry_id=i), (inside,))
+    expect_rejects("R27", "an unknown firstKeptEntryId", lambda: _create(impl, path, first_kept_entry_id="nope"), ("nope",))
+    expect_rejects("R26", "an id already on the path", lambda: _create(impl, path, id="a3"), ("a3",))
+
+
+# --- Lab 11.5: resume from the latest compaction -------------------------------------
+
+
+def _tree_with_sibling() -> list[Any]:
+    builder = fixtures.opening_builder()
+    sibling = PathBuilder(builder.entries).user("u4-alt", "Try the sibling branch.").assistant("a4-alt", "Sibling answer.")
+    main = fixtures.resumed_path()
+    return main + sibling.entries[10:]
+
+
+@case(12, "11.5", "R10 R18 R21")
+def test_resume_through_path_to(impl: Implementation) -> None:
+    path = path_to(_tree_with_sibling(), "a4")
+    result = _build(impl, path, fixtures.RESUME_BUDGET)
+    kept = GROUP_2_AND_3 + ["u4", "a4"]
+    expect_equal(list(result.kept_entry_ids), kept, "R18", "kept ids after compact-1 (from u2, then u4, a4)")
+    expect_equal([m.role for m in result.messages][:2], ["system", "user"], "R21", "the head: system, then the summary")
+    expect_equal(len(result.messages), 2 + len(kept), "R21", "message count (system + summary + kept)")
+    summary = result.messages[1]
+    expect_equal(summary.content[0].text, EXPECTED_SUMMARY_TEXT, "R18 §5", "the summary message's exact text")
+    expect_equal(summary.timestamp, 100, "§5", "the summary message's timestamp (the compaction's)")
+    texts = " ".join(b.text for m in result.messages[1:] for b in m.content if b.type == "text")
+    for absent in ("Try the sibling branch.", "Check session-restore logic.", "Restores only chosen branch."):
+        expect(absent not in texts, "R18", f"{absent!r} (a sibling or summarized message) must not be sent")
+    expect_equal(result.reason, "within_budget", "R20", "reason for the resumed path")
+
+
+def _twice_compacted() -> list[Any]:
+    builder = PathBuilder(fixtures.resumed_path())
+    second = CompactionSummary(
+        goal="Finish the regression test.", constraints=(), completed=("Added the regression test.",),
+        decisions=(), changed_files=("tests/restore.test.ts",), unresolved=(), next=(),
+    )
+    builder.add(create_compaction_entry(builder.entries, id="compact-2", timestamp=200, summary=second,
+                                        first_kept_entry_id="u3", tokens_before=50))
+    return builder.user("u5", "Run the suite.").assistant("a5", "Suite passes.").entries
+
+
+@case(13, "11.5", "R18 R23")
+def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
+    path = _twice_compacted()
+    first = _build(impl, path, fixtures.RESUME_BUDGET)
+    summaries = [m for m in first.messages if m.role == "user" and m.content[0].text.startswith("[Compaction summary]")]
+    expect_equal(len(summaries), 1, "R18", "number of summary messages (only the latest compaction is read)")
+    text = summaries[0].content[0].text
+    expect("Goal: Finish the regression test." in text, "R18", "the summary must be compact-2's")
+    expect(text.count("- (none)") == 4, "§5", f"empty lists must render '- (none)' (4 of them in compact-2); got {text!r}")
+    expect_equal(list(first.kept_entry_ids)[:2], ["u3", "calls"], "R18", "the suffix must start at compact-2's firstKeptEntryId")
+    second = _build(impl, path, fixtures.RESUME_BUDGET)
+    expect_equal(wire(second), wire(first), "R23", "two builds of the same path and options")
+    expect_independent(first, second, "R23", "two build results")
+    expect_independent(path, first, "R23", "the session and a build result")
+
+
+@case(14, "11.5", "R19 R24 R27")
+def test_resumed_path_compacts_again(impl: Implementation) -> None:
+    path = fixtures.resumed_path()
+    again = impl.create_compaction_entry(
+        path, id="compact-2", timestamp=200, summary=wire(fixtures.compact_1_summary()),
+        first_kept_entry_id="u3", tokens_before=70,
+    )
+    expect_equal(again.parent_id, "a4", "R25", "the second compaction's parent")
+    path = PathBuilder([*path, again]).user("u5", "Run the suite.").assistant("a5", "Suite passes.").entries
+    groups = [["u3", "calls", "r-test", "r-read", "a3"], ["u4", "a4"], ["u5", "a5"]]
+    for max_tokens in range(40, 90, 3):
+        result = _build(impl, path, fixtures.RESUME_BUDGET, max_tokens=max_tokens)
+        kept = list(result.kept_entry_ids)
+        suffixes = [sum(groups[i:], []) for i in range(len(groups))]
+        expect(kept in suffixes, "R19", f"kept ids {kept} at max_tokens={max_tokens} are not a suffix of whole groups")
+
+
+@case(15, "11.5", "R5 R6 R16 R27")
+def test_system_replays_across_the_compaction(impl: Implementation) -> None:
+    path = fixtures.system_replay_path()
+    result = _build(impl, path, {"max_tokens": 200, "reserved_output": 4, "safety_margin": 2})
+    expect_equal(
+        wire(result.messages[0]),
+        {"role": "system", "content": "BASE\n\nPrefer small diffs.", "sections": {"rules": "RULE v2"}, "timestamp": 1},
+        "R6", "the replayed system message",
+    )
+    expect_equal(list(result.kept_entry_ids), ["u2", "a2", "u3", "a3"], "R18", "kept ids (no system message in a group)")
+    expect_equal([m.role for m in result.messages].count("system"), 1, "R18", "system messages in the result (folded into the head)")
+    summary = result.messages[1].content[0].text
+    for prompt_text in ("BASE", "RULE", "Prefer small diffs."):
+        expect(prompt_text not in summary, "§5", f"the summary must carry none of the system prompt ({prompt_text!r})")
+    expect_rejects(
+        "R27", "firstKeptEntryId 'patch-2' (a system message)",
+        lambda: impl.create_compaction_entry(
+            path, id="compact-2", timestamp=300, summary=wire(fixtures.compact_1_summary()),
+            first_kept_entry_id="patch-2", tokens_before=10,
+        ),
+        ("patch-2",),
+    )

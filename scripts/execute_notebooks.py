@@ -1,0 +1,57 @@
+"""Execute notebooks in place so their committed outputs are what nbval compares.
+
+Usage: python scripts/execute_notebooks.py [NOTEBOOK_OR_DIR ...]   (default: notebooks/ and labs/)
+
+Each notebook runs top to bottom in a fresh ``python3`` kernel from its own folder,
+as a learner's would. Execution counts and outputs are rewritten; widget state is
+dropped so that re-running never changes a file for no reason.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def notebooks(arguments: list[str]) -> list[Path]:
+    targets = [Path(a) for a in arguments] or [ROOT / "notebooks", ROOT / "labs"]
+    found: list[Path] = []
+    for target in targets:
+        if target.is_dir():
+            found.extend(p for p in sorted(target.rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts)
+        else:
+            found.append(target)
+    return found
+
+
+def execute(path: Path) -> float:
+    notebook = nbformat.read(path, as_version=4)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    started = time.perf_counter()
+    NotebookClient(
+        notebook,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        store_widget_state=False,
+    ).execute()
+    notebook.metadata.pop("widgets", None)
+    nbformat.write(notebook, path)
+    return time.perf_counter() - started
+
+
+def main(arguments: list[str]) -> int:
+    for path in notebooks(arguments):
+        seconds = execute(path)
+        print(f"{seconds:6.1f} s  {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
