@@ -40,3 +40,6 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+notebooks: $(STAMP)
+	$(BIN)/python scripts/execute_notebooks.py
