@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --no-browser $(ROOT_FLAG) \
-		--ServerApp.default_url=/lab/tree/$(START)
+		--LabApp.default_url=/lab/tree/$(START)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(NBVAL) tests notebooks labs
