@@ -88,18 +88,43 @@ def _readable_id(value: Any) -> str | None:
     return raw if isinstance(raw, str) and raw.strip() else None
 
 
+_UNION_TAGS = frozenset({*ENTRY_TYPES, "system", "user", "assistant", "toolResult", "text", "toolCall"})
+_FREE_FORM = frozenset({"arguments", "details", "value", "sections"})
+
+
 def _data_path(error: Mapping[str, Any], value: Any) -> tuple[str | int, ...]:
-    """Pydantic's ``loc`` with union tags and member names dropped, so it matches the input."""
+    """Pydantic's ``loc`` with union tags and member names dropped, so it matches the input.
+
+    A discriminated union puts the chosen tag first in ``loc`` (never last). It must
+    not be read as a key: the tag ``message`` would otherwise walk into the entry's
+    ``message`` field and blame it for a bad ``timestamp`` of the entry itself (R2).
+    """
     path: list[str | int] = []
     node = value
     loc = error["loc"]
+    arrived = True  # at a node whose tag, if any, has not been skipped yet
+    free_form = False  # inside a free JSON value, where no model tags exist
     for position, part in enumerate(loc):
+        is_tag = (
+            arrived
+            and not free_form
+            and position < len(loc) - 1
+            and isinstance(node, Mapping)
+            and part in _UNION_TAGS
+            and part in (node.get("type"), node.get("role"))
+        )
+        arrived = False
+        if is_tag:
+            continue
         if isinstance(node, Mapping) and part in node:
+            free_form = free_form or part in _FREE_FORM
             path.append(part)
             node = node[part]
+            arrived = True
         elif isinstance(node, (list, tuple)) and isinstance(part, int) and 0 <= part < len(node):
             path.append(part)
             node = node[part]
+            arrived = True
         elif position == len(loc) - 1 and error["type"] == "missing":
             path.append(part)
     if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
