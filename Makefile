@@ -43,3 +43,7 @@ clean:
 
 notebooks: $(STAMP)
 	$(BIN)/python scripts/execute_notebooks.py
+
+# The learner labs are generated from labs/solutions/ (the single source), then executed in place.
+learner-labs: $(STAMP)
+	$(BIN)/python scripts/make_learner_labs.py

@@ -40,6 +40,7 @@ def execute(path: Path) -> float:
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
         store_widget_state=False,
+        record_timing=False,  # per-cell timestamps would change the file on every run
     ).execute()
     notebook.metadata.pop("widgets", None)
     nbformat.write(notebook, path)
