@@ -94,6 +94,10 @@ class ToolCall(WireModel):
 
 AssistantContent = Annotated[Union[TextContent, ToolCall], Field(discriminator="type")]
 
+TextBlock = Annotated[TextContent, Field(discriminator="type")]
+"""A text block as a one-member tagged union: ``type`` is required on the wire (R1),
+while Python code may still write ``TextContent(text=...)``."""
+
 
 class Usage(WireModel):
     input: NonNegative
@@ -113,7 +117,7 @@ class SystemMessage(WireModel):
 
 class UserMessage(WireModel):
     role: Literal["user"] = "user"
-    content: Seq(TextContent)
+    content: Seq(TextBlock)
     timestamp: Number
 
 
@@ -135,7 +139,7 @@ class ToolResultMessage(WireModel):
     role: Literal["toolResult"] = "toolResult"
     tool_call_id: NonBlankStr
     tool_name: NonBlankStr
-    content: Seq(TextContent)
+    content: Seq(TextBlock)
     details: JsonValue = None
     is_error: bool
     timestamp: Number

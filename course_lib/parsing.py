@@ -89,42 +89,55 @@ def _readable_id(value: Any) -> str | None:
 
 
 _UNION_TAGS = frozenset({*ENTRY_TYPES, "system", "user", "assistant", "toolResult", "text", "toolCall"})
-_FREE_FORM = frozenset({"arguments", "details", "value", "sections"})
+_JSON_TAGS = frozenset({"dict", "list", "str", "int", "float", "bool"})
+_FREE_FIELDS = {"arguments": "json", "details": "json", "value": "json", "sections": "sections"}
+"""Model fields holding free data: JSON values, or a plain dict of section strings."""
 
 
 def _data_path(error: Mapping[str, Any], value: Any) -> tuple[str | int, ...]:
     """Pydantic's ``loc`` with union tags and member names dropped, so it matches the input.
 
-    A discriminated union puts the chosen tag first in ``loc`` (never last). It must
-    not be read as a key: the tag ``message`` would otherwise walk into the entry's
-    ``message`` field and blame it for a bad ``timestamp`` of the entry itself (R2).
+    Pydantic puts a tag in ``loc`` before descending into a tagged union (an entry's
+    ``type``, a message's ``role``, a block's ``type``; never last) and before the
+    contents of a free JSON value (``dict``, ``list``, ``float``, …). A tag is not a
+    key: reading the tag ``message`` as one would blame the entry's ``message`` for a
+    bad ``timestamp`` of the entry itself (R2).
     """
     path: list[str | int] = []
     node = value
     loc = error["loc"]
-    arrived = True  # at a node whose tag, if any, has not been skipped yet
-    free_form = False  # inside a free JSON value, where no model tags exist
+    model_tag_next = True  # at a model node whose union tag has not been skipped yet
+    json_tag_next = False  # at a free JSON value whose kind tag comes next
+    region = "model"  # "model", "json" (free JSON) or "sections" (plain dict of strings)
     for position, part in enumerate(loc):
-        is_tag = (
-            arrived
-            and not free_form
+        if json_tag_next and part in _JSON_TAGS:
+            json_tag_next = False
+            continue
+        is_model_tag = (
+            model_tag_next
+            and region == "model"
             and position < len(loc) - 1
             and isinstance(node, Mapping)
             and part in _UNION_TAGS
             and part in (node.get("type"), node.get("role"))
         )
-        arrived = False
-        if is_tag:
+        model_tag_next = json_tag_next = False
+        if is_model_tag:
             continue
         if isinstance(node, Mapping) and part in node:
-            free_form = free_form or part in _FREE_FORM
+            if region == "model" and part in _FREE_FIELDS:
+                region = _FREE_FIELDS[part]
+                json_tag_next = part in ("details", "value")  # ``arguments`` is a plain dict of JSON values
+            else:
+                json_tag_next = region == "json"
             path.append(part)
             node = node[part]
-            arrived = True
+            model_tag_next = True
         elif isinstance(node, (list, tuple)) and isinstance(part, int) and 0 <= part < len(node):
+            json_tag_next = region == "json"
             path.append(part)
             node = node[part]
-            arrived = True
+            model_tag_next = True
         elif position == len(loc) - 1 and error["type"] == "missing":
             path.append(part)
     if error["type"] in ("union_tag_invalid", "union_tag_not_found"):

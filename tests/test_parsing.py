@@ -147,6 +147,10 @@ BAD_SHAPES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, str]] =
     ("NaN in tool arguments", assistant_wire, lambda w: w["message"]["content"][1]["arguments"].update(x=math.nan), "a1", "message.content[1].arguments.x"),
     ("blank tool-call id", assistant_wire, lambda w: w["message"]["content"][1].update(id=""), "a1", "message.content[1].id"),
     ("non-object content item", user_wire, lambda w: w["message"]["content"].append("hi"), "u1", "message.content[1]"),
+    ("missing text block type", user_wire, lambda w: w["message"]["content"][0].pop("type"), "u1", "message.content[0].type"),
+    ("missing result block type", tool_result_wire, lambda w: w["message"]["content"][0].pop("type"), "r1", "message.content[0].type"),
+    ("missing assistant block type", assistant_wire, lambda w: w["message"]["content"][0].pop("type"), "a1", "message.content[0].type"),
+    ("unknown key in assistant text block", assistant_wire, lambda w: w["message"]["content"][0].update(lang="en"), "a1", "message.content[0].lang"),
     ("text is not a string", user_wire, lambda w: w["message"]["content"][0].update(text=5), "u1", "message.content[0].text"),
     ("bool isError as int", tool_result_wire, lambda w: w["message"].update(isError=0), "r1", "message.isError"),
     ("blank toolName", tool_result_wire, lambda w: w["message"].update(toolName=" "), "r1", "message.toolName"),
@@ -158,6 +162,10 @@ BAD_SHAPES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, str]] =
     ("system content list", system_wire, lambda w: w["message"].update(content=["BASE"]), "sys", "message.content"),
     ("blank metadata key", metadata_wire, lambda w: w.update(key=""), "meta-1", "key"),
     ("NaN metadata value", metadata_wire, lambda w: w.update(value=[1, math.nan]), "meta-1", "value[1]"),
+    ("JSON keys named like JSON kinds", tool_result_wire, lambda w: w["message"].update(details={"dict": 1, "x": {"y": math.nan}}), "r1", "message.details.x.y"),
+    ("JSON keys named like tags", metadata_wire, lambda w: w.update(value={"list": 1, "float": [1, {"type": "text", "text": math.inf}]}), "meta-1", "value.float[1].text"),
+    ("argument named dict", assistant_wire, lambda w: w["message"]["content"][1].update(arguments={"dict": [math.nan]}), "a1", "message.content[1].arguments.dict[0]"),
+    ("section named str", system_wire, lambda w: w["message"]["sections"].update(str=1), "sys", "message.sections.str"),
     ("missing metadata value", metadata_wire, lambda w: w.pop("value"), "meta-1", "value"),
 ]
 
@@ -181,8 +189,7 @@ def test_r1_user_content_accepts_only_text_blocks() -> None:
     wire = user_wire()
     wire["message"]["content"].append({"type": "toolCall", "id": "c", "name": "n", "arguments": {}})
     error = _rejected(wire)
-    assert error.entry_id == "u1"
-    assert error.path is not None and error.path.startswith("message.content[1].")
+    assert str(error) == "session message u1.message.content[1].type must be one of 'text', got 'toolCall'"
 
 
 @pytest.mark.parametrize("value", [None, [], "entry", 3])
