@@ -1,0 +1,43 @@
+"""The lifecycle's exception types: each names what was refused, so a caller can act on it."""
+
+from __future__ import annotations
+
+from ..errors import SessionStoreError
+
+
+class CompactionSettingsError(ValueError):
+    """Settings or numbers that would make the threshold rule meaningless (L1, L2).
+
+    A zero reserve is the classic case: compaction itself is a model call that
+    needs window space, so "no reserve" means "no room to summarise".
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class OverflowRecoveryError(RuntimeError):
+    """Overflow recovery gave up: the attempt cap is spent or nothing is left to compact (L4).
+
+    Raising, instead of compacting once more, is what rules out the
+    compact → overflow → compact loop. ``attempts`` is how many compact-and-retry
+    cycles ran before the failure.
+    """
+
+    def __init__(self, message: str, *, attempts: int, entry_id: str | None = None) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+        self.entry_id = entry_id
+
+
+class SessionLockedError(SessionStoreError):
+    """A second writer asked for a session file another writer holds (benefit 3)."""
+
+    def __init__(self, message: str, *, session: str) -> None:
+        super().__init__(message)
+        self.session = session
+
+
+class ScriptExhaustedError(RuntimeError):
+    """The scripted model was asked for more replies than its script holds."""
