@@ -87,14 +87,18 @@ def _check_first_kept(path: list[SessionEntry], first_kept: str) -> None:
     if entry is None:
         what = "not on the path"
     elif entry.type != "message":
-        what = f"a {entry.type} entry"
+        what = _with_article(f"{entry.type} entry")
     else:
-        what = f"a {entry.message.role} message"
+        what = _with_article(f"{entry.message.role} message")
     raise CompactionError(
         f"firstKeptEntryId {first_kept!r} is {what}, not the first user message of an "
         "interaction group (R27)",
         entry_id=first_kept,
     )
+
+
+def _with_article(noun: str) -> str:
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
 
 def _as_summary(summary: CompactionSummary | Mapping[str, Any]) -> CompactionSummary:
