@@ -32,6 +32,13 @@ test-unit: $(STAMP)
 test-notebooks: $(STAMP)
 	$(BIN)/python -m pytest $(NBVAL) notebooks labs
 
+# The explorer in a real browser (JupyterLab + Debian's chromium via Playwright; never `playwright install`).
+# Installs chromium when missing; refreshes docs/explorer.png. Not part of `make test`.
+test-browser: $(STAMP)
+	@test -x /usr/bin/chromium || { SUDO=$$(test "$$(id -u)" = 0 || echo sudo); \
+		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y chromium; }
+	COURSE_BROWSER_TEST=1 $(BIN)/python -m pytest -p no:nbval tests/browser -v
+
 checklist: $(STAMP)
 	$(BIN)/python -m course_lib.checklist
 
