@@ -1,0 +1,44 @@
+"""``course-grade``: the automated grader of Labs 11.1–11.5 (see docs/grading.md).
+
+One idea per module: ``notebook`` (find the lab, the exercise cells, the lab's
+setup), ``sandbox`` (a kernel with limits), ``harness`` (the kernel side of a
+grading run), ``hidden`` (generated cases judged against the reference),
+``grade`` (one notebook), ``results`` (records and Gradescope's format),
+``batch`` (a folder to CSV), ``bundle`` (a Gradescope autograder), ``cli``.
+
+The names below are loaded on first use: the grading harness imports this
+package inside every learner's kernel, which should not pay for nbclient,
+pandas or tqdm there.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "find_submissions": "batch", "grade_folder": "batch", "results_frame": "batch", "write_csv": "batch",
+    "build_bundle": "bundle", "run_autograder": "bundle",
+    "GradingError": "errors", "NotALabNotebook": "errors", "TemplateNotFound": "errors",
+    "GradeOptions": "grade", "grade_notebook": "grade", "grading_request": "grade",
+    "HiddenTest": "hidden", "hidden_calls": "hidden", "hidden_tests": "hidden",
+    "LAB_FUNCTIONS": "notebook", "find_template": "notebook", "lab_of": "notebook",
+    "read_submission": "notebook", "student_id": "notebook",
+    "STATUSES": "results", "GradeResult": "results", "Status": "results", "TestResult": "results",
+    "format_table": "results", "to_gradescope": "results",
+    "CellRun": "sandbox", "Limits": "sandbox", "Sandbox": "sandbox",
+}  # fmt: skip
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

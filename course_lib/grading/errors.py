@@ -1,0 +1,15 @@
+"""The grader's own exception types: each says which file or lab could not be graded, and why."""
+
+from __future__ import annotations
+
+
+class GradingError(Exception):
+    """The grader could not grade a submission (not the learner's code failing a check)."""
+
+
+class NotALabNotebook(GradingError):
+    """The file is not a readable notebook of one of the chapter's labs."""
+
+
+class TemplateNotFound(GradingError):
+    """The course's copy of the lab (for its setup cells) is not where the grader looked."""

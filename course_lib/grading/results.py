@@ -1,0 +1,104 @@
+"""A graded submission as data: per-test results, a status, and Gradescope's results.json.
+
+``status`` says whether grading went normally, not how well the learner did:
+``ok`` (every lab function was found and called), ``timeout`` (a cell or a
+check hit the time limit), ``error`` (the notebook could not be read, the
+kernel died, a memory limit was hit, or a cell error left a function
+undefined), ``missing-function`` (the cells ran, but a lab function is not
+defined).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Status = Literal["ok", "timeout", "error", "missing-function"]
+STATUSES: tuple[Status, ...] = ("ok", "timeout", "error", "missing-function")
+
+
+class TestResult(BaseModel):
+    """One test: a checklist case (visible) or a hidden case (shown after grades are published)."""
+
+    model_config = ConfigDict(frozen=True)
+    __test__ = False  # not a pytest class
+
+    name: str
+    number: str
+    lab: str
+    score: float
+    max_score: float = 1.0
+    output: str = ""
+    hidden: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return self.score >= self.max_score
+
+
+class GradeResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    submission: str
+    student: str
+    lab: str | None
+    status: Status
+    tests: tuple[TestResult, ...] = ()
+    execution_time: float = 0.0
+    notes: tuple[str, ...] = ()
+
+    @property
+    def score(self) -> float:
+        return sum(test.score for test in self.tests)
+
+    @property
+    def max_score(self) -> float:
+        return sum(test.max_score for test in self.tests)
+
+    @property
+    def percent(self) -> float:
+        return round(100 * self.score / self.max_score, 1) if self.max_score else 0.0
+
+
+def to_gradescope(result: GradeResult) -> dict[str, Any]:
+    """Gradescope's results.json: checklist tests visible, hidden ones after publication."""
+    summary = f"Lab {result.lab}: {result.score:g}/{result.max_score:g}" if result.lab else "Not graded"
+    return {
+        "score": result.score,
+        "execution_time": round(result.execution_time),
+        "output": "\n".join([summary, *result.notes]),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": [
+            {
+                "name": f"Lab {test.lab} · {'hidden · ' if test.hidden else ''}{test.name}",
+                "number": test.number,
+                "score": test.score,
+                "max_score": test.max_score,
+                "status": "passed" if test.passed else "failed",
+                "output": test.output,
+                "visibility": "after_published" if test.hidden else "visible",
+            }
+            for test in result.tests
+        ],
+    }
+
+
+def format_table(result: GradeResult) -> str:
+    """The terminal view of one graded notebook."""
+    lab = f"Lab {result.lab}" if result.lab else "no lab"
+    lines = [f"{result.submission} · {lab} · student {result.student} · status {result.status}"]
+    width = max((len(_label(test)) for test in result.tests), default=10)
+    for test in result.tests:
+        mark = "✅" if test.passed else "❌"
+        lines.append(f"{test.number:>4}  {_label(test):<{width}}  {test.score:g}/{test.max_score:g} {mark}")
+        if test.output and not test.passed:
+            lines.append(f"{'':>4}  ↳ {test.output}")
+    lines.extend(f"note: {note}" for note in result.notes)
+    lines.append(f"total {result.score:g}/{result.max_score:g} ({result.percent:g} %) in {result.execution_time:.1f} s")
+    return "\n".join(lines)
+
+
+def _label(test: TestResult) -> str:
+    return f"hidden · {test.name}" if test.hidden else test.name
