@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from grading_corpus import CORPUS, FUNCTION, grade_in_process, learner, namespace, solution
 
-from course_lib.grading import harness, hidden
+from course_lib.grading import harness, hidden, hidden_cases
 from course_lib.grading.grade import grading_request
 from course_lib.grading.sandbox import Limits
 
@@ -27,13 +27,13 @@ def corpus(name: str):  # noqa: ANN201
 @pytest.mark.parametrize("lab", LABS)
 def test_hidden_cases_are_deterministic(lab: str) -> None:
     """Fixed seeds: two generations of a lab's hidden cases are the same calls with the same expectations."""
-    first = hidden._GENERATORS[lab](random.Random(hidden.SEEDS[lab]))
-    second = hidden._GENERATORS[lab](random.Random(hidden.SEEDS[lab]))
+    first = hidden_cases.GENERATORS[lab](random.Random(hidden_cases.SEEDS[lab]))
+    second = hidden_cases.GENERATORS[lab](random.Random(hidden_cases.SEEDS[lab]))
     def dump(tests: tuple[hidden.HiddenTest, ...]) -> str:  # JSON, so a NaN option equals itself
         return json.dumps([[(c.request(), repr(c.expected)) for c in t.calls] for t in tests])
 
     assert dump(first) == dump(second)
-    assert len(hidden.hidden_calls(lab)) >= 15
+    assert len(hidden_cases.hidden_calls(lab)) >= 15
 
 
 @pytest.mark.parametrize("lab", LABS)
@@ -42,7 +42,7 @@ def test_the_kernel_never_receives_an_expected_value(lab: str) -> None:
     request = grading_request(lab, Limits())
     text = json.dumps(request)
     assert "expected" not in text
-    for call in hidden.hidden_calls(lab):
+    for call in hidden_cases.hidden_calls(lab):
         if isinstance(call.expected, hidden.Returned) and call.function in ("build_context", "create_compaction_entry"):
             assert json.dumps(call.expected.value) not in text
 
@@ -77,7 +77,7 @@ def test_feedback_names_the_rule_not_the_hidden_case(tmp_path: Path) -> None:
     assert not kept.passed
     assert kept.output.startswith("R19 R20: ")
     assert "wrong keptEntryIds" in kept.output and "generated cases; first: a session of" in kept.output
-    test = hidden.hidden_tests("11.3")[0]
+    test = hidden_cases.hidden_tests("11.3")[0]
     for call in test.calls:
         assert json.dumps(call.expected.value["keptEntryIds"]) not in kept.output
     assert not any(word in kept.output for word in ("def ", "lambda", "rng.", "random."))

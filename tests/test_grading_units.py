@@ -27,7 +27,7 @@ from course_lib.grading import (
     to_gradescope,
 )
 from course_lib.grading import cli, notebook
-from course_lib.grading.hidden import hidden_tests
+from course_lib.grading.hidden_cases import hidden_tests
 
 
 def synthetic(lab: str | None = "11.3", cells: list | None = None) -> nbformat.NotebookNode:

@@ -2,9 +2,10 @@
 
 One idea per module: ``notebook`` (find the lab, the exercise cells, the lab's
 setup), ``sandbox`` (a kernel with limits), ``harness`` (the kernel side of a
-grading run), ``hidden`` (generated cases judged against the reference),
-``grade`` (one notebook), ``results`` (records and Gradescope's format),
-``batch`` (a folder to CSV), ``bundle`` (a Gradescope autograder), ``cli``.
+grading run), ``hidden`` (a hidden case and its verdict), ``hidden_cases`` (the
+generated cases of each lab), ``grade`` (one notebook), ``results`` (records and
+Gradescope's format), ``batch`` (a folder to CSV), ``bundle`` (a Gradescope
+autograder), ``wheel`` (course_lib as a wheel for the bundle), ``cli``.
 
 The names below are loaded on first use: the grading harness imports this
 package inside every learner's kernel, which should not pay for nbclient,
@@ -21,7 +22,7 @@ _EXPORTS = {
     "build_bundle": "bundle", "run_autograder": "bundle",
     "GradingError": "errors", "NotALabNotebook": "errors", "TemplateNotFound": "errors",
     "GradeOptions": "grade", "grade_notebook": "grade", "grading_request": "grade",
-    "HiddenTest": "hidden", "hidden_calls": "hidden", "hidden_tests": "hidden",
+    "HiddenTest": "hidden", "hidden_calls": "hidden_cases", "hidden_tests": "hidden_cases",
     "LAB_FUNCTIONS": "notebook", "find_template": "notebook", "lab_of": "notebook",
     "read_submission": "notebook", "student_id": "notebook",
     "STATUSES": "results", "GradeResult": "results", "Status": "results", "TestResult": "results",

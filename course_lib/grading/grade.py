@@ -4,7 +4,7 @@ The order in the fresh kernel is: the lab's own setup cells (from the course's
 copy), the submission's ``exercise`` cells, then one grading cell that calls
 ``harness.serve``. Checklist results come back from the kernel as they are;
 hidden calls come back as raw outcomes and are judged here against the
-reference (``hidden.py``).
+reference (``hidden.py``, cases from ``hidden_cases.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from typing import Any
 
 from ..checklist.runner import select
 from .errors import GradingError
-from .hidden import HiddenTest, call_verdict, hidden_calls, hidden_tests
+from .hidden import HiddenTest, call_verdict
+from .hidden_cases import hidden_calls, hidden_tests
 from .notebook import LAB_FUNCTIONS, find_template, read_submission, setup_sources, student_id
 from .results import GradeResult, Status, TestResult
 from .sandbox import CellRun, Limits, Sandbox

@@ -1,0 +1,437 @@
+"""The hidden cases of each lab: generated sessions the learner never saw.
+
+The checklist pins the chapter's worked example, so a function that copies the
+example's ids, costs or groups can pass it. These cases draw fresh sessions
+(random groups, tool results in any order, system patches, metadata,
+compactions, budgets) from fixed seeds, so every learner gets the same cases
+and a rerun gives the same grade. Each call's expectation comes from running
+the reference on the same input, here, outside the learner's kernel.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import math
+import random
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from .. import fixtures
+from ..generate import SessionRecipe, group_starts, random_session, random_summary
+from ..models import SessionEntry
+from ..parsing import parse_session_entry, to_json_dict
+from . import harness
+from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned
+
+SEEDS = {"11.1": 1101, "11.2": 1102, "11.3": 1103, "11.4": 1104, "11.5": 1105}
+
+
+@functools.cache
+def hidden_tests(lab: str) -> tuple[HiddenTest, ...]:
+    """The hidden tests of one lab, the same on every call and every machine."""
+    rng = random.Random(SEEDS[lab])
+    return GENERATORS[lab](rng)
+
+
+def hidden_calls(lab: str) -> list[HiddenCall]:
+    """Every distinct call of the lab's hidden tests, in order (tests may share calls)."""
+    seen: dict[str, HiddenCall] = {}
+    for test in hidden_tests(lab):
+        for call in test.calls:
+            seen.setdefault(call.key, call)
+    return list(seen.values())
+
+
+def _reference_call(function: str, path: Any, value: Any, options: Mapping[str, Any], estimator: str | None) -> Any:
+    request = {"function": function, "path": path, "options": dict(options)}
+    if value is not None:
+        request["value"] = value
+    if estimator:
+        request["estimator"] = estimator
+    args, kwargs = harness._decode(request)
+    return harness.wire_result(function, harness.REFERENCES[function](*args, **kwargs))
+
+
+class _Calls:
+    """Collects the calls of one lab; each one's expectation comes from running the reference."""
+
+    def __init__(self, lab: str, function: str) -> None:
+        self.lab = lab
+        self.function = function
+        self.count = 0
+
+    def make(
+        self, description: str, *, path: Iterable[SessionEntry] | list[dict[str, Any]] | None = None,
+        value: dict[str, Any] | None = None, options: Mapping[str, Any] | None = None,
+        estimator: str | None = None, reject: tuple[str, ...] | None = None,
+    ) -> HiddenCall:
+        """A call; ``reject`` lists the ids the error must name when the input is invalid."""
+        self.count += 1
+        wire_path = None if path is None else [e if isinstance(e, dict) else to_json_dict(e) for e in path]
+        options = dict(options or {})
+        try:
+            expected: Expected = Returned(_reference_call(self.function, wire_path, value, options, estimator))
+        except ValueError as exc:
+            if reject is None:
+                raise AssertionError(f"hidden case {description!r}: the reference rejected it: {exc}") from None
+            missing = [name for name in reject if name not in str(exc)]
+            if missing:
+                raise AssertionError(f"hidden case {description!r}: the reference's error does not name {missing}: {exc}") from None
+            expected = Rejected(reject)
+        else:
+            if reject is not None:
+                raise AssertionError(f"hidden case {description!r}: the reference accepted it")
+        key = f"h{self.lab.replace('.', '')}-{self.count:03d}"
+        return HiddenCall(key, self.function, description, expected, wire_path, value, options, estimator)
+
+
+def describe_path(path: Iterable[Any]) -> str:
+    entries = [e if isinstance(e, dict) else to_json_dict(e) for e in path]
+    roles = [e["message"]["role"] for e in entries if e["type"] == "message"]
+    calls = sum(
+        1 for e in entries if e["type"] == "message" and e["message"]["role"] == "assistant"
+        for block in e["message"]["content"] if block["type"] == "toolCall"
+    )
+    parts = [_count(len(entries), "entry", "entries"), _count(roles.count("user"), "group"), _count(calls, "tool call")]
+    patches = max(0, roles.count("system") - (1 if roles[:1] == ["system"] else 0))
+    if patches:
+        parts.append(_count(patches, "system patch", "system patches"))
+    compactions = sum(e["type"] == "compaction" for e in entries)
+    if compactions:
+        parts.append(_count(compactions, "compaction"))
+    return "a session of " + ", ".join(parts)
+
+
+def _count(number: int, word: str, plural: str | None = None) -> str:
+    return f"{number} {word if number == 1 else plural or word + 's'}"
+
+
+def _describe_budget(options: Mapping[str, Any], estimator: str | None) -> str:
+    budget = ", ".join(f"{k}={options[k]!r}" for k in ("max_tokens", "reserved_output", "safety_margin") if k in options)
+    return f"{budget}, {estimator} estimator" if estimator else budget
+
+
+# Lab 11.1 ---------------------------------------------------------------------------------
+
+_SUMMARY_LISTS = ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")
+
+
+def _compactions(rng: random.Random, count: int) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    seed = 0
+    while len(found) < count:
+        seed += 1
+        path = random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5), compactions=2))
+        found += [to_json_dict(e) for e in path if e.type == "compaction"]
+    return found[:count]
+
+
+def _lab_11_1(rng: random.Random) -> tuple[HiddenTest, ...]:
+    calls = _Calls("11.1", "parse_session_entry")
+    valid = _compactions(rng, 8)
+    valid[1]["tokensBefore"] = 0
+    valid[2]["tokensBefore"] = 123456.5  # R4: any finite number >= 0 is recorded as given
+    valid[3]["timestamp"] = 1_700_000_000.25
+    valid[4]["summary"] = to_json_dict(random_summary(rng)) | {"goal": "  Keep   spacing  "}
+    others = [
+        to_json_dict(e) for e in random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 3), compactions=0))
+    ]
+    round_trip = [calls.make(f"a generated compaction entry ({e['id']})", value=e) for e in valid]
+    round_trip += [calls.make(f"a generated {e['type']} entry ({e['id']})", value=e) for e in rng.sample(others, 4)]
+
+    def mutated(description: str, change: Callable[[dict[str, Any]], str]) -> HiddenCall:
+        entry = copy.deepcopy(rng.choice(valid))
+        entry["id"] = f"ck-{rng.randrange(10**4)}"
+        field_name = change(entry)
+        return calls.make(f"a compaction with {description}", value=entry, reject=(entry["id"], field_name))
+
+    def unknown_key(entry: dict[str, Any]) -> str:
+        key = rng.choice(("compactedEntryIds", "summaryText", "droppedIds"))
+        entry[key] = ["u1"]
+        return key
+
+    def legacy_summary_key(entry: dict[str, Any]) -> str:
+        key = rng.choice(("nextSteps", "invariants", "notes"))
+        entry["summary"][key] = ["x"]
+        return key
+
+    def missing_list(entry: dict[str, Any]) -> str:
+        key = rng.choice(_SUMMARY_LISTS)
+        entry["summary"].pop(key)
+        return key
+
+    def missing_key(entry: dict[str, Any]) -> str:
+        key = rng.choice(("timestamp", "summary", "firstKeptEntryId", "tokensBefore"))
+        entry.pop(key)
+        return key
+
+    def bad_number(entry: dict[str, Any]) -> str:
+        key = rng.choice(("tokensBefore", "timestamp"))
+        entry[key] = rng.choice((True, float("nan"), float("inf"), "12", None) if key == "timestamp" else (True, -0.5, float("nan"), float("-inf"), "12"))
+        return key
+
+    def non_string_item(entry: dict[str, Any]) -> str:
+        key = rng.choice(_SUMMARY_LISTS)
+        entry["summary"][key] = [*entry["summary"][key], rng.choice((7, None, ["nested"], {"text": "x"}))]
+        return key
+
+    def list_as_string(entry: dict[str, Any]) -> str:
+        key = rng.choice(_SUMMARY_LISTS)
+        entry["summary"][key] = "a single string"
+        return key
+
+    def blank(entry: dict[str, Any]) -> str:
+        key = rng.choice(("goal", "firstKeptEntryId", "parentId"))
+        (entry["summary"] if key == "goal" else entry)[key] = rng.choice(("", "   ", "\t"))
+        return key
+
+    def null_parent(entry: dict[str, Any]) -> str:
+        entry["parentId"] = None
+        return "parentId"
+
+    changes = [
+        ("an unknown entry-level key", unknown_key), ("a legacy summary key", legacy_summary_key),
+        ("a missing summary list", missing_list), ("a missing required key", missing_key),
+        ("a number that is not a finite number >= 0", bad_number), ("a number that is not a finite number >= 0", bad_number),
+        ("a non-string list item", non_string_item), ("a list given as a string", list_as_string),
+        ("a blank required string", blank), ("a null parentId", null_parent), ("an unknown entry-level key", unknown_key),
+        ("a missing summary list", missing_list),
+    ]
+    rejections = [mutated(description, change) for description, change in changes]
+    return (
+        HiddenTest("generated_compactions_round_trip", "11.1", "R1 R3 R4",
+                   "valid generated entries parse to equal values: every field kept, tokensBefore recorded as given",
+                   tuple(round_trip)),
+        HiddenTest("generated_malformed_compactions", "11.1", "R1 R2",
+                   "each malformed compaction is rejected with a ValueError naming the entry id and the field",
+                   tuple(rejections)),
+    )
+
+
+# Lab 11.2 ---------------------------------------------------------------------------------
+
+
+def _message_entries(path: Iterable[SessionEntry]) -> list[dict[str, Any]]:
+    return [to_json_dict(e) for e in path if e.type == "message"]
+
+
+def _tool_group(rng: random.Random) -> list[dict[str, Any]]:
+    """Message entries of a generated session in which at least one group has tool calls."""
+    while True:
+        entries = _message_entries(random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5), max_tool_calls=3)))
+        if any(e["message"]["role"] == "toolResult" for e in entries):
+            return entries
+
+
+def _calls_in(entry: dict[str, Any]) -> list[str]:
+    message = entry["message"]
+    if message["role"] != "assistant":
+        return []
+    return [block["id"] for block in message["content"] if block["type"] == "toolCall"]
+
+
+def _lab_11_2(rng: random.Random) -> tuple[HiddenTest, ...]:
+    calls = _Calls("11.2", "group_interactions")
+    valid = []
+    for number in range(8):
+        recipe = SessionRecipe(groups=(1, 6), max_tool_calls=rng.choice((1, 3, 4)), system=number % 3 != 0)
+        entries = _message_entries(random_session(rng.randrange(10**6), recipe))
+        valid.append(calls.make(describe_path(entries), path=entries))
+    valid.append(calls.make("an empty list of entries", path=[]))
+
+    def orphan(entries: list[dict[str, Any]]) -> tuple[str, ...]:
+        stray = copy.deepcopy(next(e for e in entries if e["message"]["role"] == "assistant"))
+        stray["id"] = f"early-{rng.randrange(1000)}"
+        start = 1 if entries[0]["message"]["role"] == "system" else 0
+        entries.insert(start, stray)
+        return (stray["id"],)
+
+    def result_for_unknown_call(entries: list[dict[str, Any]]) -> tuple[str, ...]:
+        result = rng.choice([e for e in entries if e["message"]["role"] == "toolResult"])
+        result["message"]["toolCallId"] = f"ghost-{rng.randrange(1000)}"
+        return (result["message"]["toolCallId"], result["id"])
+
+    def duplicate_call(entries: list[dict[str, Any]]) -> tuple[str, ...]:
+        index = rng.choice([i for i, e in enumerate(entries) if _calls_in(e)])
+        again = copy.deepcopy(entries[index])
+        again["id"] = f"again-{rng.randrange(1000)}"
+        entries.insert(index + 1, again)
+        return (_calls_in(again)[0],)
+
+    def duplicate_result(entries: list[dict[str, Any]]) -> tuple[str, ...]:
+        index = rng.choice([i for i, e in enumerate(entries) if e["message"]["role"] == "toolResult"])
+        again = copy.deepcopy(entries[index])
+        again["id"] = f"retry-{rng.randrange(1000)}"
+        entries.insert(index + 1, again)
+        return (again["message"]["toolCallId"],)
+
+    def missing_result(entries: list[dict[str, Any]]) -> tuple[str, ...]:
+        index = rng.choice([i for i, e in enumerate(entries) if e["message"]["role"] == "toolResult"])
+        call_id = entries.pop(index)["message"]["toolCallId"]
+        return (call_id,)
+
+    def result_in_other_group(entries: list[dict[str, Any]]) -> tuple[str, ...]:
+        """A result moved after the next user message: its call is now in another group (R12)."""
+        index = rng.choice([i for i, e in enumerate(entries) if e["message"]["role"] == "toolResult"])
+        later = [i for i, e in enumerate(entries) if i > index and e["message"]["role"] == "user"]
+        moved = entries.pop(index)
+        call_id = moved["message"]["toolCallId"]
+        if later:
+            entries.insert(later[0], moved)  # the user message shifted left by one: insert after it
+        return (call_id,)
+
+    broken = []
+    for change in (orphan, result_for_unknown_call, duplicate_call, duplicate_result, missing_result,
+                   result_in_other_group, result_for_unknown_call, missing_result):
+        entries = _tool_group(rng)
+        names = change(entries)
+        broken.append(calls.make(f"{describe_path(entries)} with {change.__name__.replace('_', ' ')}", path=entries, reject=names))
+    return (
+        HiddenTest("generated_groups", "11.2", "R11 R13 R14",
+                   "groups of generated sessions: one per user message, system messages skipped, path order kept",
+                   tuple(valid)),
+        HiddenTest("generated_broken_tool_facts", "11.2", "R11 R12",
+                   "each broken tool fact is rejected with a ValueError naming the call id or entry id",
+                   tuple(broken)),
+    )
+
+
+# Labs 11.3 and 11.5 -----------------------------------------------------------------------
+
+
+def _budget(rng: random.Random, path: list[SessionEntry]) -> tuple[dict[str, Any], str]:
+    """A budget around what the whole path costs, so all three reasons of R20 come up."""
+    estimator = rng.choice(("teaching", "teaching", "chars"))
+    reserved, margin = rng.choice((0, 1, 4, 8)), rng.choice((0, 2, 1.5))
+    unlimited = {"max_tokens": 10**9, "reserved_output": 0, "safety_margin": 0}
+    whole = _reference_call("build_context", [to_json_dict(e) for e in path], None, unlimited, estimator)["tokens"]["total"]
+    fits = math.ceil(whole + reserved + margin)
+    max_tokens = rng.choice((rng.randint(0, fits), rng.randint(fits // 2, fits), rng.randint(fits, fits + 10)))
+    return {"max_tokens": max_tokens, "reserved_output": reserved, "safety_margin": margin}, estimator
+
+
+def _projection_tests(lab: str, prefix: str, calls: tuple[HiddenCall, ...]) -> tuple[HiddenTest, ...]:
+    return (
+        HiddenTest(f"{prefix}_kept_groups_and_reason", lab, "R19 R20",
+                   "the newest whole groups that fit are kept, stopping at the first that does not; the reason names what happened",
+                   calls, view=lambda r: {"keptEntryIds": r["keptEntryIds"], "reason": r["reason"]}),
+        HiddenTest(f"{prefix}_token_projection", lab, "R16 R17 R22",
+                   "tokens: fixed costs first, available never below 0, total = system + messages + reserved + margin",
+                   calls, view=lambda r: {"tokens": r["tokens"]}),
+        HiddenTest(f"{prefix}_messages", lab, "R16 R18 R21",
+                   "messages: the replayed system message, the summary (if any), then the kept messages",
+                   calls, view=lambda r: {"messages": r["messages"]}),
+    )
+
+
+def _lab_11_3(rng: random.Random) -> tuple[HiddenTest, ...]:
+    calls = _Calls("11.3", "build_context")
+    made = [calls.make("an empty path", path=[], options=fixtures.OPENING_BUDGET, estimator="teaching")]
+    for number in range(10):
+        recipe = SessionRecipe(groups=(1, 7), system=number % 4 != 0)
+        path = random_session(rng.randrange(10**6), recipe)
+        for _ in range(2):
+            options, estimator = _budget(rng, path)
+            made.append(calls.make(f"{describe_path(path)}; {_describe_budget(options, estimator)}",
+                                   path=path, options=options, estimator=estimator))
+
+    path = random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 4)))
+    good = {"max_tokens": 40, "reserved_output": 4, "safety_margin": 2}
+    bad_options = [
+        ("max_tokens", float("nan")), ("max_tokens", -1), ("max_tokens", True), ("reserved_output", float("inf")),
+        ("reserved_output", -2), ("safety_margin", "2"), ("safety_margin", False),
+    ]
+    rejected = [
+        calls.make(f"{describe_path(path)}; {name}={value!r}", path=path, options=good | {name: value},
+                   estimator="teaching", reject=())
+        for name, value in bad_options
+    ]
+    rejected += [
+        calls.make(f"{describe_path(path)}; an estimator returning {kind}", path=path, options=good, estimator=kind, reject=())
+        for kind in ("negative", "nan", "bool", "text")
+    ]
+    return (
+        *_projection_tests("11.3", "generated", tuple(made)),
+        HiddenTest("bad_budgets_rejected", "11.3", "R15",
+                   "options and estimates must be finite numbers >= 0 (a bool is not a number); anything else is a ValueError",
+                   tuple(rejected)),
+    )
+
+
+def _lab_11_5(rng: random.Random) -> tuple[HiddenTest, ...]:
+    calls = _Calls("11.5", "build_context")
+    made = []
+    for number in range(12):
+        recipe = SessionRecipe(groups=(2, 7), compactions=(1, 1, 2, 3, 0)[number % 5], system=number % 6 != 5)
+        path = random_session(rng.randrange(10**6), recipe)
+        for _ in range(2):
+            options, estimator = _budget(rng, path)
+            made.append(calls.make(f"{describe_path(path)}; {_describe_budget(options, estimator)}",
+                                   path=path, options=options, estimator=estimator))
+    return _projection_tests("11.5", "generated_resume", tuple(made))
+
+
+# Lab 11.4 ---------------------------------------------------------------------------------
+
+
+def _lab_11_4(rng: random.Random) -> tuple[HiddenTest, ...]:
+    calls = _Calls("11.4", "create_compaction_entry")
+
+    def options(path: list[SessionEntry], **overrides: Any) -> dict[str, Any]:
+        base = {
+            "id": f"ck-{rng.randrange(10**4)}",
+            "timestamp": rng.choice((rng.randint(1, 10**6), rng.randint(1, 10**6) + 0.5)),
+            "summary": to_json_dict(random_summary(rng)),
+            "first_kept_entry_id": rng.choice(group_starts(path)) if group_starts(path) else "u1",
+            "tokens_before": rng.choice((0, rng.randint(1, 5000), 17.25)),
+        }
+        return base | overrides
+
+    made = []
+    for number in range(10):
+        recipe = SessionRecipe(groups=(1, 6), compactions=number % 3, metadata=True)
+        path = random_session(rng.randrange(10**6), recipe)
+        if number % 4 == 1:
+            path = path + [parse_session_entry(_metadata_after(path, rng))]  # the parent is whatever entry is last (R25)
+        made.append(calls.make(describe_path(path), path=path, options=options(path)))
+
+    rejected = [calls.make("an empty path", path=[], options=options(random_session(1)), reject=())]
+    for kind in ("taken id", "assistant", "toolResult", "system", "metadata", "compaction", "unknown", "taken id"):
+        path = random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5), compactions=1, metadata=True))
+        if kind == "taken id":
+            taken = rng.choice(path).id
+            made_options = options(path, id=taken)
+        else:
+            taken = _entry_of_kind(rng, path, kind)
+            made_options = options(path, first_kept_entry_id=taken)
+        rejected.append(calls.make(f"{describe_path(path)}; {kind} {taken!r}", path=path, options=made_options, reject=(taken,)))
+    return (
+        HiddenTest("generated_compactions", "11.4", "R24 R25 R28",
+                   "a new entry whose parent is the path's last entry; the path and the arguments stay unchanged",
+                   tuple(made)),
+        HiddenTest("generated_rejections", "11.4", "R25 R26 R27",
+                   "an empty path, a taken id, or a firstKeptEntryId that does not start a group is a ValueError naming it",
+                   tuple(rejected)),
+    )
+
+
+def _metadata_after(path: list[SessionEntry], rng: random.Random) -> dict[str, Any]:
+    last = path[-1]
+    return {"type": "metadata", "id": f"meta-end-{rng.randrange(1000)}", "parentId": last.id,
+            "timestamp": last.timestamp + 1, "key": "label", "value": "end"}
+
+
+def _entry_of_kind(rng: random.Random, path: list[SessionEntry], kind: str) -> str:
+    if kind == "unknown":
+        return f"missing-{rng.randrange(1000)}"
+    if kind in ("metadata", "compaction"):
+        found = [e.id for e in path if e.type == kind]
+    else:
+        found = [e.id for e in path if e.type == "message" and e.message.role == kind]
+    return rng.choice(found) if found else f"missing-{rng.randrange(1000)}"
+
+
+GENERATORS: dict[str, Callable[[random.Random], tuple[HiddenTest, ...]]] = {
+    "11.1": _lab_11_1, "11.2": _lab_11_2, "11.3": _lab_11_3, "11.4": _lab_11_4, "11.5": _lab_11_5,
+}
