@@ -193,6 +193,7 @@ def _serve(namespace: Mapping[str, Any], request: dict[str, Any], out: _Response
         else:
             record_status, message = record.status, record.message
         if "MemoryError" in message:
+            message = "MemoryError: the kernel's memory limit was reached"
             stopped = "skipped: an earlier check hit the memory limit"
         out.emit(event="check", key=key, status=record_status, message=message, reference=bool(watch.hits))
 
@@ -260,8 +261,9 @@ def _outcome(function: str, kind: str, value: Any, limit: float) -> dict[str, An
         exc = value
         if isinstance(exc, NotImplementedError):
             return {"kind": "not-implemented", "type": "NotImplementedError", "message": _first_line(exc)}
+        message = "the kernel's memory limit was reached" if isinstance(exc, MemoryError) else _first_line(exc, 400)
         return {
-            "kind": "raised", "type": type(exc).__name__, "message": _first_line(exc, 400),
+            "kind": "raised", "type": type(exc).__name__, "message": message,
             "value_error": isinstance(exc, ValueError),
         }
     try:
