@@ -8,8 +8,8 @@ whole interaction groups that fit what is left of the budget.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
@@ -17,7 +17,7 @@ from pydantic.alias_generators import to_camel
 from .compaction import summary_message
 from .errors import CompactionError
 from .grouping import interaction_spans
-from .models import AgentMessage, CompactionEntry, MessageEntry, SessionEntry, UserMessage
+from .models import AgentMessage, CompactionEntry, MessageEntry, SessionEntry, SystemMessage, UserMessage
 from .parsing import fresh_copy, parse_session_entry
 from .system_prompt import current_system_message
 
@@ -64,19 +64,18 @@ def build_context(
     max_tokens = _budget_number("max_tokens", max_tokens)
     reserved_output = _budget_number("reserved_output", reserved_output)
     safety_margin = _budget_number("safety_margin", safety_margin)
-    path = [entry if isinstance(entry, BaseModel) else parse_session_entry(entry) for entry in active_path]
+    path, messages, systems, compaction = _scan(active_path)
 
     def cost(message: Any, label: str) -> int | float:
         return _estimate(estimate_tokens, message, label)
 
-    system = current_system_message(e.message for e in path if e.type == "message")  # R16
+    system = current_system_message(systems)  # R16
     system_cost = cost(system, "the replayed system message") if system else 0
     available = max(0, max_tokens - system_cost - reserved_output - safety_margin)  # R17
 
-    compaction = latest_compaction(path)
     head: list[Any] = [system] if system else []
     if compaction is None:
-        candidates = [e for e in path if e.type == "message"]
+        candidates = messages
         summary_cost: int | float = 0
     else:
         candidates = resume_candidates(path, compaction)
@@ -110,6 +109,38 @@ def build_context(
             total=system_cost + messages_cost + reserved_output + safety_margin,
         ),
     )
+
+
+class _Scan(NamedTuple):
+    path: list[SessionEntry]
+    messages: list[MessageEntry]
+    systems: list[SystemMessage]
+    compaction: CompactionEntry | None
+
+
+def _scan(active_path: Iterable[SessionEntry | Mapping[str, Any]]) -> _Scan:
+    """What the projection needs from the whole path, gathered in one walk.
+
+    The parsed path, its message entries, the system messages to replay (R16)
+    and the latest compaction (R18, as ``latest_compaction`` finds it). On a
+    long history every walk over the entries is a trip through main memory
+    (100k entries do not fit in the CPU cache), so one walk instead of four
+    keeps ``build_context`` growing in step with the history (``make bench``).
+    """
+    path: list[SessionEntry] = []
+    messages: list[MessageEntry] = []
+    systems: list[SystemMessage] = []
+    compaction: CompactionEntry | None = None
+    for item in active_path:
+        entry = item if isinstance(item, BaseModel) else parse_session_entry(item)
+        path.append(entry)
+        if entry.type == "message":
+            messages.append(entry)
+            if isinstance(entry.message, SystemMessage):
+                systems.append(entry.message)
+        elif entry.type == "compaction":
+            compaction = entry
+    return _Scan(path, messages, systems, compaction)
 
 
 def latest_compaction(path: Sequence[SessionEntry]) -> CompactionEntry | None:

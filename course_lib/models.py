@@ -19,6 +19,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     JsonValue,
     SerializationInfo,
     SerializerFunctionWrapHandler,
@@ -26,6 +27,8 @@ from pydantic import (
     model_serializer,
 )
 from pydantic.alias_generators import to_camel
+from pydantic_core import CoreSchema, core_schema
+from typing_extensions import TypeAliasType
 
 
 def _as_tuple(value: Any) -> Any:
@@ -41,7 +44,30 @@ NonBlankStr = Annotated[str, StringConstraints(pattern=r"\S")]
 Number = int | float
 """A finite JSON number; the models' config refuses NaN, infinities and bools."""
 
-NonNegative = Annotated[int | float, Field(ge=0)]
+NonNegative = Union[Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0)]]
+"""A finite number >= 0. The bound sits on each member so pydantic-core checks it natively;
+on the union ``int | float`` it would call a Python validator for every value."""
+
+_FiniteJson = TypeAliasType(
+    "_FiniteJson", Union[None, bool, int, float, str, list["_FiniteJson"], dict[str, "_FiniteJson"]]
+)
+
+
+class _FiniteWhenReadFromJson:
+    """Reading JSON text, pydantic's ``JsonValue`` keeps whatever the parser made, even
+    ``NaN`` or ``1e999`` (an infinite float). This checks such values like any other
+    number (R1) when a JSONL line is parsed straight into the models; Python input keeps
+    ``JsonValue``'s own checks and messages."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.json_or_python_schema(
+            json_schema=handler.generate_schema(_FiniteJson), python_schema=handler(source)
+        )
+
+
+JsonData = Annotated[JsonValue, _FiniteWhenReadFromJson]
+"""Any finite JSON value: a free-form field (tool arguments, details, metadata values)."""
 
 
 def Seq(item: Any) -> Any:  # noqa: N802 - reads like a type in the field declarations
@@ -88,7 +114,7 @@ class ToolCall(WireModel):
     type: Literal["toolCall"] = "toolCall"
     id: NonBlankStr
     name: NonBlankStr
-    arguments: dict[str, JsonValue]
+    arguments: dict[str, JsonData]
     raw_arguments: str | None = None
 
 
@@ -140,7 +166,7 @@ class ToolResultMessage(WireModel):
     tool_call_id: NonBlankStr
     tool_name: NonBlankStr
     content: Seq(TextBlock)
-    details: JsonValue = None
+    details: JsonData = None
     is_error: bool
     timestamp: Number
 
@@ -168,7 +194,7 @@ class MetadataEntry(WireModel):
     parent_id: NonBlankStr | None
     timestamp: Number
     key: NonBlankStr
-    value: JsonValue
+    value: JsonData
 
 
 class CompactionSummary(WireModel):

@@ -15,9 +15,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .errors import SessionEntryError
-from .models import SessionEntry
+from .models import CompactionSummary, SessionEntry, TextContent, Usage
 
-M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 ENTRY_ADAPTER: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry)
 ENTRY_TYPES = ("message", "metadata", "compaction")
@@ -51,9 +51,49 @@ def to_json_dict(value: Any) -> Any:
     return value
 
 
-def fresh_copy(value: M) -> M:
-    """A deep copy for the public boundary: frozen models are shared inside, copied on the way out."""
-    return copy.deepcopy(value)
+SHARED_TYPES = frozenset({str, int, float, bool, type(None), TextContent, Usage, CompactionSummary})
+"""Values a copy may share: they cannot change. The three models are frozen and hold
+only strings, numbers and tuples of strings (tests/test_fast_paths.py keeps it so)."""
+
+
+def fresh_copy(value: T) -> T:
+    """A copy that shares nothing a caller could change with ``value`` (R3, R21, R23).
+
+    Models are frozen and their lists are tuples, so a change can only travel
+    through a dict or list inside a free-form JSON field (tool arguments,
+    details, sections, metadata values). The copy is a new object; inside it,
+    every model, tuple, dict and list on the way to such a field is rebuilt and
+    everything else (``SHARED_TYPES``) is shared. That is the independence of
+    ``copy.deepcopy`` for a fraction of its cost: ``build_context`` copies every
+    message it estimates and returns, and ``copy.deepcopy`` was most of its time.
+    """
+    if not isinstance(value, BaseModel):
+        return _copy_part(value)
+    if value.__pydantic_extra__ or value.__pydantic_private__:
+        return copy.deepcopy(value)  # state outside the fields: not worth a special case
+    clone = copy.copy(value)  # pydantic's __copy__: a new instance with its own __dict__
+    fields = clone.__dict__  # pydantic's model_copy(update=...) writes a frozen copy the same way
+    for name, item in fields.items():
+        if type(item) not in SHARED_TYPES:
+            fields[name] = _copy_part(item)
+    return clone
+
+
+def _copy_part(value: Any) -> Any:
+    kind = type(value)
+    if kind in SHARED_TYPES:
+        return value
+    if kind is tuple:
+        if all(type(item) in SHARED_TYPES for item in value):
+            return value  # a tuple of unchangeable values cannot change either
+        return tuple(_copy_part(item) for item in value)
+    if kind is list:
+        return [_copy_part(item) for item in value]
+    if kind is dict:
+        return {key: _copy_part(item) for key, item in value.items()}
+    if isinstance(value, BaseModel):
+        return fresh_copy(value)
+    return copy.deepcopy(value)  # anything else, subclasses of dict or tuple included
 
 
 # --- error messages (R2) --------------------------------------------------------

@@ -1,0 +1,81 @@
+"""`make bench` at tiny sizes: the generator and the bench functions are correct (no timing asserted).
+
+The generated sessions must be valid paths whose groups pass R11–R14, and the
+PASS/MISS lines must follow from the measured numbers.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+import bench  # noqa: E402
+from sessions import GROUP_SIZE, generate_session, tenth_budget  # noqa: E402
+
+from course_lib import build_context, estimate_tokens_chars, group_interactions, path_to  # noqa: E402
+
+
+@pytest.mark.parametrize("n_entries", [1 + GROUP_SIZE, 12, 13, 14, 15, 101])
+def test_generated_session_has_exactly_n_entries_in_complete_groups(n_entries: int) -> None:
+    """R10–R12: one linear path, ``sys`` then whole groups, every tool call answered."""
+    path = generate_session(n_entries)
+    assert len(path) == n_entries
+    assert [entry.id for entry in path_to(path, path[-1].id)] == [entry.id for entry in path]
+    groups = group_interactions(path)  # raises if a call had no result (R12)
+    assert sum(len(group.entries) for group in groups) == n_entries - 1
+    assert all(group.entries[0].message.role == "user" for group in groups)
+
+
+def test_generator_refuses_a_session_too_small_for_one_group() -> None:
+    with pytest.raises(ValueError, match="at least"):
+        generate_session(GROUP_SIZE)
+
+
+def test_tenth_budget_keeps_about_a_tenth_of_the_groups() -> None:
+    """R19: a contiguous newest suffix of roughly a tenth of the messages is kept."""
+    path = generate_session(1_001)
+    result = build_context(path, estimate_tokens=estimate_tokens_chars, **tenth_budget(path))
+    assert result.reason == "trimmed"
+    assert 80 <= len(result.kept_entry_ids) <= 120
+    assert list(result.kept_entry_ids) == [entry.id for entry in path[-len(result.kept_entry_ids) :]]
+
+
+def test_measure_runs_every_timing_on_a_tiny_session(tmp_path: Path) -> None:
+    row = bench.measure(200, tmp_path, repeat=2)
+    assert row.entries == 200 and 0 < row.kept < 200
+    timings = (row.build, row.floor, row.reopen, row.loads, row.dicts_first)
+    assert all(seconds > 0 for seconds in timings)
+    assert bench.table([row]).splitlines()[1].split()[:2] == ["200", str(row.kept)]
+
+
+def _row(entries: int, build: float, reopen: float, *, floor: float = 1.0, loads: float = 1.0) -> bench.Row:
+    return bench.Row(entries=entries, kept=entries // 10, build=build, floor=floor, reopen=reopen, loads=loads, dicts_first=1.0)
+
+
+def test_verdicts_follow_the_numbers() -> None:
+    rows = [
+        _row(1_000, build=1.0, reopen=0.1, loads=0.5),
+        _row(10_000, build=12.0, reopen=1.3, loads=2.0),
+        _row(100_000, build=130.0, reopen=13.0, floor=6.0, loads=30.0),
+    ]
+    checks = dict((sentence.split(" (")[0], passed) for passed, sentence in bench.verdicts(rows))
+    assert checks == {
+        "build_context grows 12.0x from 1000 to 10000 entries": True,
+        "build_context grows 10.8x from 10000 to 100000 entries": True,
+        "JSONL reopen grows 13.0x from 1000 to 10000 entries": False,
+        "JSONL reopen grows 10.0x from 10000 to 100000 entries": True,
+        "build_context is 21.7x the floor at 100000 entries": False,
+        "JSONL reopen is 5.00x faster than json.loads at 1000 entries": True,
+        "JSONL reopen is 1.54x faster than json.loads at 10000 entries": False,
+        "JSONL reopen is 2.31x faster than json.loads at 100000 entries": True,
+    }
+
+
+def test_best_time_reports_seconds_per_call() -> None:
+    calls: list[None] = []
+    seconds = bench.best_time(lambda: calls.append(None), repeat=3)
+    assert seconds >= 0 and len(calls) == 4  # one warm-up, then three cold runs
