@@ -68,7 +68,7 @@ def cold_caches() -> None:
     buffer[::64] = zeros
 
 
-def best_time(fn: Callable[[], object], *, repeat: int = 7, max_total: float = 4.0) -> float:
+def best_time(fn: Callable[[], object], *, repeat: int = 11, max_total: float = 4.0) -> float:
     """Seconds for one call: the best of ``repeat`` cold-cache runs, after one warm-up.
 
     ``max_total`` stops repeating a slow call early (after at least two runs),
@@ -140,7 +140,7 @@ class Row:
         return self.dicts_first / self.reopen
 
 
-def measure(n_entries: int, workdir: Path, *, repeat: int = 7) -> Row:
+def measure(n_entries: int, workdir: Path, *, repeat: int = 11) -> Row:
     """Time one session size, checking first that the timed calls do the real work.
 
     ``build_context`` is timed before the JSONL file is written and read back,
