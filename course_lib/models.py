@@ -16,7 +16,6 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
@@ -70,9 +69,22 @@ JsonData = Annotated[JsonValue, _FiniteWhenReadFromJson]
 """Any finite JSON value: a free-form field (tool arguments, details, metadata values)."""
 
 
+class _ListOrTuple:
+    """Python input must be a list or tuple (R1); JSON text can only hold arrays here,
+    so the JSONL fast path skips the Python-level check."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        sequence = handler(source)
+        return core_schema.json_or_python_schema(
+            json_schema=sequence,
+            python_schema=core_schema.no_info_before_validator_function(_as_tuple, sequence),
+        )
+
+
 def Seq(item: Any) -> Any:  # noqa: N802 - reads like a type in the field declarations
     """An immutable sequence field: a list or tuple on input, a tuple in the model."""
-    return Annotated[tuple[item, ...], Field(strict=False), BeforeValidator(_as_tuple)]
+    return Annotated[tuple[item, ...], Field(strict=False), _ListOrTuple]
 
 
 class WireModel(BaseModel):
