@@ -254,7 +254,10 @@ def main(sizes: Sequence[int] = SIZES) -> int:
         print(f"{'PASS' if passed else 'MISS'}  {sentence}")
     for sentence in references(rows):
         print(f"INFO  {sentence}")
-    return 0 if all(passed for passed, _ in checks) else 1
+    missed = sum(not passed for passed, _ in checks)
+    print(f"\n{len(checks) - missed} of {len(checks)} targets met in this run")
+    # A benchmark informs, it does not gate: timings are not test assertions (CI never runs it).
+    return 0
 
 
 if __name__ == "__main__":
