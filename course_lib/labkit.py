@@ -111,7 +111,7 @@ def groups_table(groups: Iterable[Any], estimate: Estimator | None = None) -> pd
     return _frame(rows, "group")
 
 
-def projection_table(result: Any, estimate: Estimator | None = None) -> pd.DataFrame:
+def messages_table(result: Any, estimate: Estimator | None = None) -> pd.DataFrame:
     """The messages a build returned, labelled with the entry each came from.
 
     The head (the replayed system message, then a compaction summary) has no
