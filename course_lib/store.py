@@ -244,10 +244,21 @@ def _refuse_constant(name: str) -> Any:
 
 
 def _wire_line(entry: Any) -> bytes:
-    if isinstance(entry, BaseModel):
-        return entry.model_dump_json(by_alias=True).encode("utf-8") + b"\n"
-    text = json.dumps(to_json_dict(entry), ensure_ascii=False, allow_nan=False)
-    return text.encode("utf-8") + b"\n"
+    """The entry as one UTF-8 JSON line; refused before anything is written (R8).
+
+    A string Python can hold but UTF-8 cannot (a lone surrogate such as ``"\\ud800"``)
+    is the caller's error, so the store stays open.
+    """
+    try:
+        if isinstance(entry, BaseModel):
+            return entry.model_dump_json(by_alias=True).encode("utf-8") + b"\n"
+        text = json.dumps(to_json_dict(entry), ensure_ascii=False, allow_nan=False)
+        return text.encode("utf-8") + b"\n"
+    except ValueError as exc:  # UnicodeEncodeError and pydantic's serialization error are ValueErrors
+        entry_id = getattr(entry, "id", None)
+        raise SessionEntryError(
+            f"entry {entry_id!r} cannot be written as UTF-8 JSON ({exc})", entry_id=entry_id
+        ) from None
 
 
 __all__ = [

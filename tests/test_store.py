@@ -418,3 +418,20 @@ def test_r8_recover_into_copies_committed_entries_and_leaves_the_source(tmp_path
     with pytest.raises(SessionStoreError, match="exists"):
         JsonlSessionStore.recover_into(source, target)
     assert [e.id for e in JsonlSessionStore.open(target).entries()] == ["u1", "a1", "r1"]
+
+
+def test_r8_text_utf8_cannot_hold_is_refused_before_writing(tmp_path) -> None:
+    """A lone surrogate parses (Python can hold it) but cannot be a UTF-8 JSON line:
+    the append is refused with the entry id, nothing is written, and the store stays open."""
+    from course_lib import JsonlSessionStore, PathBuilder, SessionEntryError
+
+    path = tmp_path / "session.jsonl"
+    store = JsonlSessionStore.open(path)
+    store.append(PathBuilder().user("u1", "fine").entries[0])
+    before = path.read_bytes()
+    bad = PathBuilder(store.entries()).user("u2", "broken \ud800 text").entries[-1]
+    with pytest.raises(SessionEntryError, match="'u2'.*UTF-8"):
+        store.append(bad)
+    assert path.read_bytes() == before
+    store.append(PathBuilder(store.entries()).user("u2", "mended").entries[-1])
+    assert [e.id for e in JsonlSessionStore.open(path).entries()] == ["u1", "u2"]
