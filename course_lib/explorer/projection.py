@@ -1,9 +1,8 @@
-"""The projection explorer: what one ``build_context`` call keeps, drops and pays for.
+"""The explorer's pure part: what one ``build_context`` call keeps, drops and pays for.
 
 The pure functions (``project``, ``projection_table``, ``budget_breakdown``) ask
 ``build_context`` itself and only label its answer, so the explorer can never
-disagree with the projection it explains (R16–R22). ``ProjectionExplorer`` wraps
-them in sliders for notebooks; every redraw is one more pure call.
+disagree with the projection it explains (R16–R22).
 
 Row statuses, one per path entry plus one synthetic row for the summary:
 
@@ -23,43 +22,24 @@ replayed message (``tokens.system``), which is why three system messages of
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import ipywidgets as widgets
 import pandas as pd
 from pydantic import BaseModel
 
-from .compaction import summary_message
-from .context import BuildContextResult, Estimator, build_context, is_token_count, latest_compaction
-from .errors import InteractionError
-from .fixtures import OPENING_BUDGET, RESUME_BUDGET, opening_path, resumed_path, system_replay_path, teaching_estimator
-from .grouping import interaction_spans
-from .models import MessageEntry, SessionEntry, SystemMessage
-from .parsing import fresh_copy, parse_session_entry
+from ..compaction import summary_message
+from ..context import BuildContextResult, Estimator, build_context, is_token_count, latest_compaction
+from ..errors import InteractionError
+from ..fixtures import OPENING_BUDGET, RESUME_BUDGET, opening_path, resumed_path, system_replay_path, teaching_estimator
+from ..grouping import interaction_spans
+from ..models import MessageEntry, SessionEntry, SystemMessage
+from ..parsing import fresh_copy, parse_session_entry
 
 COLUMNS = ("id", "kind", "group", "cost", "status")
 STATUSES = ("replayed system", "kept", "dropped", "summarized", "skipped", "summary")
 SEGMENTS = ("system", "summary", "kept messages", "reserved output", "safety margin", "unused")
-
-STATUS_COLOURS = {
-    "replayed system": "#d9d9d9",
-    "kept": "#b7e1b0",
-    "dropped": "#f4b6b6",
-    "summarized": "#c9d7f2",
-    "skipped": "#f5f5f5",
-    "summary": "#ffd98a",
-}
-SEGMENT_COLOURS = {
-    "system": "#9e9e9e",
-    "summary": "#f0b429",
-    "kept messages": "#4caf50",
-    "reserved output": "#5c8dd6",
-    "safety margin": "#a58bd6",
-    "unused": "#eeeeee",
-}
 
 
 @dataclass(frozen=True)
@@ -295,150 +275,3 @@ def _listed(numbers: list[int], cost: dict[int, int | float]) -> str:
         return "no groups"
     word = "group" if len(numbers) == 1 else "groups"
     return f"{word} " + ", ".join(f"{n} ({cost[n]:g})" for n in numbers)
-
-
-# --- Rendering ------------------------------------------------------------------------
-
-
-def table_html(table: pd.DataFrame) -> str:
-    """The table as plain HTML, one ``status-…`` class per row so a browser test can count rows."""
-    header = "".join(f"<th style='padding:2px 8px;text-align:left'>{name}</th>" for name in table.columns)
-    body = []
-    for record in table.itertuples(index=False):
-        status = record.status
-        cells = "".join(
-            f"<td style='padding:2px 8px'>{'' if pd.isna(value) else html.escape(str(value))}</td>"
-            for value in record
-        )
-        css = "status-" + status.replace(" ", "-")
-        body.append(f"<tr class='{css}' style='background:{STATUS_COLOURS[status]}'>{cells}</tr>")
-    return (
-        "<table class='projection-rows' style='border-collapse:collapse;font-family:monospace;line-height:1.4'>"
-        f"<thead><tr>{header}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-    )
-
-
-def budget_bar_svg(breakdown: dict[str, int | float], *, width: int = 640) -> str:
-    """A stacked bar drawn to scale; a red line marks ``max_tokens`` when the total overflows it."""
-    segments = [(name, breakdown[name]) for name in SEGMENTS]
-    scale_total = sum(value for _, value in segments) or 1
-    max_tokens = scale_total - breakdown["over budget"]
-    px = width / scale_total
-    parts, x = [], 0.0
-    for name, value in segments:
-        if value <= 0:
-            continue
-        w = value * px
-        label = f"{name} {value:g}"
-        parts.append(
-            f"<rect x='{x:.1f}' y='0' width='{w:.1f}' height='26' fill='{SEGMENT_COLOURS[name]}' "
-            f"stroke='white'><title>{label}</title></rect>"
-        )
-        if w > 7 * len(f"{value:g}"):
-            parts.append(f"<text x='{x + w / 2:.1f}' y='17' text-anchor='middle' font-size='12'>{value:g}</text>")
-        x += w
-    if breakdown["over budget"] > 0:
-        mx = max_tokens * px
-        parts.append(f"<line x1='{mx:.1f}' y1='-4' x2='{mx:.1f}' y2='30' stroke='#d32f2f' stroke-width='3'/>")
-        parts.append(
-            f"<text x='{min(mx + 4, width - 4):.1f}' y='42' font-size='12' fill='#d32f2f' "
-            f"text-anchor='{'start' if mx < width / 2 else 'end'}'>max_tokens {max_tokens:g} "
-            f"(over by {breakdown['over budget']:g})</text>"
-        )
-    legend, lx = [], 0
-    for name, _ in segments:
-        legend.append(
-            f"<rect x='{lx}' y='50' width='12' height='12' fill='{SEGMENT_COLOURS[name]}' stroke='#999'/>"
-            f"<text x='{lx + 16}' y='60' font-size='12'>{name}</text>"
-        )
-        lx += 16 + 7 * len(name) + 14
-    return (
-        f"<svg class='budget-bar' xmlns='http://www.w3.org/2000/svg' width='{width}' height='68' "
-        f"viewBox='0 -6 {width} 74' font-family='sans-serif'>{''.join(parts)}{''.join(legend)}</svg>"
-    )
-
-
-# --- The widget -----------------------------------------------------------------------
-
-
-class ProjectionExplorer:
-    """Sliders and a scenario selector; every change redraws the table, the bar and the reason.
-
-    Choosing a scenario moves the sliders to that scenario's budget from the chapter.
-    The last projection is kept in ``.projection`` so tests can read what is shown.
-    """
-
-    def __init__(
-        self, scenario: str = "opening path", *, estimate_tokens: Estimator = teaching_estimator
-    ) -> None:
-        self.estimate_tokens = estimate_tokens
-        look = {"style": {"description_width": "120px"}, "layout": widgets.Layout(width="520px")}
-        self.scenario = widgets.Dropdown(options=list(SCENARIOS), value=scenario, description="scenario", **look)
-        budget = SCENARIOS[scenario].budget
-
-        def slider(name: str, top: int) -> widgets.IntSlider:
-            return widgets.IntSlider(budget[name], min=0, max=top, description=name, **look)
-
-        self.max_tokens = slider("max_tokens", 120)
-        self.reserved_output = slider("reserved_output", 40)
-        self.safety_margin = slider("safety_margin", 20)
-        self.table = widgets.HTML()
-        self.bar = widgets.HTML()
-        self.reason = widgets.HTML()
-        for control, css in (
-            (self.scenario, "projection-scenario"),
-            (self.max_tokens, "projection-max-tokens"),
-            (self.reserved_output, "projection-reserved-output"),
-            (self.safety_margin, "projection-safety-margin"),
-            (self.table, "projection-table"),
-            (self.bar, "projection-budget"),
-            (self.reason, "projection-reason"),
-        ):
-            control.add_class(css)
-        self.widget = widgets.VBox(
-            [self.scenario, self.max_tokens, self.reserved_output, self.safety_margin]
-            + [self.bar, self.reason, self.table]
-        )
-        self.widget.add_class("projection-explorer")
-        self._holding = False
-        self.projection: Projection | None = None
-        for slider in (self.max_tokens, self.reserved_output, self.safety_margin):
-            slider.observe(self._changed, names="value")
-        self.scenario.observe(self._scenario_changed, names="value")
-        self.redraw()
-
-    def redraw(self) -> Projection:
-        self.projection = project(
-            SCENARIOS[self.scenario.value].path(),
-            max_tokens=self.max_tokens.value,
-            reserved_output=self.reserved_output.value,
-            safety_margin=self.safety_margin.value,
-            estimate_tokens=self.estimate_tokens,
-        )
-        self.table.value = table_html(self.projection.table)
-        self.bar.value = budget_bar_svg(self.projection.breakdown)
-        reason, because = self.projection.reason.split(": ", 1)
-        kept = len(self.projection.result.kept_entry_ids)
-        self.reason.value = (
-            f"<div style='max-width:640px;line-height:1.4;margin:4px 0'><b>{reason}</b> · {kept} entries kept"
-            f"<br>{html.escape(because)}</div>"
-        )
-        return self.projection
-
-    def _changed(self, _change: dict[str, Any]) -> None:
-        if not self._holding:
-            self.redraw()
-
-    def _scenario_changed(self, change: dict[str, Any]) -> None:
-        budget = SCENARIOS[change["new"]].budget
-        self._holding = True
-        try:
-            self.max_tokens.value = budget["max_tokens"]
-            self.reserved_output.value = budget["reserved_output"]
-            self.safety_margin.value = budget["safety_margin"]
-        finally:
-            self._holding = False
-        self.redraw()
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
