@@ -15,6 +15,9 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
+		echo "The course needs Python >= 3.11; $(PYTHON) is $$($(PYTHON) --version 2>&1)." \
+		     "Run e.g. 'make lab PYTHON=python3.12'."; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
