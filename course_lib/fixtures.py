@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from .builders import PathBuilder
-from .compaction import create_compaction_entry
 from .estimators import Message
 from .models import CompactionEntry, CompactionSummary, SessionEntry, SystemMessage, ToolCall
+from .parsing import parse_session_entry
 from .system_prompt import system_message_text
 
 OPENING_BUDGET: dict[str, int] = {"max_tokens": 31, "reserved_output": 4, "safety_margin": 2}
@@ -71,29 +71,48 @@ def opening_path() -> list[SessionEntry]:
     return opening_builder().entries
 
 
+def compact_1_summary_wire() -> dict[str, Any]:
+    """``compact-1``'s summary in the wire format (plain JSON data, no models)."""
+    return {
+        "goal": "Verify session restore and JSONL writes.",
+        "constraints": ["History is append-only."],
+        "completed": ["Checked the session-restore logic."],
+        "decisions": ["Restore only the active path."],
+        "changedFiles": [],
+        "unresolved": [],
+        "next": ["Add a regression test."],
+    }
+
+
 def compact_1_summary() -> CompactionSummary:
-    return CompactionSummary(
-        goal="Verify session restore and JSONL writes.",
-        constraints=("History is append-only.",),
-        completed=("Checked the session-restore logic.",),
-        decisions=("Restore only the active path.",),
-        changed_files=(),
-        unresolved=(),
-        next=("Add a regression test.",),
-    )
+    return CompactionSummary.model_validate(compact_1_summary_wire(), by_alias=True)
+
+
+def compact_1_wire(parent_id: str = "a3", **overrides: Any) -> dict[str, Any]:
+    """``compact-1`` in the wire format, keeping from ``u2``: plain data, built without any lab's function.
+
+    While a lab is graded, the function it asks for is withheld from the course's
+    package (see ``course_lib.labs``); the example must not depend on it.
+    """
+    return {
+        "type": "compaction",
+        "id": "compact-1",
+        "parentId": parent_id,
+        "timestamp": 100,
+        "summary": compact_1_summary_wire(),
+        "firstKeptEntryId": "u2",
+        "tokensBefore": 29,
+        **overrides,
+    }
 
 
 def compact_1(path: list[SessionEntry] | None = None, **overrides: Any) -> CompactionEntry:
-    """``compact-1`` at the end of ``path`` (the opening path by default), keeping from ``u2``."""
-    options: dict[str, Any] = {
-        "id": "compact-1",
-        "timestamp": 100,
-        "summary": compact_1_summary(),
-        "first_kept_entry_id": "u2",
-        "tokens_before": 29,
-    }
-    options.update(overrides)
-    return create_compaction_entry(opening_path() if path is None else path, **options)
+    """``compact-1`` at the end of ``path`` (the opening path by default), keeping from ``u2``.
+
+    ``overrides`` use the wire keys (``firstKeptEntryId``, ``id``, ...).
+    """
+    parent = (opening_path() if path is None else path)[-1].id
+    return parse_session_entry(compact_1_wire(parent, **overrides))
 
 
 def resumed_path() -> list[SessionEntry]:

@@ -207,14 +207,14 @@ CORPUS: tuple[Submission, ...] = (
         "imports_reference", "11.2",
         lambda: edited(learner("11.2"), "group_interactions",
                        lambda s: s.split("def group_interactions(")[0] + "from course_lib import group_interactions\n"),
-        "ok", 0, says="reference implementation",
+        "ok", 0, says="not available while grading",
     ),
     Submission(
         "wraps_reference", "11.3",
         lambda: edited(learner("11.3"), "build_context", lambda s: s.split("def build_context(")[0] + (
             "import course_lib.context\n\n\ndef build_context(active_path, **options):\n"
             "    return course_lib.context.build_context(active_path, **options)\n")),
-        "ok", 0, says="course_lib's own implementation",
+        "ok", 0, says="not available while grading",
     ),
     Submission("fake_checklist_output", "11.1", lambda: _fake_checklist("11.1"), "ok", 0, says="not implemented yet",
                checklist_passes=0),
@@ -244,17 +244,29 @@ def namespace(lab: str, notebook: NotebookNode) -> dict[str, object]:
     return names
 
 
-def grade_in_process(lab: str, names: dict[str, object], folder: Path, time_limit: float = 2.0):  # noqa: ANN201
-    """The grader's checks and hidden cases on functions in this process: no kernel, same scoring."""
+def grade_in_process(lab: str, names: dict[str, object], folder: Path | None = None):  # noqa: ANN201
+    """The grader's checks and hidden cases on functions in this process: no kernel, the same judging.
+
+    Each harness reply goes through JSON as it would leave a kernel, and
+    ``assemble`` judges it exactly as for a sandboxed run.
+    """
     import time
 
+    from course_lib import labs
+    from course_lib.checklist.runner import select
     from course_lib.grading import harness
-    from course_lib.grading.grade import KernelRun, assemble, grading_request, read_events
-    from course_lib.grading.sandbox import CellRun, Limits
+    from course_lib.grading.grade import GradeOptions, KernelRun, assemble
+    from course_lib.grading.hidden_cases import hidden_calls
+    from course_lib.grading.sandbox import CellRun
 
-    request, response = folder / "request.json", folder / "response.jsonl"
-    request.write_text(json.dumps(grading_request(lab, Limits(cell_timeout=time_limit))), encoding="utf-8")
-    response.write_text("", encoding="utf-8")
-    harness.serve(names, str(request), str(response))
-    run = KernelRun(grader=CellRun("ok"), events=read_events(response))
-    return assemble(Path("in_process.ipynb"), "someone", lab, run, time.monotonic())
+    def cell(reply: harness.Reply) -> CellRun:
+        return CellRun("ok", reply=json.loads(json.dumps(reply.data, default=repr)))
+
+    functions = list(labs.lab(lab).functions)
+    run = KernelRun(setup=[CellRun("ok")], exercises=[CellRun("ok")], functions=cell(harness.functions(names, functions)))
+    if all(run.functions.reply.values()):
+        for case in select(lab):
+            run.checks[case.number] = cell(harness.check(names, case.number, functions))
+        for call in hidden_calls(lab):
+            run.calls[call.key] = cell(harness.call(names, json.dumps(call.request())))
+    return assemble(Path("in_process.ipynb"), "someone", "", lab, run, time.monotonic(), GradeOptions())

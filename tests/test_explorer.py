@@ -154,7 +154,7 @@ def _two_compactions() -> list[Any]:
     builder = opening_builder()
     builder.add(compact_1(builder.entries))
     builder.user("u4", "Add a regression test.").assistant("a4", "Added the regression test.")
-    builder.add(compact_1(builder.entries, id="compact-2", timestamp=200, first_kept_entry_id="u4"))
+    builder.add(compact_1(builder.entries, id="compact-2", timestamp=200, firstKeptEntryId="u4"))
     return builder.user("u5", "Ship it.").entries
 
 

@@ -96,10 +96,21 @@ def test_templates_prefer_the_given_folder_and_fail_clearly(tmp_path: Path, monk
     ("alice_lab_11_3_build_context.ipynb", "alice"),
     ("smith_1234_5678_Lab 11.2.ipynb", "smith_1234_5678"),
     ("bob.ipynb", "bob"),
-    ("lab_11_3_build_context.ipynb", "lab_11_3_build_context"),
 ])
 def test_student_id_from_the_file_name(name: str, student: str) -> None:
     assert student_id(name) == student
+
+
+def test_student_id_from_metadata_then_the_folder_and_it_says_which(tmp_path: Path) -> None:
+    """A notebook keeping the lab's own file name is not labelled with that name (it names no student)."""
+    from course_lib.grading.notebook import identify
+
+    (tmp_path / "erin").mkdir()
+    path = tmp_path / "erin" / "lab_11_3_build_context.ipynb"
+    assert identify(path) == ("erin", "containing folder")
+    notebook = nbformat.v4.new_notebook(metadata={"course": {"lab": "11.3", "student": "frank"}})
+    assert identify(path, notebook) == ("frank", "notebook metadata (course.student)")
+    assert identify(tmp_path / "gina_lab_11_3.ipynb") == ("gina", "file name")
 
 
 def test_student_id_from_a_folder_per_student(tmp_path: Path) -> None:
@@ -137,7 +148,7 @@ def test_table_shows_failures_and_total() -> None:
 
 def test_csv_frame_has_a_column_per_test_and_a_status() -> None:
     frame = results_frame([_result(), _result("11.3", 0, "missing-function")])
-    assert list(frame.columns[:3]) == ["student", "file", "lab"]
+    assert list(frame.columns[:4]) == ["student", "student_from", "file", "lab"]
     assert {"11.2 4 two_groups", "11.2 H1 generated_groups", "11.3 4 two_groups"} <= set(frame.columns)
     assert list(frame["status"]) == ["ok", "missing-function"] and set(frame["status"]) <= set(STATUSES)
     assert list(frame["percent"]) == [66.7, 0.0]

@@ -90,7 +90,7 @@ EXPECTED_SUMMARY_TEXT = "\n".join(
 
 
 def compact_1_wire() -> dict[str, Any]:
-    return wire(fixtures.compact_1())
+    return fixtures.compact_1_wire()
 
 
 @case(1, "11.1", "R1 R3")
@@ -258,9 +258,25 @@ OPENING_TOKENS = {
 GROUP_2_AND_3 = ["u2", "a2", "u3", "calls", "r-test", "r-read", "a3"]
 
 
-@case(7, "11.3", "R16 R17 R22")
+class _SpyEstimator:
+    """The teaching estimator, noting every message it is handed that is the session's own object (R15)."""
+
+    def __init__(self, path: list[Any]) -> None:
+        self.originals = {id(entry.message): entry.id for entry in path if getattr(entry, "type", None) == "message"}
+        self.handed: list[str] = []
+
+    def __call__(self, message: Any) -> int:
+        if id(message) in self.originals:
+            self.handed.append(self.originals[id(message)])
+        return fixtures.teaching_estimator(message)
+
+
+@case(7, "11.3", "R15 R16 R17 R22")
 def test_fixed_costs_come_first(impl: Implementation) -> None:
-    result = _build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET)
+    path = fixtures.opening_path()
+    spy = _SpyEstimator(path)
+    result = _build(impl, path, fixtures.OPENING_BUDGET, estimate_tokens=spy)
+    expect_equal(spy.handed, [], "R15", "session messages handed to the estimator itself (it must get copies)")
     expect_equal(wire(result.tokens), OPENING_TOKENS, "R17/R22", "tokens for max 31, reserved 4, margin 2")
     expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3, "R19", "kept_entry_ids for the chapter's budget")
     expect_equal(result.reason, "trimmed", "R20", "reason when group 1 is dropped")

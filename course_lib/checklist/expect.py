@@ -1,20 +1,211 @@
-"""One-line checks for the checklist: each failure says which rule broke and what was expected."""
+"""The checklist's expectations, judged at once or recorded for a judge elsewhere.
+
+A check is ordinary code that calls the lab functions and states what it
+expects (``expect_equal``, ``expect_rejects``, ...). Each statement becomes a
+``Point``: what was observed, as plain JSON data, and what was expected.
+
+- In a learner's notebook the point is judged at once (``judge_now``) and a
+  failure stops the check with one line naming the rule.
+- While grading, the check runs inside the learner's sandboxed kernel under a
+  ``Recorder``: nothing is judged there. The points travel out as data and the
+  grader judges them against its own run of the same check (``verdict``), so
+  nothing the submission does in its kernel can turn a failure into a pass.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+import contextlib
+import contextvars
+import json
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from ..parsing import to_json_dict
+
+Kind = Literal["equal", "true", "rejects", "independent"]
+MAX_JSON = 200_000
+"""Characters of one observed value sent out of the kernel; anything larger compares as different."""
 
 
 class ChecklistFailure(AssertionError):
     """A check failed; the message is one line naming the rule."""
 
 
+@dataclass(frozen=True)
+class Point:
+    """One stated expectation: its kind, the rule it pins, and the observed and expected data."""
+
+    kind: Kind
+    rule: str
+    what: str
+    actual: Any = None
+    expected: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Point:
+        if not isinstance(data, Mapping) or data.get("kind") not in ("equal", "true", "rejects", "independent"):
+            raise ValueError(f"not a checklist point: {short(data, 80)}")
+        return cls(str(data["kind"]), str(data.get("rule", "")), str(data.get("what", ""))[:300],  # type: ignore[arg-type]
+                   data.get("actual"), data.get("expected"))
+
+
+@dataclass
+class Recorder:
+    """Collects points instead of judging them (the grader's kernel side)."""
+
+    points: list[Point] = field(default_factory=list)
+
+    def __call__(self, point: Point) -> None:
+        self.points.append(point)
+
+
+def judge_now(point: Point) -> None:
+    """The learner's notebook: judge the point against itself and stop at the first failure."""
+    message = verdict(point, point)
+    if message:
+        raise ChecklistFailure(message)
+
+
+_JUDGE: contextvars.ContextVar[Callable[[Point], None]] = contextvars.ContextVar("checklist_judge", default=judge_now)
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[Recorder]:
+    """``with recording() as recorder:`` every expectation inside is recorded, not judged."""
+    recorder = Recorder()
+    token = _JUDGE.set(recorder)
+    try:
+        yield recorder
+    finally:
+        _JUDGE.reset(token)
+
+
+# --- stating expectations ----------------------------------------------------------
+
+
+def expect(condition: object, rule: str, message: str) -> None:
+    _JUDGE.get()(Point("true", rule, message, actual=bool(condition), expected=True))
+
+
+def expect_equal(actual: Any, expected: Any, rule: str, what: str) -> None:
+    _JUDGE.get()(Point("equal", rule, what, actual=json_data(actual), expected=json_data(expected)))
+
+
+def expect_rejects(rule: str, what: str, call: Callable[[], Any], names: Iterable[str | tuple[str, ...]] = ()) -> None:
+    """``call`` must raise a ``ValueError`` whose message names each id or field in ``names``.
+
+    An item may be a tuple of alternatives (any one of them is enough). A
+    learner's ``NotImplementedError`` passes through: it is a status, not a failure.
+    """
+    try:
+        call()
+    except NotImplementedError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - what was raised is the observation
+        outcome = {"raised": type(exc).__name__, "value_error": isinstance(exc, ValueError), "message": str(exc)[:2000]}
+    else:
+        outcome = {"raised": None}
+    options = [list(name) if isinstance(name, tuple) else [name] for name in names]
+    _JUDGE.get()(Point("rejects", rule, what, actual=outcome, expected=options))
+
+
+def expect_independent(left: Any, right: Any, rule: str, what: str) -> None:
+    _JUDGE.get()(Point("independent", rule, what, actual=shared_mutables(left, right)[:3], expected=[]))
+
+
+# --- judging ---------------------------------------------------------------------
+
+
+def verdict(observed: Point, trusted: Point) -> str | None:
+    """``None`` when ``observed`` meets ``trusted``'s expectation, else the one-line failure.
+
+    ``trusted`` is the point as the grader's own run of the check stated it: its
+    kind and expected value are used, never the observed point's.
+    """
+    rule, what = trusted.rule, observed.what or trusted.what
+    if observed.kind != trusted.kind:
+        return f"{rule}: {what} — the check ran differently in your kernel (was course_lib changed?)"
+    actual = observed.actual
+    if trusted.kind == "true":
+        return None if actual is True else f"{rule}: {what}"
+    if trusted.kind == "independent":
+        if isinstance(actual, list) and not actual:
+            return None
+        shared = actual[0] if isinstance(actual, list) and actual else "an object"
+        return f"{rule}: {what} share a mutable object ({short(shared, 120)}); return copies"
+    if trusted.kind == "equal":
+        difference = first_difference(trusted.expected, actual)
+        if difference is None:
+            return None
+        where, expected, got = difference
+        at = f" at {where}" if where else ""
+        return f"{rule}: {what} — expected {short(expected)}, got {short(got)}{at}"
+    return _rejection_verdict(rule, what, actual, trusted.expected)
+
+
+def _rejection_verdict(rule: str, what: str, outcome: Any, names: Any) -> str | None:
+    if not isinstance(outcome, Mapping) or outcome.get("raised") is None:
+        return f"{rule}: {what} was accepted; it must be rejected"
+    if not outcome.get("value_error"):
+        text = short(str(outcome.get("message", "")), 80)
+        return f"{rule}: {what} raised {outcome.get('raised')} ({text}); expected a ValueError naming the ids"
+    text = str(outcome.get("message", ""))
+    for options in names or []:
+        if not any(str(option) in text for option in options):
+            return (f"{rule}: {what} was rejected, but the error does not name "
+                    f"{' or '.join(map(repr, options))}: {short(text)}")
+    return None
+
+
+def first_difference(expected: Any, actual: Any, where: str = "") -> tuple[str, Any, Any] | None:
+    """Where two JSON values first differ, as ``(path, expected part, actual part)``.
+
+    Numbers compare by value (``3 == 3.0``); a bool is not a number. The path
+    reads like the data (``tokens.messages``, ``[2]``), so a learner sees the
+    one field that is wrong instead of two long, equally truncated reprs.
+    """
+    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+        for key in expected:
+            if key not in actual:
+                return f"{where}.{key}".lstrip("."), expected[key], "(missing)"
+            found = first_difference(expected[key], actual[key], f"{where}.{key}")
+            if found:
+                return found
+        extra = next((key for key in actual if key not in expected), None)
+        return None if extra is None else (f"{where}.{extra}".lstrip("."), "(absent)", actual[extra])
+    if isinstance(expected, list) and isinstance(actual, list):
+        for index, (left, right) in enumerate(zip(expected, actual)):
+            found = first_difference(left, right, f"{where}[{index}]")
+            if found:
+                return found
+        if len(expected) != len(actual):
+            return f"{where} (length)".lstrip(), len(expected), len(actual)
+        return None
+    if _same_scalar(expected, actual):
+        return None
+    return where, expected, actual
+
+
+def _same_scalar(left: Any, right: Any) -> bool:
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
+        return left == right or (isinstance(left, float) and isinstance(right, float) and math.isnan(left) and math.isnan(right))
+    return type(left) is type(right) and left == right
+
+
+# --- observing -------------------------------------------------------------------
+
+
 def short(value: Any, limit: int = 160) -> str:
+    """``repr(value)``, cut at ``limit`` characters: a message quotes data, it does not dump it."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -24,56 +215,24 @@ def wire(value: Any) -> Any:
     return to_json_dict(value)
 
 
-def expect(condition: object, rule: str, message: str) -> None:
-    if not condition:
-        raise ChecklistFailure(f"{rule}: {message}")
-
-
-def expect_equal(actual: Any, expected: Any, rule: str, what: str) -> None:
-    if actual != expected:
-        raise ChecklistFailure(f"{rule}: {what} — expected {short(expected)}, got {short(actual)}")
-
-
-def expect_rejects(
-    rule: str, what: str, call: Callable[[], Any], names: Iterable[str | tuple[str, ...]] = ()
-) -> ValueError:
-    """``call`` must raise a ``ValueError`` whose message names each id or field in ``names``.
-
-    An item may be a tuple of alternatives (any one of them is enough).
-    """
+def json_data(value: Any) -> Any:
+    """``value`` as plain JSON data (models in the wire format, tuples as lists), bounded in size."""
     try:
-        call()
-    except NotImplementedError:
-        raise
-    except ValueError as exc:
-        text = str(exc)
-        for name in names:
-            options = name if isinstance(name, tuple) else (name,)
-            if not any(option in text for option in options):
-                raise ChecklistFailure(
-                    f"{rule}: {what} was rejected, but the error does not name {' or '.join(map(repr, options))}: {short(text)}"
-                ) from None
-        return exc
-    except Exception as exc:  # noqa: BLE001 - reported as a failure, not a crash
-        raise ChecklistFailure(
-            f"{rule}: {what} raised {type(exc).__name__} ({short(str(exc), 80)}); expected a ValueError naming the ids"
-        ) from None
-    raise ChecklistFailure(f"{rule}: {what} was accepted; it must be rejected")
+        text = json.dumps(to_json_dict(value), default=repr)
+    except Exception as exc:  # noqa: BLE001 - a learner's object that cannot even be described
+        return {"unreadable": f"{type(exc).__name__}: {short(str(exc), 80)}"}
+    if len(text) > MAX_JSON:
+        return {"too large to compare": len(text)}
+    return json.loads(text)
 
 
 def shared_mutables(left: Any, right: Any) -> list[str]:
     """Paths of mutable containers (dict, list, set) that ``left`` and ``right`` share."""
     seen: dict[int, str] = {}
-    _collect(left, "left", seen)
+    _collect(left, "left", seen, set())
     found: list[str] = []
     _find(right, "right", seen, found, set())
     return found
-
-
-def expect_independent(left: Any, right: Any, rule: str, what: str) -> None:
-    shared = shared_mutables(left, right)
-    if shared:
-        raise ChecklistFailure(f"{rule}: {what} share a mutable object ({shared[0]}); return copies")
 
 
 def _children(value: Any, path: str) -> Iterable[tuple[Any, str]]:
@@ -88,13 +247,14 @@ def _children(value: Any, path: str) -> Iterable[tuple[Any, str]]:
     return ()
 
 
-def _collect(value: Any, path: str, seen: dict[int, str]) -> None:
+def _collect(value: Any, path: str, seen: dict[int, str], visited: set[int]) -> None:
+    if id(value) in visited:
+        return
+    visited.add(id(value))
     if isinstance(value, (dict, list, set)):
-        if id(value) in seen:
-            return
-        seen[id(value)] = path
+        seen.setdefault(id(value), path)
     for child, child_path in _children(value, path):
-        _collect(child, child_path, seen)
+        _collect(child, child_path, seen, visited)
 
 
 def _find(value: Any, path: str, seen: dict[int, str], found: list[str], visited: set[int]) -> None:

@@ -1,17 +1,25 @@
-"""Run the checklist against any implementation and report one row per check."""
+"""Run the checklist against any implementation and report one row per check.
+
+``run`` judges in the caller's process (a learner's notebook, a shell).
+``record_case`` and ``judge_record`` split one check in two for the grader:
+the first runs inside the learner's sandboxed kernel and only records what the
+functions did; the second judges those records in the grader's own process.
+"""
 
 from __future__ import annotations
 
+import functools
 import html
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
+from .. import labs
 from .cases import CASES, Case, Implementation
-from .expect import ChecklistFailure
+from .expect import ChecklistFailure, Point, recording, verdict
 
 Status = Literal["passed", "failed", "not implemented yet", "error"]
-LABS = ("11.1", "11.2", "11.3", "11.4", "11.5")
+LABS = tuple(labs.LABS)
 FUNCTION_NAMES = tuple(f.name for f in fields(Implementation))
 
 
@@ -108,12 +116,7 @@ def select(lab: str | None = None) -> list[Case]:
 
 
 def normalise_lab(lab: str | int | float) -> str:
-    text = str(lab).strip().lower().removeprefix("lab").strip()
-    if text in {"1", "2", "3", "4", "5"}:
-        text = f"11.{text}"
-    if text not in LABS:
-        raise ValueError(f"unknown lab {lab!r}; choose one of {', '.join(LABS)}")
-    return text
+    return labs.lab(lab).id
 
 
 def run_case(case: Case, implementation: Implementation) -> CheckRecord:
@@ -124,9 +127,71 @@ def run_case(case: Case, implementation: Implementation) -> CheckRecord:
         return _record(case, "not implemented yet", str(exc) or "not implemented yet")
     except ChecklistFailure as exc:
         return _record(case, "failed", str(exc))
-    except Exception as exc:  # noqa: BLE001 - any crash in learner code is reported, not raised
-        first_line = (str(exc).splitlines() or [""])[0]
-        return _record(case, "error", f"{type(exc).__name__}: {first_line}")
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - any crash in learner code is reported, not raised
+        return _record(case, "error", _crash(exc))
+    return _record(case, "passed", "")
+
+
+def _crash(exc: BaseException) -> str:
+    first_line = "the memory limit was reached" if isinstance(exc, MemoryError) else (str(exc).splitlines() or [""])[0]
+    return f"{type(exc).__name__}: {first_line[:300]}"
+
+
+# --- the grader's split: record in the kernel, judge outside ------------------------
+
+
+def record_case(case: Case, implementation: Implementation) -> dict[str, Any]:
+    """Run one check recording every expectation instead of judging it (the kernel side).
+
+    The record is plain JSON: the points in order, and how the run ended
+    (``completed``, ``not implemented yet``, or ``error`` with the exception).
+    """
+    with recording() as recorder:
+        try:
+            case.run(implementation)
+            end: dict[str, Any] = {"status": "completed"}
+        except NotImplementedError as exc:
+            end = {"status": "not implemented yet", "message": str(exc)[:300] or "not implemented yet"}
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a crash in learner code ends the check, it is reported
+            end = {"status": "error", "message": _crash(exc), "type": type(exc).__name__}
+    return {"points": [point.to_json() for point in recorder.points], **end}
+
+
+@functools.cache
+def trusted_points(number: int) -> tuple[Point, ...]:
+    """The points of check ``number`` as the reference states them: what the grader judges against."""
+    case = next(c for c in CASES if c.number == number)
+    record = record_case(case, Implementation())
+    if record["status"] != "completed":
+        raise RuntimeError(f"check {number} fails on the reference: {record.get('message')}")
+    return tuple(Point.from_json(point) for point in record["points"])
+
+
+def judge_record(case: Case, record: Mapping[str, Any]) -> CheckRecord:
+    """Judge a record from the learner's kernel against the reference's own run of the check.
+
+    Points are compared in order; the first that fails decides, as it would in
+    the learner's notebook. A record that stops early reports why it stopped.
+    """
+    trusted = trusted_points(case.number)
+    observed = record.get("points") if isinstance(record.get("points"), list) else []
+    for index, expected in enumerate(trusted):
+        if index >= len(observed):
+            break
+        try:
+            point = Point.from_json(observed[index])
+        except ValueError as exc:
+            return _record(case, "failed", str(exc))
+        message = verdict(point, expected)
+        if message:
+            return _record(case, "failed", message)
+    status = record.get("status")
+    if status == "not implemented yet":
+        return _record(case, "not implemented yet", str(record.get("message", ""))[:300])
+    if status == "error":
+        return _record(case, "error", str(record.get("message", "error"))[:400])
+    if status != "completed" or len(observed) != len(trusted):
+        return _record(case, "failed", "the check ran differently in your kernel (was course_lib changed?)")
     return _record(case, "passed", "")
 
 

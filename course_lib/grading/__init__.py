@@ -1,15 +1,16 @@
 """``course-grade``: the automated grader of Labs 11.1–11.5 (see docs/grading.md).
 
 One idea per module: ``notebook`` (find the lab, the exercise cells, the lab's
-setup), ``sandbox`` (a kernel with limits), ``harness`` (the kernel side of a
-grading run), ``hidden`` (a hidden case and its verdict), ``hidden_cases`` (the
-generated cases of each lab), ``grade`` (one notebook), ``results`` (records and
-Gradescope's format), ``batch`` (a folder to CSV), ``bundle`` (a Gradescope
-autograder), ``wheel`` (course_lib as a wheel for the bundle), ``cli``.
+setup), ``withhold`` (the sandbox's view of course_lib, the lab's reference
+stubbed out), ``sandbox`` (a bubblewrap-isolated kernel with limits),
+``harness`` (the kernel side: call the learner's functions, report data),
+``hidden`` (a hidden case and its verdict), ``hidden_cases`` (the generated
+cases of each lab), ``grade`` (one notebook, judged outside the kernel),
+``results`` (records and Gradescope's format), ``batch`` (a folder to CSV),
+``bundle`` (a Gradescope autograder), ``wheel`` (course_lib as a wheel), ``cli``.
 
 The names below are loaded on first use: the grading harness imports this
-package inside every learner's kernel, which should not pay for nbclient,
-pandas or tqdm there.
+package inside every learner's kernel, where only ``harness`` exists.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ _EXPORTS = {
     "GradingError": "errors", "NotALabNotebook": "errors", "TemplateNotFound": "errors",
     "GradeOptions": "grade", "grade_notebook": "grade", "grading_request": "grade",
     "HiddenTest": "hidden", "hidden_calls": "hidden_cases", "hidden_tests": "hidden_cases",
-    "LAB_FUNCTIONS": "notebook", "find_template": "notebook", "lab_of": "notebook",
-    "read_submission": "notebook", "student_id": "notebook",
+    "LAB_FUNCTIONS": "notebook", "find_template": "notebook", "identify": "notebook", "lab_of": "notebook",
+    "read_submission": "notebook", "student_id": "notebook", "build_view": "withhold",
     "STATUSES": "results", "GradeResult": "results", "Status": "results", "TestResult": "results",
-    "format_table": "results", "to_gradescope": "results",
+    "format_table": "results", "to_gradescope": "results", "write_atomically": "results",
     "CellRun": "sandbox", "Limits": "sandbox", "Sandbox": "sandbox",
 }  # fmt: skip
 

@@ -1,42 +1,55 @@
 """Grade a folder of submissions in parallel and write one CSV row per submission.
 
-Each submission runs in its own kernel; ``jobs`` worker processes grade
-several at once. A submission that breaks its grading (or even its worker
-process) becomes a row with status ``error``: one bad notebook never stops
-the batch.
+Each submission runs in its own sandboxed kernel; ``jobs`` worker processes
+grade several at once. Every notebook found gets a row, and so does every
+folder that could not be read: one bad submission (or a grader bug) becomes a
+row with status ``error``, never a stopped or silently shorter batch.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import tempfile
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from tqdm import tqdm
 
-from .grade import GradeOptions, grade_notebook
+from .. import labs
+from .grade import GradeOptions, grade_notebook, lab_view
 from .notebook import student_id
-from .results import GradeResult
+from .results import GradeResult, write_atomically
 
 
-def find_submissions(folder: str | Path) -> list[Path]:
-    """Every ``.ipynb`` under ``folder`` (Jupyter's checkpoints excluded), in a stable order."""
-    return sorted(
-        path for path in Path(folder).rglob("*.ipynb")
-        if ".ipynb_checkpoints" not in path.parts and path.is_file()
-    )
+def find_submissions(folder: str | Path, unreadable: list[Path] | None = None) -> list[Path]:
+    """Every ``.ipynb`` under ``folder`` (Jupyter's checkpoints excluded), in a stable order.
+
+    Folders that cannot be listed are added to ``unreadable`` (when given), so
+    the batch can report them instead of silently grading fewer students.
+    """
+    found: list[Path] = []
+
+    def refused(error: OSError) -> None:
+        if unreadable is not None:
+            unreadable.append(Path(error.filename or folder))
+
+    for current, folders, files in os.walk(folder, onerror=refused):
+        folders[:] = sorted(name for name in folders if name != ".ipynb_checkpoints")
+        found.extend(Path(current) / name for name in files if name.endswith(".ipynb"))
+    return sorted(found)
 
 
-def _grade_safely(path: Path, options: GradeOptions, student: str) -> GradeResult:
+def _grade_safely(path: Path, options: GradeOptions, root: str) -> GradeResult:
     try:
-        return grade_notebook(path, options, student=student)
+        return grade_notebook(path, options, root=root)
     except BaseException as exc:  # noqa: BLE001 - even a grader bug becomes one row, not a stopped batch
-        return _crashed(path, student, f"{type(exc).__name__}: {exc}")
+        return _crashed(path, student_id(path, root), f"{type(exc).__name__}: {exc}")
 
 
 def _crashed(path: Path, student: str, why: str) -> GradeResult:
@@ -50,9 +63,22 @@ def grade_folder(
     jobs: int = 1,
     progress: bool = True,
 ) -> list[GradeResult]:
-    """Grade every submission under ``folder``; results in the order of ``find_submissions``."""
-    paths = find_submissions(folder)
+    """Grade every submission under ``folder``: the notebooks in ``find_submissions`` order, then a row per unreadable folder."""
+    unreadable: list[Path] = []
+    paths = find_submissions(folder, unreadable)
     students = [student_id(path, folder) for path in paths]
+    with tempfile.TemporaryDirectory(prefix="course-grade-views-") as views:
+        if options.views is None:  # every worker shares one copy of each lab's package view
+            options = replace(options, views=views)
+            for lab in labs.LABS:
+                lab_view(lab, views)
+        results = _grade_all(paths, students, str(folder), options, jobs, progress)
+    return results + [_crashed(path, student_id(path, folder) if path != Path(folder) else path.name,
+                               f"the folder {path} could not be read") for path in unreadable]
+
+
+def _grade_all(paths: list[Path], students: list[str], root: str, options: GradeOptions, jobs: int,
+               progress: bool) -> list[GradeResult]:
     bar = tqdm(total=len(paths), desc="grading", unit="notebook", disable=not progress)
     results: dict[int, GradeResult] = {}
 
@@ -64,11 +90,11 @@ def grade_folder(
     with bar:
         if jobs <= 1:
             for index, path in enumerate(paths):
-                done(index, _grade_safely(path, options, students[index]))
+                done(index, _grade_safely(path, options, root))
         else:
             pending = list(range(len(paths)))
             for _attempt in range(2):  # a worker that died takes its pool with it: retry the rest once
-                pending = _in_pool(pending, paths, students, options, jobs, done)
+                pending = _in_pool(pending, paths, root, options, jobs, done)
                 if not pending:
                     break
             for index in pending:
@@ -77,7 +103,7 @@ def grade_folder(
 
 
 def _in_pool(
-    indexes: Iterable[int], paths: list[Path], students: list[str], options: GradeOptions, jobs: int,
+    indexes: Iterable[int], paths: list[Path], root: str, options: GradeOptions, jobs: int,
     done: Callable[[int, GradeResult], None],
 ) -> list[int]:
     """Grade ``indexes`` in a fresh pool; returns the ones lost to a broken pool."""
@@ -85,7 +111,7 @@ def _in_pool(
     context = multiprocessing.get_context("spawn")  # no fork of a process that holds kernel threads
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures: dict[Future[GradeResult], int] = {
-            pool.submit(_grade_safely, paths[i], options, students[i]): i for i in indexes
+            pool.submit(_grade_safely, paths[i], options, root): i for i in indexes
         }
         for future in as_completed(futures):
             index = futures[future]
@@ -101,7 +127,8 @@ def results_frame(results: Iterable[GradeResult]) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     test_columns: list[str] = []
     for result in results:
-        row: dict[str, Any] = {"student": result.student, "file": result.submission, "lab": result.lab}
+        row: dict[str, Any] = {"student": result.student, "student_from": result.student_source,
+                               "file": result.submission, "lab": result.lab}
         for test in result.tests:
             column = f"{test.lab} {test.number} {test.name}"
             if column not in test_columns:
@@ -109,14 +136,17 @@ def results_frame(results: Iterable[GradeResult]) -> pd.DataFrame:
             row[column] = test.score
         row |= {
             "total": result.score, "max_score": result.max_score, "percent": result.percent,
-            "status": result.status, "seconds": round(result.execution_time, 1), "notes": " | ".join(result.notes),
+            "status": result.status, "seconds": round(result.execution_time, 1), "budget": result.budget,
+            "sandbox": result.sandbox, "notes": " | ".join(result.notes),
         }
         rows.append(row)
-    columns = ["student", "file", "lab", *test_columns, "total", "max_score", "percent", "status", "seconds", "notes"]
+    columns = ["student", "student_from", "file", "lab", *test_columns, "total", "max_score", "percent", "status",
+               "seconds", "budget", "sandbox", "notes"]
     return pd.DataFrame(rows, columns=columns)
 
 
 def write_csv(results: Iterable[GradeResult], path: str | os.PathLike[str]) -> pd.DataFrame:
+    """The CSV, written whole or not at all (a temporary file renamed into place)."""
     frame = results_frame(results)
-    frame.to_csv(path, index=False)
+    write_atomically(Path(path), frame.to_csv(index=False))
     return frame

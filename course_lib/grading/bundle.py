@@ -24,7 +24,7 @@ from .batch import find_submissions
 from .errors import GradingError, NotALabNotebook
 from .grade import GradeOptions, grade_notebook, not_graded
 from .notebook import find_template, lab_of, read_notebook, setup_sources
-from .results import GradeResult, to_gradescope
+from .results import GradeResult, to_gradescope, write_atomically
 from .sandbox import Limits
 from .wheel import write_wheel
 
@@ -70,7 +70,7 @@ ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 SOURCE="$ROOT/source"
 PYTHON="${{COURSE_GRADE_PYTHON:-$(cat "$SOURCE/python" 2>/dev/null || command -v python3)}}"
 exec "$PYTHON" -m course_lib.grading autograder --lab {lab} --root "$ROOT" --labs "$SOURCE/labs" \\
-  --timeout {timeout:g} --memory {memory}
+  --timeout {timeout:g} --memory {memory} --budget {budget:g}
 """
 
 
@@ -99,10 +99,10 @@ def build_bundle(
     notebook = setup_notebook(lab, labs_dir)
     with tempfile.TemporaryDirectory(prefix="course-grade-bundle-") as folder:
         wheel = write_wheel(project_root(), Path(folder) / "wheels")
-        memory = limits.memory_mb or 0
         files = {
             "setup.sh": SETUP_SH,
-            "run_autograder": RUN_AUTOGRADER.format(lab=lab, timeout=limits.cell_timeout, memory=memory),
+            "run_autograder": RUN_AUTOGRADER.format(lab=lab, timeout=limits.cell_timeout, memory=limits.memory_mb,
+                                                    budget=limits.budget),
             f"labs/lab_{lab.replace('.', '_')}_setup.ipynb": nbformat.writes(notebook),
         }
         output.parent.mkdir(parents=True, exist_ok=True)
@@ -127,7 +127,8 @@ def run_autograder(
     root = autograder_root(root)
     candidates = find_submissions(root / "submission") if (root / "submission").is_dir() else []
     chosen = _choose(candidates, lab)
-    options = GradeOptions(limits=limits, labs_dir=str(labs_dir) if labs_dir else None, expected_lab=lab)
+    # Gradescope's container is the sandbox; the verdicts are still made outside the learner's kernel.
+    options = GradeOptions(limits=limits, labs_dir=str(labs_dir) if labs_dir else None, expected_lab=lab, sandbox=False)
     if chosen is None:
         names = ", ".join(path.name for path in candidates) or "no files"
         result = not_graded(root / "submission", "submission", lab,
@@ -136,7 +137,7 @@ def run_autograder(
         result = grade_notebook(chosen, options, student="submission")
     results = root / "results" / "results.json"
     results.parent.mkdir(parents=True, exist_ok=True)
-    results.write_text(json.dumps(to_gradescope(result), indent=2), encoding="utf-8")
+    write_atomically(results, json.dumps(to_gradescope(result), indent=2))
     return result
 
 

@@ -1,12 +1,15 @@
 """``course-grade``: grade a notebook or a folder, or build a Gradescope autograder.
 
-    course-grade SUBMISSION.ipynb [--results results.json]
+    course-grade SUBMISSION.ipynb [--results results.json] [--student ID]
     course-grade DIR --out grades.csv [-j N]
     course-grade bundle --lab 11.3 -o autograder.zip
     course-grade autograder --lab 11.3 [--root /autograder]     (what the bundle runs)
 
-The exit status is 0 once results are written, whatever the score; 2 for a
-usage error.
+Everything that can be checked before grading is checked first (limits, the
+labs folder, where the output goes, that there is something to grade, that
+the sandbox tool is installed), so a batch never grades for an hour and then
+fails to write its results. The exit status is 0 once results are written,
+whatever the score; 2 for a usage error.
 """
 
 from __future__ import annotations
@@ -14,23 +17,25 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
-from ..checklist.runner import LABS, normalise_lab
-from .batch import grade_folder, write_csv
+from .. import labs
+from .batch import find_submissions, grade_folder, write_csv
 from .bundle import build_bundle, run_autograder
 from .grade import GradeOptions, grade_notebook
-from .results import format_table, to_gradescope
-from .sandbox import Limits
+from .results import format_table, to_gradescope, write_atomically
+from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
 
 SUBCOMMANDS = ("bundle", "autograder")
 
 
 def _lab(text: str) -> str:
     try:
-        return normalise_lab(text)
+        return labs.lab(text).id
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -38,19 +43,27 @@ def _lab(text: str) -> str:
 def _limits_options(parser: argparse.ArgumentParser) -> None:
     defaults = Limits()
     parser.add_argument("--timeout", type=float, default=defaults.cell_timeout, metavar="SECONDS",
-                        help=f"time limit per cell and per check (default {defaults.cell_timeout:g})")
+                        help=f"time limit per cell, per check and per hidden call (default {defaults.cell_timeout:g})")
     parser.add_argument("--memory", type=int, default=defaults.memory_mb, metavar="MB",
-                        help=f"address-space limit of the learner's kernel, 0 for none (default {defaults.memory_mb})")
+                        help=f"address-space limit of the learner's kernel (default {defaults.memory_mb})")
+    parser.add_argument("--budget", type=float, default=defaults.budget, metavar="SECONDS",
+                        help=f"hard wall-clock budget per submission; its sandbox is killed then (default {defaults.budget:g})")
     parser.add_argument("--labs", metavar="DIR", help="folder with the course's lab notebooks (default: ./labs or the checkout's)")
 
 
-def _limits(arguments: argparse.Namespace) -> Limits:
-    return Limits(cell_timeout=arguments.timeout, memory_mb=arguments.memory or None)
+def _limits(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> Limits:
+    limits = Limits(cell_timeout=arguments.timeout, memory_mb=arguments.memory, budget=arguments.budget)
+    if limits.problems():
+        parser.error("; ".join(limits.problems()).replace("cell_timeout", "--timeout").replace("memory_mb", "--memory")
+                     .replace("budget", "--budget"))
+    if arguments.labs and not Path(arguments.labs).is_dir():
+        parser.error(f"--labs {arguments.labs}: no such folder")
+    return limits
 
 
 def _grade_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="course-grade", description="Grade Lab 11.1–11.5 notebooks (see docs/grading.md).",
+        prog="course-grade", description=f"Grade Lab {', '.join(labs.LABS)} notebooks (see docs/grading.md).",
         epilog="Other commands: 'course-grade bundle --help', 'course-grade autograder --help'.",
     )
     parser.add_argument("target", type=Path, help="a submitted .ipynb, or a folder of them")
@@ -59,6 +72,9 @@ def _grade_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="the CSV for a folder (default grades.csv)")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="notebooks graded at once (folder only)")
     parser.add_argument("--lab", type=_lab, help="grade as this lab when a notebook names none")
+    parser.add_argument("--student", help="the student's id for a single notebook (default: from its metadata or name)")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run submissions without bubblewrap (only where something else isolates them)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (folder only)")
     _limits_options(parser)
     return parser
@@ -66,7 +82,7 @@ def _grade_parser() -> argparse.ArgumentParser:
 
 def _bundle_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="course-grade bundle", description="Build a Gradescope autograder zip for one lab.")
-    parser.add_argument("--lab", type=_lab, required=True, help=f"one of {', '.join(LABS)}")
+    parser.add_argument("--lab", type=_lab, required=True, help=f"one of {', '.join(labs.LABS)}")
     parser.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"))
     _limits_options(parser)
     return parser
@@ -75,7 +91,8 @@ def _bundle_parser() -> argparse.ArgumentParser:
 def _autograder_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-grade autograder",
-        description="Grade ROOT/submission and write ROOT/results/results.json (Gradescope's layout).",
+        description="Grade ROOT/submission and write ROOT/results/results.json (Gradescope's layout). "
+                    "Gradescope's container is the sandbox here, so bubblewrap is not used.",
     )
     parser.add_argument("--lab", type=_lab, required=True)
     parser.add_argument("--root", help="default $AUTOGRADER_ROOT or /autograder")
@@ -83,37 +100,64 @@ def _autograder_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _writable(parser: argparse.ArgumentParser, path: Path, option: str) -> None:
+    """Fail before grading, not after, when the output cannot be written."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        parser.error(f"{option} {path} is a folder; give a file name")
+    if not folder.is_dir():
+        parser.error(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        parser.error(f"{option} {path}: the folder {folder} is not writable")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # a dead kernel's pending tasks are reported by us
     if argv and argv[0] == "bundle":
-        arguments = _bundle_parser().parse_args(argv[1:])
-        path = build_bundle(arguments.lab, arguments.output, labs_dir=arguments.labs, limits=_limits(arguments))
+        parser = _bundle_parser()
+        arguments = parser.parse_args(argv[1:])
+        path = build_bundle(arguments.lab, arguments.output, labs_dir=arguments.labs, limits=_limits(parser, arguments))
         print(f"wrote {path} (Lab {arguments.lab}): upload it as the assignment's autograder on Gradescope")
         return 0
     if argv and argv[0] == "autograder":
-        arguments = _autograder_parser().parse_args(argv[1:])
-        result = run_autograder(arguments.lab, root=arguments.root, labs_dir=arguments.labs, limits=_limits(arguments))
+        parser = _autograder_parser()
+        arguments = parser.parse_args(argv[1:])
+        result = run_autograder(arguments.lab, root=arguments.root, labs_dir=arguments.labs,
+                                limits=_limits(parser, arguments))
         print(format_table(result))
         return 0
 
-    arguments = _grade_parser().parse_args(argv)
-    options = GradeOptions(limits=_limits(arguments), labs_dir=arguments.labs, expected_lab=None)
+    parser = _grade_parser()
+    arguments = parser.parse_args(argv)
+    options = GradeOptions(limits=_limits(parser, arguments), labs_dir=arguments.labs, sandbox=not arguments.no_sandbox)
     target: Path = arguments.target
+    if not target.exists():
+        parser.error(f"{target} does not exist")
+    if arguments.jobs < 1:
+        parser.error(f"--jobs must be >= 1, got {arguments.jobs}")
+    if options.sandbox and bubblewrap() is None:
+        parser.error(f"grading needs a sandbox per submission: {INSTALL_HINT}; "
+                     "or pass --no-sandbox where the machine itself is the sandbox")
+    if not options.sandbox:
+        print(f"warning: --no-sandbox: {GIVEN_UP}", file=sys.stderr)
+
     if target.is_dir():
-        results = grade_folder(target, options, jobs=max(1, arguments.jobs), progress=not arguments.no_progress)
+        _writable(parser, arguments.out, "--out")
+        if not find_submissions(target):
+            parser.error(f"no notebooks (.ipynb) under {target}")
+        results = grade_folder(target, options, jobs=arguments.jobs, progress=not arguments.no_progress)
         frame = write_csv(results, arguments.out)
         counts = Counter(result.status for result in results)
         print(f"graded {len(results)} notebooks: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
-        if len(frame):
-            print(f"mean {frame['percent'].mean():.1f} % · wrote {arguments.out}")
+        print(f"mean {frame['percent'].mean():.1f} % · wrote {arguments.out}")
         return 0
-    if not target.exists():
-        _grade_parser().error(f"{target} does not exist")
+
+    _writable(parser, arguments.results, "--results")
     if arguments.lab:
-        options = GradeOptions(limits=options.limits, labs_dir=options.labs_dir, expected_lab=arguments.lab)
-    result = grade_notebook(target, options)
+        options = replace(options, expected_lab=arguments.lab)
+    result = grade_notebook(target, options, student=arguments.student)
     print(format_table(result))
-    arguments.results.write_text(json.dumps(to_gradescope(result), indent=2), encoding="utf-8")
+    write_atomically(arguments.results, json.dumps(to_gradescope(result), indent=2))
     print(f"wrote {arguments.results}")
     return 0

@@ -1,30 +1,38 @@
-"""Grade one learner notebook: run its exercise cells in a sandbox, then the lab's checks and hidden cases.
+"""Grade one learner notebook: run it in a sandbox, then judge what came out, here.
 
-The order in the fresh kernel is: the lab's own setup cells (from the course's
-copy), the submission's ``exercise`` cells, then one grading cell that calls
-``harness.serve``. Checklist results come back from the kernel as they are;
-hidden calls come back as raw outcomes and are judged here against the
-reference (``hidden.py``, cases from ``hidden_cases.py``).
+In the sandboxed kernel (``sandbox.py``) the grader runs the lab's own setup
+cells (from the course's copy), the submission's ``exercise`` cells, and then
+one cell per checklist check and per hidden call. Each of those cells only
+reports what the learner's functions did (``harness.py``). Every verdict is
+made in this process: checklist records against the grader's own run of each
+check (``checklist.runner.judge_record``), hidden outcomes against the
+reference (``hidden.py``). The lab's reference is withheld from the sandbox
+(``withhold.py``); calling it scores 0 for the lab's function.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import tempfile
 import time
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..checklist.runner import select
+from .. import labs
+from ..checklist.runner import CheckRecord, judge_record, select
 from .errors import GradingError
 from .hidden import HiddenTest, call_verdict
 from .hidden_cases import hidden_calls, hidden_tests
-from .notebook import LAB_FUNCTIONS, find_template, read_submission, setup_sources, student_id
+from .notebook import find_template, identify, read_submission, setup_sources
 from .results import GradeResult, Status, TestResult
 from .sandbox import CellRun, Limits, Sandbox
+from .withhold import build_view
+
+BORROWED = "NotAvailableWhileGrading"
+HARNESS = "__course_grader"
 
 
 @dataclass(frozen=True)
@@ -33,41 +41,51 @@ class GradeOptions:
     labs_dir: str | None = None
     expected_lab: str | None = None
     """The lab an autograder is for: used when the notebook names none, refused when it names another."""
+    sandbox: bool = True
+    """False only where something else isolates the kernel (Gradescope's container) or by ``--no-sandbox``."""
+    views: str | None = None
+    """A folder holding each lab's package view (built once per batch); a private one when ``None``."""
 
 
 @dataclass
 class KernelRun:
-    """What happened in the kernel: how each cell ended, and the harness's events."""
+    """How every cell ended: setup, exercises, the function check, each checklist check and hidden call."""
 
     setup: list[CellRun] = field(default_factory=list)
     exercises: list[CellRun] = field(default_factory=list)
-    grader: CellRun | None = None
-    events: list[dict[str, Any]] = field(default_factory=list)
+    functions: CellRun | None = None
+    checks: dict[int, CellRun] = field(default_factory=dict)
+    calls: dict[str, CellRun] = field(default_factory=dict)
+    seconds: float = 0.0
+    expired: bool = False
 
 
-def grade_notebook(path: str | Path, options: GradeOptions = GradeOptions(), *, student: str | None = None) -> GradeResult:
+def grade_notebook(path: str | Path, options: GradeOptions = GradeOptions(), *, student: str | None = None,
+                   root: str | Path | None = None) -> GradeResult:
     """Grade one submission; never raises for anything the submission does."""
     started = time.monotonic()
     path = Path(path)
-    who = student or student_id(path)
     lab = options.expected_lab
+    who, source = (student, "--student") if student else identify(path, None, root)
     try:
         submission = read_submission(path, expected_lab=options.expected_lab)
         lab = submission.lab
+        if not student:
+            who, source = identify(path, submission.notebook, root)
         setup = setup_sources(find_template(lab, options.labs_dir))
-        run = _execute(lab, setup, submission.exercise_sources, options.limits)
+        run = _execute(lab, setup, submission.exercise_sources, options)
     except GradingError as exc:
-        return not_graded(path, who, lab, str(exc), started)
+        return not_graded(path, who, lab, str(exc), started, options.limits)
     except Exception as exc:  # noqa: BLE001 - e.g. the kernel could not start; one bad file must not stop a batch
-        return not_graded(path, who, lab, f"could not grade: {type(exc).__name__}: {exc}", started)
-    return assemble(path, who, lab, run, started)
+        return not_graded(path, who, lab, f"could not grade: {type(exc).__name__}: {exc}", started, options.limits)
+    return assemble(path, who, source, lab, run, started, options)
 
 
-def not_graded(path: Path, student: str, lab: str | None, note: str, started: float) -> GradeResult:
+def not_graded(path: Path, student: str, lab: str | None, note: str, started: float, limits: Limits = Limits()) -> GradeResult:
     """A result for a submission the grader could not run: every test of the lab at 0, the reason as a note."""
     tests = tuple(_zero_tests(lab, note)) if lab else ()
     return GradeResult(submission=path.name, student=student, lab=lab, status="error", tests=tests,
-                       execution_time=time.monotonic() - started, notes=(note,))
+                       execution_time=time.monotonic() - started, budget=limits.budget, notes=(note,))
 
 
 def _zero_tests(lab: str, output: str) -> Iterable[TestResult]:
@@ -77,138 +95,149 @@ def _zero_tests(lab: str, output: str) -> Iterable[TestResult]:
         yield TestResult(name=test.name, number=f"H{index}", lab=lab, score=0, output=output, hidden=True)
 
 
-def grading_request(lab: str, limits: Limits) -> dict[str, Any]:
-    """What the kernel is asked to run: inputs only, never an expected value."""
-    return {
-        "lab": lab,
-        "functions": list(LAB_FUNCTIONS[lab]),
-        "time_limit": limits.cell_timeout,
-        "checks": [case.number for case in select(lab)],
-        "calls": [call.request() for call in hidden_calls(lab)],
-    }
+@functools.cache
+def _private_views() -> str:
+    return tempfile.mkdtemp(prefix="course-grade-views-")
 
 
-def _execute(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], limits: Limits) -> KernelRun:
+def lab_view(lab: str, views: str | None = None) -> Path:
+    """The lab's package view under ``views`` (built on first use)."""
+    folder = Path(views or _private_views()) / lab
+    view = folder / "course_lib"
+    if not view.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        build_view(labs.lab(lab), folder)
+    return view
+
+
+def _execute(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions) -> KernelRun:
     run = KernelRun()
-    request = grading_request(lab, limits)
-    items = len(request["checks"]) + len(request["calls"])
+    limits = options.limits
+    names = list(labs.lab(lab).functions)
     with tempfile.TemporaryDirectory(prefix="course-grade-") as folder:
-        kernel_dir = Path(folder) / "work"
-        private = Path(folder) / uuid.uuid4().hex  # not the kernel's working directory
-        kernel_dir.mkdir()
-        private.mkdir()
-        with Sandbox(kernel_dir, limits) as box:
+        box = Sandbox(Path(folder) / "home", limits, lab_view(lab, options.views), isolate=options.sandbox)
+        with box:
             # The course's own setup gets the start-up allowance: a slow import is not the learner's fault.
             run.setup = [box.run(source, timeout=limits.startup_timeout) for source in setup]
+            run.setup.append(box.run(f"import course_lib.grading.harness as {HARNESS}", timeout=limits.startup_timeout))
             run.exercises = [box.run(source) for source in exercises]
-            request_path, response_path = private / "request.json", private / "response.jsonl"
-            request_path.write_text(json.dumps(request), encoding="utf-8")
-            response_path.write_text("", encoding="utf-8")  # anything written here before is gone
-            cell = (
-                "import course_lib.grading.harness as _course_grader\n"
-                f"_course_grader.serve(globals(), {str(request_path)!r}, {str(response_path)!r})\n"
-                "del _course_grader"
-            )
-            run.grader = box.run(cell, timeout=limits.cell_timeout * (items + 2) + 10)
-        run.events = read_events(response_path)
+            run.functions = box.run(f"{HARNESS}.functions(globals(), {names!r})")
+            defined = run.functions.reply if isinstance(run.functions.reply, dict) else {}
+            if all(defined.get(name) is True for name in names):
+                items = [(run.checks, case.number, f"{HARNESS}.check(globals(), {case.number}, {names!r})")
+                         for case in select(lab)]
+                items += [(run.calls, call.key, f"{HARNESS}.call(globals(), {json.dumps(call.request())!r})")
+                          for call in hidden_calls(lab)]
+                stopped: CellRun | None = None
+                for results, key, source in items:
+                    results[key] = stopped or box.run(source)  # type: ignore[index]
+                    stopped = stopped or _stops_the_rest(results[key], limits)  # type: ignore[index]
+            run.seconds, run.expired = box.elapsed, box.expired
     return run
 
 
-def read_events(path: Path) -> list[dict[str, Any]]:
-    events = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            events.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a line cut short by a dying kernel
-    return events
+def _stops_the_rest(cell: CellRun, limits: Limits) -> CellRun | None:
+    """After a time-out or the memory limit, the lab's function is not called again.
+
+    One endless loop then costs one time limit, not one per check and per hidden call.
+    """
+    if cell.status == "timeout":
+        return CellRun("skipped", "Skipped", f"skipped: an earlier check ran longer than {limits.cell_timeout:g} s")
+    if "MemoryError" in json.dumps(cell.reply, default=repr) or cell.ename == "MemoryError":
+        return CellRun("skipped", "Skipped", "skipped: an earlier check hit the memory limit")
+    return None
 
 
-def assemble(path: Path, student: str, lab: str, run: KernelRun, started: float) -> GradeResult:
-    """Score every test of the lab from what happened in the kernel."""
+def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, started: float,
+             options: GradeOptions) -> GradeResult:
+    """Score every test of the lab from what the kernel reported, judged here."""
     notes: list[str] = []
     for number, cell in enumerate(run.setup, start=1):
         if cell.status != "ok":
-            notes.append(f"the lab's setup cell {number} failed ({cell.error}); is course_lib installed in the kernel?")
+            notes.append(f"the lab's setup cell {number} failed ({cell.error}); is course_lib installed for the kernel?")
     for number, cell in enumerate(run.exercises, start=1):
         if cell.status != "ok":
             notes.append(f"exercise cell {number}: {cell.error}")
-    if run.grader is not None and run.grader.status not in ("ok", "skipped"):
-        notes.append(f"the grading cell stopped: {run.grader.error}")
+    if run.expired:
+        notes.append(f"the submission's time budget of {options.limits.budget:g} s ran out; its sandbox was stopped")
 
-    checks = {e["key"]: e for e in run.events if e.get("event") == "check"}
-    calls = {e["key"]: e for e in run.events if e.get("event") == "call"}
-    started_keys = [e["key"] for e in run.events if e.get("event") == "start"]
-    in_progress = next((key for key in reversed(started_keys) if key not in checks and key not in calls), None)
-    functions = next((e["functions"] for e in run.events if e.get("event") == "functions"), None)
-
-    blocked = _blocked(lab, functions, run)  # a reason every test of the lab scores 0, if any
+    blocked = _blocked(lab, run)
     if blocked:
         notes.append(blocked)
+    records = {number: _check(number, cell) for number, cell in run.checks.items()}
     tests: list[TestResult] = []
     for case in select(lab):
-        key = f"check-{case.number}"
-        output = blocked or _check_output(checks.get(key), key == in_progress)
-        tests.append(TestResult(name=case.name, number=str(case.number), lab=lab,
-                                score=0 if output else 1, output=output or ""))
+        output = blocked or _check_output(records.get(case.number))
+        tests.append(TestResult(name=case.name, number=str(case.number), lab=lab, score=0 if output else 1, output=output or ""))
+    outcomes = {key: _outcome(cell) for key, cell in run.calls.items()}
     for index, test in enumerate(hidden_tests(lab), start=1):
-        output = blocked or _hidden_output(test, calls, in_progress)
+        output = blocked or _hidden_output(test, outcomes)
         tests.append(TestResult(name=test.name, number=f"H{index}", lab=lab, score=0 if output else 1,
                                 output=output or f"passed on {len(test.calls)} generated cases", hidden=True))
 
-    reference = [e for e in [*checks.values(), *calls.values()] if e.get("reference")]
-    if reference and not blocked:
-        names = " and ".join(LAB_FUNCTIONS[lab])
-        message = f"0 points: {names} ran course_lib's own implementation; write your own"
+    borrowed = [r.message for r in records.values() if BORROWED in r.message] + [
+        o.get("message", "") for o in outcomes.values() if o.get("type") == BORROWED]
+    if borrowed and not blocked:
+        names = " and ".join(labs.lab(lab).functions)
+        message = f"0 points: {names} called course_lib's own implementation ({borrowed[0][:160]})"
         notes.append(message)
         tests = [test.model_copy(update={"score": 0, "output": message}) for test in tests]
 
-    status = _status(run, functions, [*checks.values(), *calls.values()], in_progress)
-    return GradeResult(submission=path.name, student=student, lab=lab, status=status, tests=tuple(tests),
-                       execution_time=time.monotonic() - started, notes=tuple(notes))
+    return GradeResult(submission=path.name, student=student, student_source=source, lab=lab,
+                       status=_status(run, records), tests=tuple(tests),
+                       execution_time=time.monotonic() - started, budget=options.limits.budget,
+                       sandbox="bubblewrap" if options.sandbox else "none", notes=tuple(notes))
 
 
-def _blocked(lab: str, functions: dict[str, Any] | None, run: KernelRun) -> str | None:
-    if functions is None:
-        if run.grader is not None and run.grader.status == "timeout":
-            return "the grading cell ran out of time before it could start"
-        return "not graded: the kernel stopped before the checks could run"
-    for name in LAB_FUNCTIONS[lab]:
-        report = functions.get(name, {})
-        if report.get("reference"):
-            return f"0 points: {report['reference']}; write your own"
-        if not report.get("defined"):
-            cause = next((cell.error for cell in run.exercises if cell.status != "ok"), None)
+def _check_output(record: CheckRecord | None) -> str | None:
+    if record is None:
+        return "not run"
+    if record.passed:
+        return None
+    if record.status == "not implemented yet":
+        return f"not implemented yet: {record.message}"
+    return record.message or record.status
+
+
+def _check(number: int, cell: CellRun) -> CheckRecord:
+    case = next(c for c in select() if c.number == number)
+    if cell.status == "ok" and isinstance(cell.reply, dict):
+        return judge_record(case, cell.reply)
+    if cell.status == "ok":
+        return CheckRecord(case.number, case.lab, case.name, case.rules, "error", "the check sent no record back")
+    return CheckRecord(case.number, case.lab, case.name, case.rules, "error", _cell_problem(cell))
+
+
+def _outcome(cell: CellRun) -> dict[str, Any]:
+    if cell.status == "ok" and isinstance(cell.reply, dict) and "kind" in cell.reply:
+        return cell.reply
+    if cell.status == "ok":
+        return {"kind": "skipped", "message": "the call sent no outcome back"}
+    return {"kind": "timeout" if cell.status == "timeout" else "skipped", "message": _cell_problem(cell)}
+
+
+def _cell_problem(cell: CellRun) -> str:
+    if cell.status == "error":
+        return f"{cell.error} (the grading cell itself failed: was the harness removed?)"
+    return cell.evalue or cell.status
+
+
+def _blocked(lab: str, run: KernelRun) -> str | None:
+    """A reason every test of the lab scores 0, if any."""
+    cell = run.functions
+    if cell is None or cell.status != "ok" or not isinstance(cell.reply, dict):
+        return "not graded: the kernel stopped before the checks could run" + (
+            f" ({cell.evalue})" if cell is not None and cell.evalue else "")
+    for name in labs.lab(lab).functions:
+        if cell.reply.get(name) is not True:
+            cause = next((c.error for c in run.exercises if c.status != "ok"), None)
             because = f" (an exercise cell failed: {cause})" if cause else ""
             return f"{name} is not defined after running your exercise cells{because}"
     return None
 
 
-def _check_output(event: dict[str, Any] | None, was_running: bool) -> str | None:
-    if event is None:
-        if was_running:
-            return "the kernel stopped while this check ran (os._exit, a crash, or a limit)"
-        return "not run: the kernel stopped before this check"
-    if event.get("reference"):
-        return "ran course_lib's own implementation"
-    status, message = event["status"], event.get("message", "")
-    if status == "passed":
-        return None
-    if status == "not implemented yet":
-        return f"not implemented yet: {message}"
-    return message or status
-
-
-def _hidden_output(test: HiddenTest, calls: dict[str, dict[str, Any]], in_progress: str | None) -> str | None:
-    failures = []
-    for call in test.calls:
-        event = calls.get(call.key)
-        if event is None and call.key == in_progress:
-            reason = "the kernel stopped during this call (os._exit, a crash, or a limit)"
-        else:
-            reason = call_verdict(test, call, event)
-        if reason:
-            failures.append((call, reason))
+def _hidden_output(test: HiddenTest, outcomes: dict[str, dict[str, Any]]) -> str | None:
+    failures = [(call, reason) for call in test.calls if (reason := call_verdict(test, call, outcomes.get(call.key)))]
     if not failures:
         return None
     if all(reason.startswith("not implemented yet") for _, reason in failures):
@@ -218,23 +247,17 @@ def _hidden_output(test: HiddenTest, calls: dict[str, dict[str, Any]], in_progre
             f"first: {call.description}: {reason}")
 
 
-def _status(run: KernelRun, functions: dict[str, Any] | None, events: list[dict[str, Any]], in_progress: str | None) -> Status:
+def _status(run: KernelRun, records: dict[int, CheckRecord]) -> Status:
     """How grading went (results.py): a time limit first, then anything that stopped it, then a missing function."""
-    course_cells = [*run.setup, *([run.grader] if run.grader else [])]
-    cells = [*course_cells, *run.exercises]
-    outcomes = [e.get("outcome", {}) for e in events]
-    if (
-        any(c.status == "timeout" for c in cells)
-        or any(e.get("status") == "timeout" for e in events)
-        or any(o.get("kind") == "timeout" for o in outcomes)
-    ):
+    cells = [*run.setup, *run.exercises, *([run.functions] if run.functions else []), *run.checks.values(), *run.calls.values()]
+    if run.expired or any(c.status in ("timeout", "budget") for c in cells):
         return "timeout"
-    memory = any(c.ename == "MemoryError" for c in cells) or any(
-        o.get("type") == "MemoryError" or "MemoryError" in str(e.get("message", "")) for e, o in zip(events, outcomes)
-    )
-    stopped = any(c.status in ("died", "error") for c in course_cells) or any(c.status == "died" for c in run.exercises)
-    if memory or stopped or functions is None or in_progress is not None:
+    memory = any(c.ename == "MemoryError" for c in cells) or any("MemoryError" in r.message for r in records.values())
+    if memory or any(c.status in ("died", "error") for c in run.setup) or any(c.status == "died" for c in cells):
         return "error"
-    if any(not report.get("defined") for report in functions.values()):
+    reply = run.functions.reply if run.functions else None
+    if not isinstance(reply, dict):
+        return "error"
+    if not all(reply.values()):
         return "error" if any(c.status != "ok" for c in run.exercises) else "missing-function"
     return "ok"

@@ -17,20 +17,26 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .. import fixtures
+from .. import compaction, context, fixtures, grouping, labs, parsing
 from ..generate import SessionRecipe, group_starts, random_session, random_summary
 from ..models import SessionEntry
 from ..parsing import parse_session_entry, to_json_dict
 from . import harness
 from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned
 
-SEEDS = {"11.1": 1101, "11.2": 1102, "11.3": 1103, "11.4": 1104, "11.5": 1105}
+REFERENCES: dict[str, Callable[..., Any]] = {
+    "parse_session_entry": parsing.parse_session_entry,
+    "group_interactions": grouping.group_interactions,
+    "build_context": context.build_context,
+    "create_compaction_entry": compaction.create_compaction_entry,
+}
+"""The reference of each lab function: it decides what every hidden call should return."""
 
 
 @functools.cache
 def hidden_tests(lab: str) -> tuple[HiddenTest, ...]:
     """The hidden tests of one lab, the same on every call and every machine."""
-    rng = random.Random(SEEDS[lab])
+    rng = random.Random(labs.lab(lab).hidden_seed)
     return GENERATORS[lab](rng)
 
 
@@ -49,8 +55,8 @@ def _reference_call(function: str, path: Any, value: Any, options: Mapping[str, 
         request["value"] = value
     if estimator:
         request["estimator"] = estimator
-    args, kwargs = harness._decode(request)
-    return harness.wire_result(function, harness.REFERENCES[function](*args, **kwargs))
+    args, kwargs = harness.decode(request)
+    return harness.wire_result(function, REFERENCES[function](*args, **kwargs))
 
 
 class _Calls:

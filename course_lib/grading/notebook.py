@@ -17,22 +17,16 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from ..checklist.runner import normalise_lab
+from .. import labs
 from .errors import NotALabNotebook, TemplateNotFound
 
-LAB_FUNCTIONS: dict[str, tuple[str, ...]] = {
-    "11.1": ("parse_session_entry",),
-    "11.2": ("group_interactions",),
-    "11.3": ("build_context",),
-    "11.4": ("create_compaction_entry",),
-    "11.5": ("build_context",),
-}
-"""The function each lab asks for, by the name the checklist's ``Implementation`` uses."""
+LAB_FUNCTIONS: dict[str, tuple[str, ...]] = {lab.id: lab.functions for lab in labs.LABS.values()}
+"""The function(s) each lab asks for (from the registry, ``course_lib.labs``)."""
 
 EXERCISE_TAG = "exercise"
 CHECKLIST_TAG = "checklist"
 LABS_ENVIRONMENT = "COURSE_GRADE_LABS"
-_FILE_LAB = re.compile(r"lab[_-]?11[_.-]([1-5])(?!\d)", re.IGNORECASE)
+_FILE_LAB = re.compile(r"lab[_-]?(\d+)[_.-](\d+)(?!\d)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -40,6 +34,7 @@ class Submission:
     path: Path
     lab: str
     exercise_sources: tuple[str, ...]
+    notebook: NotebookNode
 
 
 def read_notebook(path: str | Path) -> NotebookNode:
@@ -55,12 +50,12 @@ def lab_of(notebook: NotebookNode, path: str | Path | None = None) -> str:
     course = notebook.get("metadata", {}).get("course", {})
     if isinstance(course, dict) and course.get("lab") is not None:
         try:
-            return normalise_lab(course["lab"])  # "11.3", "Lab 11.3" and 3 name the same lab
+            return labs.lab(course["lab"]).id  # "11.3", "Lab 11.3" and 3 name the same lab
         except ValueError:
             pass
     match = _FILE_LAB.search(Path(path).name) if path is not None else None
-    if match:
-        return f"11.{match.group(1)}"
+    if match and f"{match.group(1)}.{match.group(2)}" in labs.LABS:
+        return f"{match.group(1)}.{match.group(2)}"
     where = f"{Path(path).name}: " if path is not None else ""
     raise NotALabNotebook(f"{where}no lab in the notebook's metadata (course.lab) or its file name")
 
@@ -88,7 +83,7 @@ def read_submission(path: str | Path, *, expected_lab: str | None = None) -> Sub
         lab = expected_lab
     if expected_lab is not None and lab != expected_lab:
         raise NotALabNotebook(f"{Path(path).name} is Lab {lab}, but this autograder grades Lab {expected_lab}")
-    return Submission(Path(path), lab, exercise_sources(notebook))
+    return Submission(Path(path), lab, exercise_sources(notebook), notebook)
 
 
 def setup_sources(template: NotebookNode) -> tuple[str, ...]:
@@ -134,15 +129,31 @@ def find_template(lab: str, labs_dir: str | Path | None = None) -> NotebookNode:
     )
 
 
-_LAB_SUFFIX = re.compile(r"[\s_.-]*lab[\s_-]*11[\s_.-]*[1-5](?!\d).*$", re.IGNORECASE)
+_LAB_SUFFIX = re.compile(r"[\s_.-]*lab[\s_-]*\d+[\s_.-]*\d+(?!\d).*$", re.IGNORECASE)
 
 
-def student_id(path: str | Path, root: str | Path | None = None) -> str:
-    """Who submitted ``path``: the first folder under ``root`` (``DIR/alice/lab.ipynb``),
-    else the file name without its lab part (``alice_lab_11_3_build_context.ipynb`` → ``alice``)."""
+def identify(path: str | Path, notebook: NotebookNode | None = None, root: str | Path | None = None) -> tuple[str, str]:
+    """Who submitted ``path``, and how that was decided.
+
+    In order: the notebook's metadata (``course.student``), the first folder
+    under ``root`` (``DIR/alice/lab.ipynb``), the file name without its lab part
+    (``alice_lab_11_3_build_context.ipynb``), else the folder holding the file.
+    """
     path = Path(path)
+    course = (notebook or {}).get("metadata", {}).get("course", {})
+    named = course.get("student") if isinstance(course, dict) else None
+    if isinstance(named, str) and named.strip():
+        return named.strip(), "notebook metadata (course.student)"
     if root is not None:
         relative = path.resolve().relative_to(Path(root).resolve())
         if len(relative.parts) > 1:
-            return relative.parts[0]
-    return _LAB_SUFFIX.sub("", path.stem) or path.stem
+            return relative.parts[0], "folder"
+    stem = _LAB_SUFFIX.sub("", path.stem)
+    if stem and labs.lab_of_notebook(path.stem) is None:
+        return stem, "file name"
+    return path.resolve().parent.name or path.stem, "containing folder"
+
+
+def student_id(path: str | Path, root: str | Path | None = None) -> str:
+    """The student's id alone (see ``identify``)."""
+    return identify(path, None, root)[0]

@@ -10,6 +10,9 @@ defined).
 
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -42,10 +45,16 @@ class GradeResult(BaseModel):
 
     submission: str
     student: str
+    student_source: str = ""
+    """How ``student`` was decided: --student, notebook metadata, folder, file name."""
     lab: str | None
     status: Status
     tests: tuple[TestResult, ...] = ()
     execution_time: float = 0.0
+    budget: float = 0.0
+    """The hard wall-clock budget the submission had, in seconds."""
+    sandbox: str = ""
+    """``bubblewrap``, or ``none`` when graded without a sandbox."""
     notes: tuple[str, ...] = ()
 
     @property
@@ -88,7 +97,8 @@ def to_gradescope(result: GradeResult) -> dict[str, Any]:
 def format_table(result: GradeResult) -> str:
     """The terminal view of one graded notebook."""
     lab = f"Lab {result.lab}" if result.lab else "no lab"
-    lines = [f"{result.submission} · {lab} · student {result.student} · status {result.status}"]
+    who = f"student {result.student}" + (f" (from the {result.student_source})" if result.student_source else "")
+    lines = [f"{result.submission} · {lab} · {who} · status {result.status}"]
     width = max((len(_label(test)) for test in result.tests), default=10)
     for test in result.tests:
         mark = "✅" if test.passed else "❌"
@@ -96,9 +106,28 @@ def format_table(result: GradeResult) -> str:
         if test.output and not test.passed:
             lines.append(f"{'':>4}  ↳ {test.output}")
     lines.extend(f"note: {note}" for note in result.notes)
-    lines.append(f"total {result.score:g}/{result.max_score:g} ({result.percent:g} %) in {result.execution_time:.1f} s")
+    budget = f" of a {result.budget:g} s budget" if result.budget else ""
+    sandbox = f", sandbox: {result.sandbox}" if result.sandbox else ""
+    lines.append(f"total {result.score:g}/{result.max_score:g} ({result.percent:g} %) in {result.execution_time:.1f} s{budget}{sandbox}")
     return "\n".join(lines)
 
 
 def _label(test: TestResult) -> str:
     return f"hidden · {test.name}" if test.hidden else test.name
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
+
+    A reader (or a crash) sees the old file or the new one, never half of one.
+    """
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,84 @@
+"""The one registry of the course's labs: what each asks for and what grading withholds.
+
+The checklist, the grader, the learner-lab generator, the docs and the tests
+all read this table, so adding a lab is one entry here (plus its checks,
+notebook and hidden cases, which name the lab by its id).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Withheld:
+    """Definitions of one course module that a graded submission must not borrow.
+
+    ``names`` empty means every top-level function of the module (its classes
+    stay: a learner's function returns the course's result types).
+    """
+
+    module: str
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Lab:
+    id: str
+    title: str
+    notebook: str
+    """The notebook's file stem, in ``labs/`` (learner) and ``labs/solutions/``."""
+    functions: tuple[str, ...]
+    """The learner's functions the lab grades, by the checklist's names."""
+    rules: str
+    """The rules the lab's checks cite, as the README and start page show them."""
+    withheld: tuple[Withheld, ...]
+    """What the grading sandbox replaces by stubs that raise ``NotAvailableWhileGrading``."""
+    hidden_seed: int
+
+    @property
+    def number(self) -> int:
+        return int(self.id.split(".")[1])
+
+
+_BUILD_CONTEXT = (
+    Withheld("course_lib.context"),
+    Withheld("course_lib.explorer.projection"),
+    Withheld("course_lib.lifecycle.cut_point"),
+    Withheld("course_lib.lifecycle.budget"),
+)
+
+LABS: dict[str, Lab] = {
+    lab.id: lab
+    for lab in (
+        Lab("11.1", "The compaction record and the stores", "lab_11_1_compaction_record",
+            ("parse_session_entry",), "R1–R4, R7–R9",
+            (Withheld("course_lib.models", ("CompactionSummary", "CompactionEntry")),), 1101),
+        Lab("11.2", "Interaction groups", "lab_11_2_group_interactions",
+            ("group_interactions",), "R11–R14",
+            (Withheld("course_lib.grouping"), Withheld("course_lib.lifecycle.cut_point"),
+             Withheld("course_lib.lifecycle.prefix_reuse")), 1102),
+        Lab("11.3", "build_context without compaction", "lab_11_3_build_context",
+            ("build_context",), "R15–R17, R19–R23", _BUILD_CONTEXT, 1103),
+        Lab("11.4", "create_compaction_entry", "lab_11_4_create_compaction_entry",
+            ("create_compaction_entry",), "R24–R28",
+            (Withheld("course_lib.compaction", ("create_compaction_entry", "_check_first_kept")),), 1104),
+        Lab("11.5", "Resume from the latest compaction", "lab_11_5_resume_from_compaction",
+            ("build_context",), "R5, R6, R16, R18", _BUILD_CONTEXT, 1105),
+    )
+}  # fmt: skip
+
+
+def lab(name: str | int | float) -> Lab:
+    """The lab named ``"11.3"``, ``"Lab 11.3"`` or ``3``; a ``ValueError`` listing the labs otherwise."""
+    text = str(name).strip().lower().removeprefix("lab").strip()
+    if text.isdigit():
+        text = f"11.{text}"
+    if text not in LABS:
+        raise ValueError(f"unknown lab {name!r}; choose one of {', '.join(LABS)}")
+    return LABS[text]
+
+
+def lab_of_notebook(stem: str) -> Lab | None:
+    """The lab whose notebook file is ``stem`` (a submission may be renamed; see grading)."""
+    return next((entry for entry in LABS.values() if entry.notebook == stem), None)
