@@ -6,6 +6,25 @@ path, so callers can find the first bad fact in a long history.
 
 from __future__ import annotations
 
+QUOTE_LIMIT = 60
+"""How much of a piece of input a message may show: a 1 MB value still gives a short error."""
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters (marked with …), printable even when it holds a
+    lone surrogate, so an error about bad input can always be shown (R2)."""
+    if len(text) > limit:
+        text = text[:limit] + "…"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` for a message, cut like ``shorten``: ``'u1'``, ``'xxxx…'``, ``12``."""
+    if isinstance(value, str):
+        return repr(value[:limit] + "…" if len(value) > limit else value)
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
 
 class SessionEntryError(ValueError):
     """An entry (or one line of a JSONL file) does not have the chapter's shape (R1, R2)."""
