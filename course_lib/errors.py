@@ -52,6 +52,18 @@ class SessionStoreError(ValueError):
         self.line = line
 
 
+class SessionLockedError(SessionStoreError):
+    """A second writer asked for a session file another writer holds (R8, lifecycle benefit 3).
+
+    ``session`` is the name the second writer used; the lock belongs to the file itself,
+    so a symlink or a second hard link to a held file is refused too.
+    """
+
+    def __init__(self, message: str, *, session: str) -> None:
+        super().__init__(message)
+        self.session = session
+
+
 class SessionPathError(ValueError):
     """``path_to`` could not walk from the leaf to a root (R10)."""
 

@@ -12,7 +12,6 @@ aliases, and only the aliases are accepted when parsing wire data.
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -48,9 +47,10 @@ NonBlankStr = Annotated[str, StringConstraints(pattern=r"\S")]
 """A string with at least one non-whitespace character (ids, goal, key, tool names);
 like ``Text`` it refuses a lone surrogate."""
 
-LARGEST_FINITE_INT = int(sys.float_info.max)
+LARGEST_FINITE_INT = 2**1024 - 2**970 - 1
 """R1 "numbers must be finite" as the chapter's TypeScript reference sees them: its
-``JSON.parse`` reads an integer beyond the double range as ``Infinity``."""
+``JSON.parse`` reads an integer as the nearest double, ``Infinity`` from 2**1024 - 2**970
+on (the halfway point past ``sys.float_info.max``). Up to this bound an integer is finite."""
 
 FiniteInt = Annotated[int, Field(ge=-LARGEST_FINITE_INT, le=LARGEST_FINITE_INT)]
 
