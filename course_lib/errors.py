@@ -22,6 +22,8 @@ def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
     """``repr(value)`` for a message, cut like ``shorten``: ``'u1'``, ``'xxxx…'``, ``12``."""
     if isinstance(value, str):
         return repr(value[:limit] + "…" if len(value) > limit else value)
+    if isinstance(value, int) and value.bit_length() > 4 * limit:
+        return f"an integer of about {int(value.bit_length() * 0.30103)} digits"  # repr() may refuse it
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "…"
 
