@@ -10,6 +10,7 @@ every platform.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import BinaryIO
 
 _WINDOWS_LOCK_OFFSET = 2**31 - 2
@@ -44,13 +45,13 @@ def unlock(handle: BinaryIO) -> None:
     fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def _on_lock_byte(handle: BinaryIO, action: object) -> bool:  # pragma: no cover - Windows only
+def _on_lock_byte(handle: BinaryIO, action: Callable[[int], object]) -> bool:  # pragma: no cover - Windows only
     """Run ``action(fd)`` with the file positioned on the lock byte, then put the position back."""
     fd = handle.fileno()
     position = os.lseek(fd, 0, os.SEEK_CUR)
     os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
     try:
-        action(fd)  # type: ignore[operator]
+        action(fd)
     except OSError:
         return False
     finally:
