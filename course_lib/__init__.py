@@ -7,7 +7,14 @@ lives in its own module.
 from .builders import PathBuilder
 from .compaction import compaction_summary_text, create_compaction_entry
 from .context import BuildContextResult, TokenProjection, build_context
-from .errors import CompactionError, InteractionError, SessionEntryError, SessionPathError, SessionStoreError
+from .errors import (
+    CompactionError,
+    InteractionError,
+    SessionEntryError,
+    SessionLockedError,
+    SessionPathError,
+    SessionStoreError,
+)
 from .estimators import estimate_tokens_chars
 from .grouping import InteractionGroup, group_interactions
 from .models import (
@@ -49,6 +56,7 @@ __all__ = [
     "SessionEntryError",
     "SessionPathError",
     "SessionReadResult",
+    "SessionLockedError",
     "SessionStoreError",
     "SystemMessage",
     "TextContent",

@@ -6,6 +6,27 @@ path, so callers can find the first bad fact in a long history.
 
 from __future__ import annotations
 
+QUOTE_LIMIT = 60
+"""How much of a piece of input a message may show: a 1 MB value still gives a short error."""
+
+
+def shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters (marked with …), printable even when it holds a
+    lone surrogate, so an error about bad input can always be shown (R2)."""
+    if len(text) > limit:
+        text = text[:limit] + "…"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` for a message, cut like ``shorten``: ``'u1'``, ``'xxxx…'``, ``12``."""
+    if isinstance(value, str):
+        return repr(value[:limit] + "…" if len(value) > limit else value)
+    if isinstance(value, int) and value.bit_length() > 4 * limit:
+        return f"an integer of about {int(value.bit_length() * 0.30103)} digits"  # repr() may refuse it
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
 
 class SessionEntryError(ValueError):
     """An entry (or one line of a JSONL file) does not have the chapter's shape (R1, R2)."""
@@ -31,6 +52,18 @@ class SessionStoreError(ValueError):
         super().__init__(message)
         self.entry_id = entry_id
         self.line = line
+
+
+class SessionLockedError(SessionStoreError):
+    """A second writer asked for a session file another writer holds (R8, lifecycle benefit 3).
+
+    ``session`` is the name the second writer used; the lock belongs to the file itself,
+    so a symlink or a second hard link to a held file is refused too.
+    """
+
+    def __init__(self, message: str, *, session: str) -> None:
+        super().__init__(message)
+        self.session = session
 
 
 class SessionPathError(ValueError):

@@ -16,13 +16,14 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
     BaseModel,
+    Discriminator,
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
-    JsonValue,
     SerializationInfo,
     SerializerFunctionWrapHandler,
     StringConstraints,
+    Tag,
     model_serializer,
 )
 from pydantic.alias_generators import to_camel
@@ -37,35 +38,75 @@ def _as_tuple(value: Any) -> Any:
     raise ValueError("must be a list")
 
 
-NonBlankStr = Annotated[str, StringConstraints(pattern=r"\S")]
-"""A string with at least one non-whitespace character (ids, goal, key, tool names)."""
+Text = Annotated[str, StringConstraints(pattern="")]
+"""Any string UTF-8 can hold. The empty pattern matches everything, but pydantic-core
+checks it on a UTF-8 copy of the string, so a lone surrogate such as ``"\\ud800"`` is
+refused when parsed (R1, R9): a store could neither write it nor read it back."""
 
-Number = int | float
+NonBlankStr = Annotated[str, StringConstraints(pattern=r"\S")]
+"""A string with at least one non-whitespace character (ids, goal, key, tool names);
+like ``Text`` it refuses a lone surrogate."""
+
+LARGEST_FINITE_INT = 2**1024 - 2**970 - 1
+"""R1 "numbers must be finite" as the chapter's TypeScript reference sees them: its
+``JSON.parse`` reads an integer as the nearest double, ``Infinity`` from 2**1024 - 2**970
+on (the halfway point past ``sys.float_info.max``). Up to this bound an integer is finite."""
+
+FiniteInt = Annotated[int, Field(ge=-LARGEST_FINITE_INT, le=LARGEST_FINITE_INT)]
+
+Number = Union[FiniteInt, float]
 """A finite JSON number; the models' config refuses NaN, infinities and bools."""
 
-NonNegative = Union[Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0)]]
-"""A finite number >= 0. The bound sits on each member so pydantic-core checks it natively;
+NonNegative = Union[Annotated[int, Field(ge=0, le=LARGEST_FINITE_INT)], Annotated[float, Field(ge=0)]]
+"""A finite number >= 0. The bounds sit on each member so pydantic-core checks them natively;
 on the union ``int | float`` it would call a Python validator for every value."""
 
 _FiniteJson = TypeAliasType(
-    "_FiniteJson", Union[None, bool, int, float, str, list["_FiniteJson"], dict[str, "_FiniteJson"]]
+    "_FiniteJson",
+    Union[None, bool, FiniteInt, float, Text, list["_FiniteJson"], dict[Text, "_FiniteJson"]],
 )
 
 
-class _FiniteWhenReadFromJson:
-    """Reading JSON text, pydantic's ``JsonValue`` keeps whatever the parser made, even
-    ``NaN`` or ``1e999`` (an infinite float). This checks such values like any other
-    number (R1) when a JSONL line is parsed straight into the models; Python input keeps
-    ``JsonValue``'s own checks and messages."""
+def _json_kind(value: Any) -> str:
+    """The tag of a Python value in ``_FiniteJsonFromPython``: the JSON kind it stands for."""
+    for kind in (bool, int, float, str, list, dict):  # bool first: it is an int subclass
+        if isinstance(value, kind):
+            return kind.__name__
+    return "NoneType" if value is None else type(value).__name__
+
+
+_FiniteJsonFromPython = TypeAliasType(
+    "_FiniteJsonFromPython",
+    Annotated[
+        Union[
+            Annotated[list["_FiniteJsonFromPython"], Tag("list")],
+            Annotated[dict[Text, "_FiniteJsonFromPython"], Tag("dict")],
+            Annotated[Text, Tag("str")],
+            Annotated[bool, Tag("bool")],
+            Annotated[FiniteInt, Tag("int")],
+            Annotated[float, Tag("float")],
+            Annotated[None, Tag("NoneType")],
+        ],
+        Discriminator(_json_kind, custom_error_type="invalid-json-value", custom_error_message="not a JSON value"),
+    ],
+)
+"""Pydantic's ``JsonValue`` for Python input, with the course's strings and numbers: a tag
+per kind keeps a refusal's field path short and its wording ours (R2)."""
+
+
+class _FreeJson:
+    """Free JSON values keep R1 on both ways in: JSON text is checked against a plain union
+    (fast on the JSONL path, NaN and ``1e999`` included), Python input against the tagged one."""
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         return core_schema.json_or_python_schema(
-            json_schema=handler.generate_schema(_FiniteJson), python_schema=handler(source)
+            json_schema=handler.generate_schema(_FiniteJson),
+            python_schema=handler.generate_schema(_FiniteJsonFromPython),
         )
 
 
-JsonData = Annotated[JsonValue, _FiniteWhenReadFromJson]
+JsonData = Annotated[Any, _FreeJson]
 """Any finite JSON value: a free-form field (tool arguments, details, metadata values)."""
 
 
@@ -119,15 +160,15 @@ class WireModel(BaseModel):
 
 class TextContent(WireModel):
     type: Literal["text"] = "text"
-    text: str
+    text: Text
 
 
 class ToolCall(WireModel):
     type: Literal["toolCall"] = "toolCall"
     id: NonBlankStr
     name: NonBlankStr
-    arguments: dict[str, JsonData]
-    raw_arguments: str | None = None
+    arguments: dict[Text, JsonData]
+    raw_arguments: Text | None = None
 
 
 AssistantContent = Annotated[Union[TextContent, ToolCall], Field(discriminator="type")]
@@ -148,8 +189,8 @@ class Usage(WireModel):
 
 class SystemMessage(WireModel):
     role: Literal["system"] = "system"
-    content: str
-    sections: dict[str, str | None] | None = None
+    content: Text
+    sections: dict[Text, Text | None] | None = None
     timestamp: Number
 
 
@@ -165,11 +206,11 @@ StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 class AssistantMessage(WireModel):
     role: Literal["assistant"] = "assistant"
     content: Seq(AssistantContent)
-    provider: str
-    model: str
+    provider: Text
+    model: Text
     usage: Usage
     stop_reason: StopReason
-    error_message: str | None = None
+    error_message: Text | None = None
     timestamp: Number
 
 
@@ -213,12 +254,12 @@ class CompactionSummary(WireModel):
     """The seven fields, always in this order (spec §1)."""
 
     goal: NonBlankStr
-    constraints: Seq(str)
-    completed: Seq(str)
-    decisions: Seq(str)
-    changed_files: Seq(str)
-    unresolved: Seq(str)
-    next: Seq(str)
+    constraints: Seq(Text)
+    completed: Seq(Text)
+    decisions: Seq(Text)
+    changed_files: Seq(Text)
+    unresolved: Seq(Text)
+    next: Seq(Text)
 
 
 class CompactionEntry(WireModel):

@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .errors import SessionEntryError
-from .models import CompactionSummary, SessionEntry, TextContent, Usage
+from .errors import SessionEntryError, quoted, shorten
+from .models import LARGEST_FINITE_INT, CompactionSummary, SessionEntry, TextContent, Usage
 
 T = TypeVar("T")
 
@@ -115,8 +115,8 @@ def session_entry_error(
     at_first = [e for e in errors if _data_path(e, value) == first_path]
     field = _format_path(first_path)
     if subject is None:
-        subject = f"session {kind} {entry_id}" if entry_id else f"session {kind}"
-    where = f"{subject}.{field}" if field else subject
+        subject = f"session {kind} {shorten(entry_id)}" if entry_id else f"session {kind}"
+    where = f"{subject}.{shorten(field)}" if field else subject
     prefix = f"line {line}: " if line is not None else ""
     return SessionEntryError(
         f"{prefix}{where} {_phrase(at_first)}", entry_id=entry_id, path=field, line=line
@@ -180,6 +180,8 @@ def _data_path(error: Mapping[str, Any], value: Any) -> tuple[str | int, ...]:
             model_tag_next = True
         elif position == len(loc) - 1 and error["type"] == "missing":
             path.append(part)
+        elif part == "[key]":
+            path.append(part)  # pydantic's marker: the key just named is at fault, not its value
     if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
         path.append(str(error.get("ctx", {}).get("discriminator", "type")).strip("'"))
     return tuple(path)
@@ -188,11 +190,15 @@ def _data_path(error: Mapping[str, Any], value: Any) -> tuple[str | int, ...]:
 def _format_path(path: tuple[str | int, ...]) -> str:
     text = ""
     for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+        if part == "[key]":
+            text += " key"
+        else:
+            text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text
 
 
 def _phrase(errors: list[Mapping[str, Any]]) -> str:
+    """Pydantic's error kinds in the course's words; never its own wording (R2)."""
     kinds = {e["type"] for e in errors}
     first = errors[0]
     given = first.get("input")
@@ -201,7 +207,11 @@ def _phrase(errors: list[Mapping[str, Any]]) -> str:
         return "is required"
     if "extra_forbidden" in kinds:
         return "is not a known field"
-    if "finite_number" in kinds:
+    if "recursion_depth_exceeded" in kinds:
+        return "nests too deeply"
+    if "string_unicode" in kinds:
+        return "holds a lone surrogate, which UTF-8 cannot store"
+    if "finite_number" in kinds or _beyond_double_range(errors):
         return "must be a finite number"
     if "greater_than_equal" in kinds:
         return "must be a number >= 0"
@@ -216,14 +226,22 @@ def _phrase(errors: list[Mapping[str, Any]]) -> str:
     if "literal_error" in kinds:
         return f"must be {ctx.get('expected')}"
     if "union_tag_invalid" in kinds:
-        return f"must be one of {ctx.get('expected_tags')}, got {ctx.get('tag')!r}"
+        return f"must be one of {ctx.get('expected_tags')}, got {quoted(ctx.get('tag'))}"
     if "union_tag_not_found" in kinds:
         return "is required"
     if kinds & {"model_type", "dict_type", "model_attributes_type"}:
         return "must be an object"
-    if kinds & {"tuple_type", "list_type"}:
+    if kinds & {"tuple_type", "list_type"} or "must be a list" in str(first.get("msg")):
         return "must be a list"
     if "invalid-json-value" in kinds:
         return "must be a JSON value"
-    message = str(first.get("msg", "is invalid"))
-    return message.removeprefix("Value error, ")
+    return "is not allowed here"
+
+
+def _beyond_double_range(errors: list[Mapping[str, Any]]) -> bool:
+    """An integer past the bounds ``FiniteInt`` sets: not finite as a JSON number (R1)."""
+    return any(
+        e["type"] in ("less_than_equal", "greater_than_equal") and isinstance(e.get("input"), int)
+        and abs(e["input"]) > LARGEST_FINITE_INT
+        for e in errors
+    )

@@ -8,16 +8,21 @@ already on disk (R8).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
+import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ValidationError
+import jiter
+from pydantic import BaseModel
 
-from .errors import SessionEntryError, SessionStoreError
+from . import file_lock
+from .errors import SessionEntryError, SessionLockedError, SessionStoreError, quoted
 from .models import SessionEntry
 from .parsing import ENTRY_ADAPTER, fresh_copy, parse_session_entry, to_json_dict
 from .paths import path_to
@@ -66,23 +71,20 @@ class InMemorySessionStore:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def _check_place(self, entry: Any, *, line: int | None = None) -> None:
-        """A unique id and an already-stored parent; only roots have no parent (R7)."""
-        if entry.id in self._ids:
-            raise SessionStoreError(f"{_where(line)}duplicate entry id {entry.id!r}", entry_id=entry.id, line=line)
-        if entry.parent_id is not None and entry.parent_id not in self._ids:
-            raise SessionStoreError(
-                f"{_where(line)}entry {entry.id!r} names unknown parent {entry.parent_id!r}",
-                entry_id=entry.id,
-                line=line,
-            )
+    def _check_place(self, entry: Any) -> None:
+        _check_place(self._ids, entry)
 
     def _commit(self, entry: Any) -> None:
         """Nothing to persist in memory; the JSONL store writes the line here."""
 
 
 class JsonlSessionStore(InMemorySessionStore):
-    """One entry per line; a newline commits it; existing bytes are never touched (R8, R9)."""
+    """One entry per line; a newline commits it; existing bytes are never touched (R8, R9).
+
+    Reading needs no lock. Appending does: the first append (or ``lock_for_appending``)
+    locks the file itself until ``close``, so a second writer is refused under any name
+    (a symlink, a hard link) instead of interleaving lines and repeating ids.
+    """
 
     def __init__(self, path: Path, *, fsync: bool = True, parse: Parser = parse_session_entry) -> None:
         super().__init__(parse=parse)
@@ -90,42 +92,60 @@ class JsonlSessionStore(InMemorySessionStore):
         self.fsync = fsync
         self._file: Any = None
         self._refusal: str | None = None
+        self._seen = _FileState(identity=None, size=0)
         self.warnings: tuple[ReadWarning, ...] = ()
 
     @classmethod
     def open(
-        cls, path: str | os.PathLike[str], *, fsync: bool = True, parse: Parser = parse_session_entry
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        fsync: bool = True,
+        parse: Parser = parse_session_entry,
+        lock: bool = False,
     ) -> JsonlSessionStore:
-        """Load the committed entries; an unterminated tail blocks appends until dealt with (R8)."""
+        """Load the committed entries; an unterminated tail blocks appends until dealt with (R8).
+
+        With ``lock=True`` the file is locked (and created if missing) before it is read,
+        so nobody can append between reading and the first append.
+        """
         store = cls(Path(path), fsync=fsync, parse=parse)
-        if store.path.exists():
-            result = _read_jsonl(store.path.read_bytes(), parse)
-            for line, entry in result.lines:
-                store._check_place(entry, line=line)
-                store._entries.append(entry)
-                store._ids.add(entry.id)
-            store.warnings = result.warnings
-            if result.warnings:
-                tail = result.warnings[0]
-                store._refusal = (
-                    f"{store.path}: {tail.message}; appends are refused until it is dealt with "
-                    f"(inspect it, then start a clean file with JsonlSessionStore.recover_into)"
-                )
+        if lock:
+            handle = store._locked_handle()
+            try:
+                handle.seek(0)
+                store._load(handle.read(), _identity(handle))
+            except BaseException:
+                handle.close()
+                raise
+            store._file = handle
+            return store
+        try:
+            with open(store.path, "rb") as handle:
+                identity = _identity(handle)
+                data = handle.read()
+        except FileNotFoundError:
+            return store  # opening does not create anything; the first append will
+        store._load(data, identity)
         return store
 
     @classmethod
     def recover_into(
         cls, source: str | os.PathLike[str], target: str | os.PathLike[str], **options: Any
     ) -> JsonlSessionStore:
-        """Copy the committed entries of ``source`` to a new file; ``source`` stays as it is."""
+        """Copy the committed entries of ``source`` to a new file; ``source`` stays as it is.
+
+        All or nothing: the copy is written to a temporary file beside ``target`` and
+        gets its name only when complete, so a recovery killed half way leaves no
+        half-copied session and can simply be run again (R8).
+        """
         target_path = Path(target)
         if target_path.exists():
-            raise SessionStoreError(f"{target_path} already exists; recovery never overwrites a file")
-        recovered = cls.open(source, **options)
-        store = cls(target_path, **options)
-        for entry in recovered._entries:
-            store.append(entry)
-        return store
+            raise SessionStoreError(_exists(target_path))
+        recovered = cls.open(source, **{**options, "lock": False})
+        data = b"".join(_wire_line(entry) for entry in recovered._entries)
+        _create_whole(target_path, data, fsync=options.get("fsync", True))
+        return cls.open(target_path, **options)
 
     def read(self) -> SessionReadResult:
         """What is on disk now: committed entries (copies) and warnings such as a tail."""
@@ -133,8 +153,29 @@ class JsonlSessionStore(InMemorySessionStore):
             return SessionReadResult(entries=[])
         return _read_jsonl(self.path.read_bytes(), self._parse).as_result()
 
+    def lock_for_appending(self) -> JsonlSessionStore:
+        """Become the file's only writer now, rather than at the first append (R8).
+
+        Refused with ``SessionLockedError`` while another writer holds the file, and with
+        ``SessionStoreError`` when the file is no longer exactly what this store read and
+        wrote (someone else appended or replaced it): appending to a stale view could
+        repeat ids or name parents that are not there.
+        """
+        if self._file is None:
+            handle = self._locked_handle()
+            try:
+                self._check_unchanged(handle)
+            except BaseException:
+                handle.close()
+                raise
+            self._file = handle
+        return self
+
     def close(self) -> None:
+        """Release the writer's lock (if held) and the file."""
         if self._file is not None:
+            with contextlib.suppress(OSError):
+                file_lock.unlock(self._file)
             self._file.close()
             self._file = None
 
@@ -144,17 +185,62 @@ class JsonlSessionStore(InMemorySessionStore):
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _check_place(self, entry: Any, *, line: int | None = None) -> None:
-        if self._refusal is not None and line is None:
+    def _load(self, data: bytes, identity: tuple[int, int]) -> None:
+        result = _read_jsonl(data, self._parse)
+        for _, entry in result.lines:
+            self._entries.append(entry)
+            self._ids.add(entry.id)
+        self._seen = _FileState(identity=identity, size=len(data))
+        self.warnings = result.warnings
+        if result.warnings:
+            tail = result.warnings[0]
+            self._refusal = (
+                f"{self.path}: {tail.message}; appends are refused until it is dealt with "
+                f"(inspect it, then start a clean file with JsonlSessionStore.recover_into)"
+            )
+
+    def _locked_handle(self) -> Any:
+        """The file opened for appending (created if missing) and locked, or ``SessionLockedError``."""
+        handle = open(self.path, "a+b")  # noqa: SIM115 - kept open, and locked, until close()
+        try:
+            locked = file_lock.try_lock(handle)
+        except BaseException:
+            handle.close()
+            raise
+        if not locked:
+            handle.close()
+            raise SessionLockedError(
+                f"session {self.path.name} already has a writer; a second writer is refused so lines are "
+                "never interleaved (read it with JsonlSessionStore.open(...).read(), or wait)",
+                session=self.path.name,
+            )
+        return handle
+
+    def _check_unchanged(self, handle: Any) -> None:
+        now = os.fstat(handle.fileno())
+        identity, size = self._seen
+        replaced = identity is not None and (now.st_dev, now.st_ino) != identity
+        if replaced or now.st_size != size:
+            raise SessionStoreError(
+                f"{self.path}: the file changed after this store read it ({size} bytes read, "
+                f"{now.st_size} there now{', another file' if replaced else ''}); someone else wrote "
+                "to it, so this store refuses to append (open it again)"
+            )
+        self._seen = _FileState(identity=(now.st_dev, now.st_ino), size=size)
+
+    def _check_place(self, entry: Any) -> None:
+        if self._refusal is not None:
             raise SessionStoreError(self._refusal, entry_id=getattr(entry, "id", None))
-        super()._check_place(entry, line=line)
+        super()._check_place(entry)
 
     def _commit(self, entry: Any) -> None:
-        """Write one line in append mode, flush and fsync; any failure closes the store (R8)."""
+        """Write one line in append mode, flush and fsync; any failure closes the store (R8).
+
+        Taking the lock comes first: a refused writer has written nothing and stays open.
+        """
         line = _wire_line(entry)
+        self.lock_for_appending()
         try:
-            if self._file is None:
-                self._file = open(self.path, "ab")  # noqa: SIM115 - kept open between appends
             self._file.write(line)
             self._file.flush()
             if self.fsync:
@@ -162,6 +248,71 @@ class JsonlSessionStore(InMemorySessionStore):
         except Exception as exc:
             self._refusal = f"{self.path}: a write failed ({exc}); the store refuses further appends"
             raise SessionStoreError(self._refusal, entry_id=entry.id) from exc
+        self._seen = _FileState(identity=self._seen.identity, size=self._seen.size + len(line))
+
+
+class _FileState(NamedTuple):
+    """Which file a store read (device, inode) and how many bytes it has read and written there."""
+
+    identity: tuple[int, int] | None
+    size: int
+
+
+def _identity(handle: Any) -> tuple[int, int]:
+    status = os.fstat(handle.fileno())
+    return (status.st_dev, status.st_ino)
+
+
+def _check_place(ids: set[str], entry: Any, *, line: int | None = None) -> None:
+    """A unique id and an already-stored parent; only roots have no parent (R7).
+
+    Appends and every way of reading a file share it: one set of rules for every way in.
+    """
+    if entry.id in ids:
+        raise SessionStoreError(f"{_where(line)}duplicate entry id {quoted(entry.id)}", entry_id=entry.id, line=line)
+    if entry.parent_id is not None and entry.parent_id not in ids:
+        raise SessionStoreError(
+            f"{_where(line)}entry {quoted(entry.id)} names unknown parent {quoted(entry.parent_id)}",
+            entry_id=entry.id,
+            line=line,
+        )
+
+
+def _exists(path: Path) -> str:
+    return f"{path} already exists; recovery never overwrites a file"
+
+
+def _create_whole(target: Path, data: bytes, *, fsync: bool) -> None:
+    """Create ``target`` holding ``data``, all or nothing, never replacing a file (R8).
+
+    The bytes go to a temporary file in the same folder, are fsynced, and the file then
+    takes the target's name in one step that fails if the name is taken: ``os.link`` on
+    POSIX (``os.replace`` would overwrite), ``os.rename`` on Windows (which refuses an
+    existing target). Fsyncing the folder makes the new name itself durable.
+    """
+    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
+    try:
+        with open(temporary, "xb") as handle:
+            handle.write(data)
+            handle.flush()
+            if fsync:
+                os.fsync(handle.fileno())
+        try:
+            if os.name == "nt":  # pragma: no cover - Windows only
+                os.rename(temporary, target)
+            else:
+                os.link(temporary, target)
+        except FileExistsError:
+            raise SessionStoreError(_exists(target)) from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+    if fsync and os.name != "nt":  # Windows cannot open a folder to fsync it
+        folder = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
 
 def _where(line: int | None) -> str:
@@ -190,17 +341,22 @@ class _Read:
 def _read_jsonl(data: bytes, parse: Parser) -> _Read:
     """Committed lines parsed to entries (with line numbers), plus warnings.
 
+    Every way in (``open``, ``read``, ``recover_jsonl``, ``recover_into``) comes here, so
+    each applies the same rules: the parser's (R1) and the tree's (R7), naming the line.
     With the course parser each line goes straight from bytes into the models
     (pydantic-core's JSON parser), which is faster than building dicts first.
     """
     lines = data.split(b"\n")
     tail = lines.pop()
     result = _Read()
+    ids: set[str] = set()
     fast = parse is parse_session_entry
     for number, raw in enumerate(lines, start=1):
         if not raw or raw.isspace():
             continue  # a blank line is ignored (R8); isspace() avoids copying the line like strip()
         entry = _validate_line(raw, number) if fast else _parse_line(raw, number, parse)
+        _check_place(ids, entry, line=number)
+        ids.add(entry.id)
         result.lines.append((number, entry))
     if tail.strip():
         line = len(lines) + 1
@@ -217,18 +373,36 @@ def _read_jsonl(data: bytes, parse: Parser) -> _Read:
 def _validate_line(raw: bytes, number: int) -> Any:
     """The fast path: JSON text straight into the models, finite numbers included (R1).
 
-    Any refusal is parsed again on the slow path, which words the error (R2, R8).
+    pydantic-core keeps the last of two equal keys, so jiter (the same JSON parser)
+    reads the line once more to refuse them. Any refusal is parsed again on the slow
+    path, which words the error (R2, R8).
     """
     try:
-        return ENTRY_ADAPTER.validate_json(raw, by_alias=True, by_name=False)
-    except ValidationError:
+        entry = ENTRY_ADAPTER.validate_json(raw, by_alias=True, by_name=False)
+        jiter.from_json(raw, catch_duplicate_keys=True, cache_mode="keys")
+    except ValueError:  # pydantic's ValidationError and jiter's errors alike
         return _parse_line(raw, number, parse_session_entry)
+    return entry
 
 
 def _parse_line(raw: bytes, number: int, parse: Parser) -> Any:
     """The slow path, with a precise message naming the line (R8) and the field (R2)."""
     try:
-        value = json.loads(raw, parse_constant=_refuse_constant)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SessionEntryError(
+            f"line {number}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})", line=number
+        ) from None
+    try:
+        value = json.loads(
+            text, parse_constant=_refuse_constant, parse_int=_json_int, object_pairs_hook=_object_with_unique_keys
+        )
+    except _DuplicateKeyError as exc:
+        raise SessionEntryError(f"line {number}: key {quoted(exc.key)} appears twice in one object", line=number) from None
+    except json.JSONDecodeError as exc:
+        raise SessionEntryError(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})", line=number) from None
+    except RecursionError:
+        raise SessionEntryError(f"line {number}: nests too deeply to be a session entry", line=number) from None
     except ValueError as exc:
         raise SessionEntryError(f"line {number}: not valid JSON ({exc})", line=number) from None
     try:
@@ -243,11 +417,37 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a finite JSON number")
 
 
+def _json_int(digits: str) -> int | float:
+    """An integer as JSON.parse reads it: past the double range it is infinite, which the
+    models refuse naming the field (R1); Python's own digit limit is never reached."""
+    if len(digits) > 400:
+        return -math.inf if digits.startswith("-") else math.inf
+    return int(digits)
+
+
+class _DuplicateKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object_with_unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different: a second value for a key is refused, not kept."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKeyError(key)
+            seen.add(key)
+    return value
+
+
 def _wire_line(entry: Any) -> bytes:
     """The entry as one UTF-8 JSON line; refused before anything is written (R8).
 
-    A string Python can hold but UTF-8 cannot (a lone surrogate such as ``"\\ud800"``)
-    is the caller's error, so the store stays open.
+    The course parser already refuses what UTF-8 cannot hold (a lone surrogate); a
+    custom ``parse`` may not, and its entry is then the caller's error: the store stays open.
     """
     try:
         if isinstance(entry, BaseModel):
@@ -257,7 +457,7 @@ def _wire_line(entry: Any) -> bytes:
     except ValueError as exc:  # UnicodeEncodeError and pydantic's serialization error are ValueErrors
         entry_id = getattr(entry, "id", None)
         raise SessionEntryError(
-            f"entry {entry_id!r} cannot be written as UTF-8 JSON ({exc})", entry_id=entry_id
+            f"entry {quoted(entry_id)} cannot be written as a UTF-8 JSON line", entry_id=entry_id
         ) from None
 
 

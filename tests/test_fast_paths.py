@@ -135,6 +135,8 @@ def test_r1_r8_nan_and_infinity_in_free_json_on_disk_are_refused(
 def test_r9_values_read_straight_from_json_equal_the_strict_parser(tmp_path: Path) -> None:
     wires = [factory() for factory in ALL_WIRE_FACTORIES]
     wires[1]["message"]["content"][1]["arguments"] = {"big": 10**30, "float": 2.5, "deep": [{"x": None, "y": True}]}
+    for parent, wire in zip([None, *wires], wires):
+        wire["parentId"] = parent and parent["id"]  # a chain, so the tree rules hold too (R7)
     target = tmp_path / "session.jsonl"
     target.write_text("".join(json.dumps(wire) + "\n" for wire in wires))
     assert JsonlSessionStore(target).read().entries == [parse_session_entry(w) for w in wires]

@@ -37,7 +37,8 @@ def test_the_lock_is_released_when_the_writer_closes_even_after_an_error(tmp_pat
             raise RuntimeError("boom")
     with open_session_writer(session, fsync=False) as again:
         again.append(entries()[0])
-    assert lock_path(session).exists()
+    assert lock_path(session) == session  # the lock is on the session file itself, no sidecar
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]
 
 
 def test_the_writer_sees_entries_appended_by_the_previous_writer(tmp_path: Path) -> None:

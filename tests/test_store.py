@@ -353,30 +353,31 @@ def test_r8_fails_closed_after_fsync_fails(session_file: Path, monkeypatch: pyte
 
 
 class _FailingFile:
-    """A file whose writes fail, as on a full disk."""
+    """A real file (so it can be locked) whose writes fail, as on a full disk."""
+
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
 
     def write(self, data: bytes) -> int:
         raise OSError(28, "No space left on device")
 
-    def flush(self) -> None: ...
-
-    def fileno(self) -> int:
-        return -1
-
-    def close(self) -> None: ...
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._handle, name)
 
 
 def test_r8_fails_closed_after_a_write_fails(session_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     session_file.write_text(_line(user_wire("u1", None)))
     before = session_file.read_bytes()
     store = JsonlSessionStore.open(session_file)
-    monkeypatch.setattr("course_lib.store.open", lambda *a, **k: _FailingFile(), raising=False)
+    real_open = open
+    monkeypatch.setattr("course_lib.store.open", lambda *a, **k: _FailingFile(real_open(*a, **k)), raising=False)
     with pytest.raises(SessionStoreError, match="No space left"):
         store.append(assistant_wire("a1", "u1"))
     monkeypatch.undo()
     with pytest.raises(SessionStoreError):
         store.append(assistant_wire("a1", "u1"))
     assert session_file.read_bytes() == before
+    store.close()
 
 
 def test_r8_fsync_false_skips_fsync(session_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -420,18 +421,15 @@ def test_r8_recover_into_copies_committed_entries_and_leaves_the_source(tmp_path
     assert [e.id for e in JsonlSessionStore.open(target).entries()] == ["u1", "a1", "r1"]
 
 
-def test_r8_text_utf8_cannot_hold_is_refused_before_writing(tmp_path) -> None:
-    """A lone surrogate parses (Python can hold it) but cannot be a UTF-8 JSON line:
-    the append is refused with the entry id, nothing is written, and the store stays open."""
-    from course_lib import JsonlSessionStore, PathBuilder, SessionEntryError
-
+def test_r1_r9_text_utf8_cannot_hold_is_refused_when_parsed(tmp_path: Path) -> None:
+    """A lone surrogate fits in a Python string but not in a UTF-8 JSON line: the parser
+    refuses it naming the field, so a store is never handed an entry it cannot write."""
     path = tmp_path / "session.jsonl"
     store = JsonlSessionStore.open(path)
-    store.append(PathBuilder().user("u1", "fine").entries[0])
+    store.append(user_wire("u1", None))
     before = path.read_bytes()
-    bad = PathBuilder(store.entries()).user("u2", "broken \ud800 text").entries[-1]
-    with pytest.raises(SessionEntryError, match="'u2'.*UTF-8"):
-        store.append(bad)
+    with pytest.raises(SessionEntryError, match=r"u2\.message\.content\[0\]\.text holds a lone surrogate"):
+        store.append(user_wire("u2", "u1", text="broken \ud800 text"))
     assert path.read_bytes() == before
-    store.append(PathBuilder(store.entries()).user("u2", "mended").entries[-1])
+    store.append(user_wire("u2", "u1", text="mended"))
     assert [e.id for e in JsonlSessionStore.open(path).entries()] == ["u1", "u2"]

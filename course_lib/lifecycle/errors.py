@@ -1,8 +1,11 @@
-"""The lifecycle's exception types: each names what was refused, so a caller can act on it."""
+"""The lifecycle's exception types: each names what was refused, so a caller can act on it.
+
+``SessionLockedError`` lives with the store that raises it and is re-exported here.
+"""
 
 from __future__ import annotations
 
-from ..errors import SessionStoreError
+from ..errors import SessionLockedError
 
 
 class CompactionSettingsError(ValueError):
@@ -31,13 +34,13 @@ class OverflowRecoveryError(RuntimeError):
         self.entry_id = entry_id
 
 
-class SessionLockedError(SessionStoreError):
-    """A second writer asked for a session file another writer holds (benefit 3)."""
-
-    def __init__(self, message: str, *, session: str) -> None:
-        super().__init__(message)
-        self.session = session
-
-
 class ScriptExhaustedError(RuntimeError):
     """The scripted model was asked for more replies than its script holds."""
+
+
+__all__ = [
+    "CompactionSettingsError",
+    "OverflowRecoveryError",
+    "ScriptExhaustedError",
+    "SessionLockedError",
+]
