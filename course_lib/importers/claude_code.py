@@ -80,7 +80,7 @@ def _not_conversation(value: dict[str, Any]) -> str:
     kind = value.get("type")
     if kind == "summary":
         return "a session title (summary record), not part of the conversation"
-    return f"a {kind!r} record without a uuid, not part of the conversation"
+    return f"a record of type {kind!r} without a uuid, not part of the conversation"
 
 
 def _compaction(boundary: Record, summary: Record | None, asm: Assembler) -> None:
@@ -111,7 +111,7 @@ def _map(record: Record, asm: Assembler) -> None:
     elif kind == "system":
         asm.skip(line, f"a system notice ({value.get('subtype')!r}) shown to the user, not sent to the model")
     else:
-        asm.skip(line, f"a {kind!r} record, not part of the conversation")
+        asm.skip(line, f"a record of type {kind!r}, not part of the conversation")
 
 
 def _user(content: Any, uuid: str, line: int, timestamp: float, asm: Assembler) -> None:
