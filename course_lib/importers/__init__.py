@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,13 @@ def load_session(path: str | os.PathLike[str], *, format: str = "auto") -> Impor
     if format not in LOADERS:
         raise ValueError(f"unknown format {format!r}; expected auto or one of {', '.join(FORMATS)}")
     return LOADERS[format](source)  # type: ignore[index]
+
+
+def sample_path(fmt: Format) -> Path:
+    """The small sample log of ``fmt`` that ships with the package (a few interactions and every messy case)."""
+    if fmt not in LOADERS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    return Path(str(files(__name__) / "samples" / f"{fmt}.jsonl"))
 
 
 def detect_format(path: str | os.PathLike[str]) -> Format:
@@ -73,4 +81,4 @@ def _format_of(value: dict[str, Any]) -> Format | None:
     return None
 
 
-__all__ = ["FORMATS", "ImportedSession", "Note", "SessionImportError", "Skip", "detect_format", "load_session"]
+__all__ = ["FORMATS", "ImportedSession", "Note", "SessionImportError", "Skip", "detect_format", "load_session", "sample_path"]
