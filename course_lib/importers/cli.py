@@ -146,7 +146,10 @@ def _convert(arguments: argparse.Namespace) -> int:
     session = _load(arguments)
     with JsonlSessionStore(arguments.output) as store:
         for entry in session.entries:
-            store.append(entry)
+            try:
+                store.append(entry)
+            except (SessionEntryError, SessionStoreError) as exc:
+                raise UsageError(f"{arguments.file}: line {session.entry_lines.get(entry.id)}: {exc}") from None
     print(f"wrote {len(session.entries)} entries ({session.format}, {len(session.skipped)} skipped lines) to {arguments.output}")
     return 0
 

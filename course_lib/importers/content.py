@@ -67,6 +67,8 @@ def _image(block: dict[str, Any]) -> tuple[str, str]:
 def tool_call(call_id: str, name: str, arguments: Any) -> ToolCall:
     """A tool call; arguments that are not an object (or are a JSON string that is not one) are wrapped."""
     raw: str | None = None
+    if arguments is None:
+        arguments = {}
     if isinstance(arguments, str):
         raw = arguments
         try:

@@ -21,7 +21,6 @@ Mapping (what pi's ``buildSessionContext``/``convertToLlm`` send to the model):
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 

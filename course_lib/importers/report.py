@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -53,4 +53,4 @@ class ImportedSession:
     skipped: tuple[Skip, ...]
     notes: tuple[Note, ...] = ()
     structural: tuple[int, ...] = ()
-    entry_lines: Mapping[str, int] | None = None
+    entry_lines: Mapping[str, int] = field(default_factory=dict)
