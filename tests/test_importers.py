@@ -322,3 +322,12 @@ def test_an_unknown_shape_is_refused_with_its_line(tmp_path: Path) -> None:
     assert error.value.line == 2
     with pytest.raises(ValueError, match="unknown format"):
         load_session(path, format="gemini")
+
+
+def test_the_samples_are_declared_package_data() -> None:
+    """A wheel carries the samples, so a notebook can open one from an installed package."""
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    assert pyproject["tool"]["setuptools"]["package-data"]["course_lib.importers"] == ["samples/*.jsonl"]
+    assert all(sample_path(fmt).is_file() for fmt in ("course", "pi", "claude-code", "codex"))
