@@ -16,9 +16,17 @@ def test_show_prints_the_header_for_every_format(fmt: str, capsys: pytest.Captur
     assert main(["show", str(sample_path(fmt))]) == 0
     out = capsys.readouterr().out
     session = load_session(sample_path(fmt))
-    assert f"format {fmt} · {len(session.entries)} entries on the active path · {len(session.skipped)} skipped lines" in out
-    tokens = build_context(session.entries, max_tokens=200_000, reserved_output=16_384, safety_margin=2_000,
-                           estimate_tokens=estimate_tokens_chars).tokens  # the documented defaults
+    assert (
+        f"format {fmt} · {len(session.entries)} entries on the active path · {len(session.skipped)} skipped lines"
+        in out
+    )
+    tokens = build_context(
+        session.entries,
+        max_tokens=200_000,
+        reserved_output=16_384,
+        safety_margin=2_000,
+        estimate_tokens=estimate_tokens_chars,
+    ).tokens  # the documented defaults
     assert f"available for messages {tokens.available_for_messages:g} · total {tokens.total:g} of 200000" in out
     assert "reason within_budget:" in out
 
@@ -54,7 +62,9 @@ def test_help_states_the_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     assert "(default 200000)" in out and "(default 16384)" in out and "(default 2000)" in out
 
 
-def test_convert_writes_the_course_jsonl_and_never_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_convert_writes_the_course_jsonl_and_never_overwrites(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "claude.course.jsonl"
     assert main(["convert", str(sample_path("claude-code")), "-o", str(out)]) == 0
     assert "wrote 19 entries" in capsys.readouterr().out

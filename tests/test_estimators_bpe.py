@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import AssistantMessage, TextContent, ToolCall, Usage, UserMessage
-from course_lib import estimators
+from course_lib import AssistantMessage, TextContent, ToolCall, Usage, UserMessage, estimators
 from course_lib.estimators import (
     CL100K_PATTERN,
     CL100K_SHA256,
@@ -70,7 +69,10 @@ def test_known_counts_of_cl100k_base() -> None:
 
 def test_counts_the_same_text_as_the_character_estimate() -> None:
     message = AssistantMessage(
-        content=[TextContent(text="Reading the store."), ToolCall(id="c1", name="read", arguments={"path": "store.py"})],
+        content=[
+            TextContent(text="Reading the store."),
+            ToolCall(id="c1", name="read", arguments={"path": "store.py"}),
+        ],
         provider="p",
         model="m",
         usage=Usage(input=0, output=0, total_tokens=0),

@@ -50,7 +50,9 @@ def test_a_json_value_that_is_not_an_object_is_skipped(tmp_path: Path) -> None:
         (b'{"a": 1}\n\n{"b": "\xff"}\n', 3, "not UTF-8"),
     ],
 )
-def test_damage_in_the_middle_stops_the_import_naming_the_line(tmp_path: Path, data: bytes, line: int, words: str) -> None:
+def test_damage_in_the_middle_stops_the_import_naming_the_line(
+    tmp_path: Path, data: bytes, line: int, words: str
+) -> None:
     with pytest.raises(SessionImportError, match=words) as error:
         _read(tmp_path, data)
     assert error.value.line == line

@@ -25,7 +25,9 @@ def _block() -> st.SearchStrategy[dict]:
         st.builds(lambda t: {"type": "thinking", "thinking": t}, TEXT),
         st.builds(lambda c, n: {"type": "toolCall", "id": c, "name": n, "arguments": {"k": 1}}, CALL, TEXT),
         st.builds(lambda c, n: {"type": "tool_use", "id": c, "name": n, "input": {"k": 1}}, CALL, TEXT),
-        st.builds(lambda c, e: {"type": "tool_result", "tool_use_id": c, "content": "out", "is_error": e}, CALL, st.booleans()),
+        st.builds(
+            lambda c, e: {"type": "tool_result", "tool_use_id": c, "content": "out", "is_error": e}, CALL, st.booleans()
+        ),
         st.just({"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"}),
         st.just({"type": "input_image", "image_url": "data:image/png;base64,aGk="}),
         st.builds(lambda t: {"type": "mystery", "x": t}, SCALAR),
@@ -37,40 +39,90 @@ CONTENT = st.one_of(TEXT, st.lists(_block(), max_size=3), SCALAR)
 
 def _pi_record() -> st.SearchStrategy[dict]:
     message = st.fixed_dictionaries(
-        {"role": st.sampled_from(["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage", "alien"]),
-         "content": CONTENT, "toolCallId": CALL, "toolName": TEXT, "isError": SCALAR, "stopReason": SCALAR,
-         "usage": st.one_of(st.none(), st.just({"input": 1, "output": "x"})), "timestamp": SCALAR,
-         "command": TEXT, "output": TEXT, "excludeFromContext": SCALAR}  # fmt: skip
+        {
+            "role": st.sampled_from(
+                ["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage", "alien"]
+            ),
+            "content": CONTENT,
+            "toolCallId": CALL,
+            "toolName": TEXT,
+            "isError": SCALAR,
+            "stopReason": SCALAR,
+            "usage": st.one_of(st.none(), st.just({"input": 1, "output": "x"})),
+            "timestamp": SCALAR,
+            "command": TEXT,
+            "output": TEXT,
+            "excludeFromContext": SCALAR,
+        }  # fmt: skip
     )
     return st.fixed_dictionaries(
-        {"type": st.sampled_from(["message", "compaction", "branch_summary", "custom_message", "label", "model_change", "future"]),
-         "id": IDS, "parentId": IDS, "timestamp": SCALAR, "message": message, "summary": TEXT,
-         "firstKeptEntryId": IDS, "firstKeptEntryIndex": st.integers(-1, 8), "tokensBefore": SCALAR, "content": CONTENT}  # fmt: skip
+        {
+            "type": st.sampled_from(
+                ["message", "compaction", "branch_summary", "custom_message", "label", "model_change", "future"]
+            ),
+            "id": IDS,
+            "parentId": IDS,
+            "timestamp": SCALAR,
+            "message": message,
+            "summary": TEXT,
+            "firstKeptEntryId": IDS,
+            "firstKeptEntryIndex": st.integers(-1, 8),
+            "tokensBefore": SCALAR,
+            "content": CONTENT,
+        }  # fmt: skip
     )
 
 
 def _claude_record() -> st.SearchStrategy[dict]:
     return st.fixed_dictionaries(
-        {"type": st.sampled_from(["user", "assistant", "system", "summary", "progress", "attachment"]),
-         "uuid": IDS, "parentUuid": IDS, "logicalParentUuid": IDS, "isSidechain": st.booleans(),
-         "subtype": st.sampled_from(["compact_boundary", "local_command", None]), "isCompactSummary": st.booleans(),
-         "isApiErrorMessage": st.booleans(), "timestamp": SCALAR,
-         "message": st.fixed_dictionaries({"content": CONTENT, "stop_reason": SCALAR, "model": SCALAR, "usage": SCALAR})}  # fmt: skip
+        {
+            "type": st.sampled_from(["user", "assistant", "system", "summary", "progress", "attachment"]),
+            "uuid": IDS,
+            "parentUuid": IDS,
+            "logicalParentUuid": IDS,
+            "isSidechain": st.booleans(),
+            "subtype": st.sampled_from(["compact_boundary", "local_command", None]),
+            "isCompactSummary": st.booleans(),
+            "isApiErrorMessage": st.booleans(),
+            "timestamp": SCALAR,
+            "message": st.fixed_dictionaries(
+                {"content": CONTENT, "stop_reason": SCALAR, "model": SCALAR, "usage": SCALAR}
+            ),
+        }  # fmt: skip
     )
 
 
 def _codex_record() -> st.SearchStrategy[dict]:
     payload = st.fixed_dictionaries(
-        {"type": st.sampled_from(["message", "function_call", "function_call_output", "custom_tool_call",
-                                  "local_shell_call", "reasoning", "web_search_call", "other"]),
-         "role": st.sampled_from(["user", "assistant", "developer", "tool"]), "content": CONTENT, "call_id": CALL,
-         "name": TEXT, "arguments": st.sampled_from(['{"a": 1}', "not json", "[1]", ""]),
-         "output": st.one_of(TEXT, st.just('{"output": "x", "metadata": {"exit_code": 2}}')), "message": TEXT,
-         "model": SCALAR}  # fmt: skip
+        {
+            "type": st.sampled_from(
+                [
+                    "message",
+                    "function_call",
+                    "function_call_output",
+                    "custom_tool_call",
+                    "local_shell_call",
+                    "reasoning",
+                    "web_search_call",
+                    "other",
+                ]
+            ),
+            "role": st.sampled_from(["user", "assistant", "developer", "tool"]),
+            "content": CONTENT,
+            "call_id": CALL,
+            "name": TEXT,
+            "arguments": st.sampled_from(['{"a": 1}', "not json", "[1]", ""]),
+            "output": st.one_of(TEXT, st.just('{"output": "x", "metadata": {"exit_code": 2}}')),
+            "message": TEXT,
+            "model": SCALAR,
+        }  # fmt: skip
     )
     return st.fixed_dictionaries(
-        {"type": st.sampled_from(["response_item", "compacted", "turn_context", "event_msg", "new_kind"]),
-         "timestamp": SCALAR, "payload": payload}
+        {
+            "type": st.sampled_from(["response_item", "compacted", "turn_context", "event_msg", "new_kind"]),
+            "timestamp": SCALAR,
+            "payload": payload,
+        }
     )
 
 

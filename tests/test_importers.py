@@ -287,7 +287,21 @@ def test_codex_sample() -> None:
 def test_course_sample() -> None:
     session = load_session(sample_path("course"))
     assert session.format == "course"
-    assert _ids(session) == ["sys", "u1", "a1", "u2", "a2", "u3", "calls", "r-test", "r-read", "a3", "compact-1", "u4", "a4"]
+    assert _ids(session) == [
+        "sys",
+        "u1",
+        "a1",
+        "u2",
+        "a2",
+        "u3",
+        "calls",
+        "r-test",
+        "r-read",
+        "a3",
+        "compact-1",
+        "u4",
+        "a4",
+    ]
     assert [(s.line, s.reason) for s in session.skipped] == [
         (6, "not on the active path (an abandoned branch)"),
         (7, "not on the active path (an abandoned branch)"),

@@ -34,7 +34,9 @@ LOADERS: dict[Format, Callable[[Path], ImportedSession]] = {
     "claude-code": claude_code.load,
     "codex": codex.load,
 }
-CLAUDE_TYPES = frozenset({"summary", "file-history-snapshot", "queue-operation", "user", "assistant", "system", "progress"})
+CLAUDE_TYPES = frozenset(
+    {"summary", "file-history-snapshot", "queue-operation", "user", "assistant", "system", "progress"}
+)
 
 
 def load_session(path: str | os.PathLike[str], *, format: str = "auto") -> ImportedSession:  # noqa: A002 - the documented name
@@ -81,4 +83,13 @@ def _format_of(value: dict[str, Any]) -> Format | None:
     return None
 
 
-__all__ = ["FORMATS", "ImportedSession", "Note", "SessionImportError", "Skip", "detect_format", "load_session", "sample_path"]
+__all__ = [
+    "FORMATS",
+    "ImportedSession",
+    "Note",
+    "SessionImportError",
+    "Skip",
+    "detect_format",
+    "load_session",
+    "sample_path",
+]

@@ -169,7 +169,10 @@ class Assembler:
         source_id: str | None = None,
     ) -> None:
         if call_id not in self._calls:
-            self.skip(line, f"tool result for call {call_id!r}, which no assistant message of this interaction made (an orphan)")
+            self.skip(
+                line,
+                f"tool result for call {call_id!r}, which no assistant message of this interaction made (an orphan)",
+            )
             return
         if call_id in self._answered:
             self.skip(line, f"a second tool result for call {call_id!r}")
@@ -189,7 +192,11 @@ class Assembler:
 
     def metadata(self, line: int, key: str, value: Any, timestamp: float, source_id: str | None = None) -> None:
         entry_id = self._unique(source_id, line)
-        self._push(MetadataEntry(id=entry_id, parent_id=self._leaf(), timestamp=timestamp, key=key, value=value), line, source_id)
+        self._push(
+            MetadataEntry(id=entry_id, parent_id=self._leaf(), timestamp=timestamp, key=key, value=value),
+            line,
+            source_id,
+        )
 
     def compaction(
         self,
@@ -208,11 +215,19 @@ class Assembler:
             return
         first_kept = self._group_start(self.course_id.get(first_kept_source_id))
         if first_kept is None:
-            self.note(line, f"compaction keeps from {first_kept_source_id!r}, which is not on the path; it keeps from the next user message")
+            self.note(
+                line,
+                f"compaction keeps from {first_kept_source_id!r}, which is not on the path; "
+                "it keeps from the next user message",
+            )
             self._pending.append(pending)
             return
         if first_kept != self.course_id[first_kept_source_id]:
-            self.note(line, f"compaction keeps from {first_kept_source_id!r}, inside an interaction; it keeps from {first_kept!r}, the user message that opens it")
+            self.note(
+                line,
+                f"compaction keeps from {first_kept_source_id!r}, inside an interaction; "
+                f"it keeps from {first_kept!r}, the user message that opens it",
+            )
         self._add_compaction(pending, first_kept)
 
     def finish(self) -> ImportedSession:
@@ -220,7 +235,10 @@ class Assembler:
         for pending in self._pending:
             users = [e.id for e in self.entries if isinstance(e, MessageEntry) and isinstance(e.message, UserMessage)]
             if users:
-                self.note(pending.line, f"no user message follows this compaction; it keeps from the last one before it, {users[-1]!r}")
+                self.note(
+                    pending.line,
+                    f"no user message follows this compaction; it keeps from the last one before it, {users[-1]!r}",
+                )
                 self._add_compaction(pending, users[-1])
             else:
                 self.skip(pending.line, "a compaction with no user message to keep from")
@@ -239,7 +257,9 @@ class Assembler:
     def _close_group(self) -> None:
         for call_id, (name, line) in self._calls.items():
             if call_id not in self._answered:
-                self.note(line, f"call {call_id!r} ({name}) has no result in the log; added an error result {NO_RESULT!r}")
+                self.note(
+                    line, f"call {call_id!r} ({name}) has no result in the log; added an error result {NO_RESULT!r}"
+                )
                 message = ToolResultMessage(
                     tool_call_id=call_id,
                     tool_name=name,

@@ -33,7 +33,14 @@ from .report import ImportedSession
 from .summary import summary_from_text
 from .tree import OFF_PATH, active_path
 
-STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "toolUse", "max_tokens": "length", "refusal": "stop", "pause_turn": "stop"}
+STOP_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "toolUse",
+    "max_tokens": "length",
+    "refusal": "stop",
+    "pause_turn": "stop",
+}
 CONVERSATION = frozenset({"user", "assistant"})
 
 
@@ -133,7 +140,9 @@ def _user(content: Any, uuid: str, line: int, timestamp: float, asm: Assembler) 
         asm.user(line, texts(rest, line, asm), timestamp, uuid if not results else f"{uuid}:text")
 
 
-def _assistant(value: dict[str, Any], message: dict[str, Any], uuid: str, line: int, timestamp: float, asm: Assembler) -> None:
+def _assistant(
+    value: dict[str, Any], message: dict[str, Any], uuid: str, line: int, timestamp: float, asm: Assembler
+) -> None:
     content = message.get("content")
     content = content if isinstance(content, list) else [{"type": "text", "text": str(content or "")}]
     if content and all(isinstance(b, dict) and b.get("type") in THINKING_TYPES for b in content):
@@ -146,7 +155,9 @@ def _assistant(value: dict[str, Any], message: dict[str, Any], uuid: str, line: 
         else:
             blocks.extend(TextContent(text=text) for text in texts([block], line, asm))
     usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
-    given = sum(number(usage.get(k)) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+    given = sum(
+        number(usage.get(k)) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    )
     error = value.get("isApiErrorMessage") is True
     asm.assistant(
         line,

@@ -52,13 +52,21 @@ def _parser() -> argparse.ArgumentParser:
     convert = commands.add_parser("convert", help="write a log's active path as the course's JSONL")
     for command in (show, convert):
         command.add_argument("file", type=Path, help="a pi, Claude Code, Codex or course JSONL log")
-        command.add_argument("--format", default="auto", choices=("auto", *FORMATS), help="the log's format (default auto)")
+        command.add_argument(
+            "--format", default="auto", choices=("auto", *FORMATS), help="the log's format (default auto)"
+        )
     for name, default in DEFAULTS.items():
         flag = "--" + name.replace("_", "-")
         show.add_argument(flag, type=_count, default=default, metavar="N", help=f"(default {default})")
-    show.add_argument("--estimator", choices=tuple(ESTIMATORS), default="chars",
-                      help="chars: ceil(characters / 4); bpe: cl100k_base tokens (default chars)")
-    convert.add_argument("-o", "--output", type=Path, required=True, help="the new course JSONL file (never overwritten)")
+    show.add_argument(
+        "--estimator",
+        choices=tuple(ESTIMATORS),
+        default="chars",
+        help="chars: ceil(characters / 4); bpe: cl100k_base tokens (default chars)",
+    )
+    convert.add_argument(
+        "-o", "--output", type=Path, required=True, help="the new course JSONL file (never overwritten)"
+    )
     return parser
 
 
@@ -150,7 +158,10 @@ def _convert(arguments: argparse.Namespace) -> int:
                 store.append(entry)
             except (SessionEntryError, SessionStoreError) as exc:
                 raise UsageError(f"{arguments.file}: line {session.entry_lines.get(entry.id)}: {exc}") from None
-    print(f"wrote {len(session.entries)} entries ({session.format}, {len(session.skipped)} skipped lines) to {arguments.output}")
+    print(
+        f"wrote {len(session.entries)} entries ({session.format}, {len(session.skipped)} skipped lines) "
+        f"to {arguments.output}"
+    )
     return 0
 
 

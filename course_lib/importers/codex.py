@@ -34,8 +34,16 @@ from .report import ImportedSession
 from .summary import summary_from_text
 
 RESPONSE_TYPES = frozenset(
-    {"message", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
-     "local_shell_call", "reasoning", "web_search_call"}
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "reasoning",
+        "web_search_call",
+    }
 )
 EXIT_CODE = re.compile(r"^Exit code: (-?\d+)", re.MULTILINE)
 
@@ -81,7 +89,11 @@ def _map(record: Record, asm: Assembler, turn: _Turn) -> None:
     elif kind == "compacted":
         replaced = payload.get("replacement_history")
         if isinstance(replaced, list):
-            asm.note(line, f"the compaction's replacement history ({len(replaced)} items) is not replayed; the summary keeps from the next user message")
+            asm.note(
+                line,
+                f"the compaction's replacement history ({len(replaced)} items) is not replayed; "
+                "the summary keeps from the next user message",
+            )
         asm.compaction(line, summary_from_text(str(payload.get("message") or "(compacted)")), timestamp)
     elif kind == "event_msg":
         asm.skip(line, f"event_msg {payload.get('type')!r}: a UI event (the response items carry the conversation)")
@@ -98,7 +110,9 @@ def _response_item(item: dict[str, Any], line: int, timestamp: float, asm: Assem
         if role == "user":
             asm.user(line, found, timestamp)
         elif role == "assistant":
-            asm.assistant(line, [TextContent(text=t) for t in found], timestamp, provider=turn.provider, model=turn.model)
+            asm.assistant(
+                line, [TextContent(text=t) for t in found], timestamp, provider=turn.provider, model=turn.model
+            )
         elif role in ("developer", "system"):
             asm.system(line, "\n\n".join(found), timestamp)
         else:
@@ -118,7 +132,10 @@ def _response_item(item: dict[str, Any], line: int, timestamp: float, asm: Assem
         asm.skip(line, "a reasoning item (the course's messages have no reasoning blocks)")
     elif kind == "web_search_call":
         action = item.get("action") if isinstance(item.get("action"), dict) else {}
-        asm.skip(line, f"a web search run by the server (query {action.get('query')!r}); the log holds no result to pair with it")
+        asm.skip(
+            line,
+            f"a web search run by the server (query {action.get('query')!r}); the log holds no result to pair with it",
+        )
     else:
         asm.skip(line, f"response item type {kind!r} is not one this importer knows")
 

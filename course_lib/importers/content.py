@@ -17,7 +17,6 @@ import json
 from typing import Any
 
 from ..models import ToolCall, Usage
-
 from .assemble import Assembler, image_placeholder
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text", "summary_text"})
@@ -86,7 +85,9 @@ def usage_of(input_tokens: Any, output_tokens: Any, total: Any = None) -> Usage:
 
 
 def number(value: Any) -> float:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and 0 <= value < float("inf")
+    ok = (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and 0 <= value < float("inf")
+    )
     return value if ok else 0
 
 
