@@ -345,3 +345,16 @@ def test_the_samples_are_declared_package_data() -> None:
     pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
     assert pyproject["tool"]["setuptools"]["package-data"]["course_lib.importers"] == ["samples/*.jsonl"]
     assert all(sample_path(fmt).is_file() for fmt in ("course", "pi", "claude-code", "codex"))
+
+
+def test_detection_reads_only_the_head_and_names_a_bad_first_line(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_text('\n{"type": "session", "version": 3, "id": "s"}\nnot json at all\n')
+    assert detect_format(path) == "pi", "a bad line after the first object does not matter for detection"
+    path.write_text("garbage\n")
+    with pytest.raises(SessionImportError) as error:
+        detect_format(path)
+    assert error.value.line == 1
+    path.write_text("\n\n")
+    with pytest.raises(SessionImportError, match="no JSON object"):
+        load_session(path)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from . import claude_code, codex, course, pi
-from .lines import read_json_lines
+from .lines import first_record
 from .report import FORMATS, Format, ImportedSession, Note, SessionImportError, Skip
 
 LOADERS: dict[Format, Callable[[Path], ImportedSession]] = {
@@ -58,10 +58,9 @@ def sample_path(fmt: Format) -> Path:
 
 def detect_format(path: str | os.PathLike[str]) -> Format:
     """The format of the file's first JSON object (table in the module docstring)."""
-    read = read_json_lines(path)
-    if not read.records:
+    first = first_record(path)
+    if first is None:
         raise SessionImportError(f"{path}: no JSON object to tell the format from")
-    first = read.records[0]
     found = _format_of(first.value)
     if found is None:
         raise SessionImportError(

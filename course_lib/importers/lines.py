@@ -58,6 +58,17 @@ def read_json_lines(path: str | os.PathLike[str]) -> JsonLines:
     return result
 
 
+def first_record(path: str | os.PathLike[str]) -> Record | None:
+    """The first JSON object of the file, reading only as far as it (format detection)."""
+    found = JsonLines()
+    with open(path, "rb") as file:
+        for number, raw in enumerate(file, start=1):
+            _read_line(raw.rstrip(b"\n"), number, found, final=not raw.endswith(b"\n"))
+            if found.records:
+                return found.records[0]
+    return None
+
+
 def _read_line(raw: bytes, number: int, result: JsonLines, *, final: bool) -> None:
     if not raw.strip():
         return
