@@ -100,7 +100,7 @@ class Assembler:
                 try:
                     self.clock = datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000
                     return self.clock
-                except ValueError:
+                except (ValueError, OverflowError, OSError):  # not ISO 8601, or a date the platform cannot hold
                     continue
         return self.clock
 
