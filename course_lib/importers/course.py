@@ -1,0 +1,37 @@
+"""The course's own JSONL, read by the store's reader (R8): committed entries, an unterminated tail reported.
+
+The leaf is the last entry in the file; entries off its path are reported as
+skipped (an abandoned branch). Bad lines raise the store's errors, which name
+the line; they are re-raised as ``SessionImportError`` with that line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import SessionEntryError, SessionStoreError
+from ..paths import path_to
+from ..store import JsonlSessionStore
+from .report import ImportedSession, SessionImportError, Skip
+from .tree import OFF_PATH
+
+
+def load(path: Path) -> ImportedSession:
+    try:
+        store = JsonlSessionStore.open(path)
+    except (SessionEntryError, SessionStoreError) as exc:
+        raise SessionImportError(str(exc), line=exc.line) from None
+    entries = store.entries()
+    committed = path.read_bytes().split(b"\n")[:-1]
+    lines = [number for number, raw in enumerate(committed, start=1) if raw.strip()]
+    skipped = [Skip(w.line, w.message) for w in store.warnings]
+    on_path = path_to(entries, entries[-1].id) if entries else []
+    kept = {entry.id for entry in on_path}
+    skipped += [Skip(line, OFF_PATH) for line, entry in zip(lines, entries) if entry.id not in kept]
+    return ImportedSession(
+        format="course",
+        source=path,
+        entries=tuple(on_path),
+        skipped=tuple(sorted(skipped)),
+        entry_lines={entry.id: line for line, entry in zip(lines, entries) if entry.id in kept},
+    )

@@ -1,0 +1,64 @@
+"""The active path of a tree of raw records: the leaf's chain to its root."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .assemble import Assembler
+from .lines import Record
+
+OFF_PATH = "not on the active path (an abandoned branch)"
+
+
+def active_path(
+    records: Sequence[Record],
+    asm: Assembler,
+    *,
+    id_key: str,
+    parent_key: str,
+    leaf: Record | None = None,
+    off_path: Callable[[Record], str] = lambda record: OFF_PATH,
+    bridge: Callable[[Record], Any] = lambda record: None,
+) -> list[Record]:
+    """Root → leaf records; every other record is reported as skipped.
+
+    The leaf is the last record with an id unless given. A record naming a parent
+    that is not in the file starts the path (noted), as it does for the agents;
+    ``bridge`` gives a parent to follow when the record's own parent is null
+    (Claude Code's compact boundary points back through ``logicalParentUuid``).
+    Duplicate ids keep their first record; the repeat is skipped.
+    """
+    by_id: dict[Any, Record] = {}
+    for record in records:
+        key = record.value.get(id_key)
+        if not isinstance(key, str) or not key:
+            asm.skip(record.line, f"an entry without {id_key!r}")
+        elif key in by_id:
+            asm.skip(record.line, f"a second entry with id {key!r}")
+        else:
+            by_id[key] = record
+    if leaf is None:
+        leaf = next((r for r in reversed(records) if by_id.get(r.value.get(id_key)) is r), None)
+    chain: list[Record] = []
+    seen: set[int] = set()
+    current = leaf
+    while current is not None:
+        if id(current) in seen:
+            asm.note(current.line, "the parent links form a cycle; the active path starts after it")
+            break
+        seen.add(id(current))
+        chain.append(current)
+        parent = current.value.get(parent_key) or bridge(current)
+        if parent is None:
+            break
+        if parent not in by_id:
+            asm.note(current.line, f"parent {parent!r} is not in the file; the active path starts here")
+            break
+        current = by_id[parent]
+    chain.reverse()
+    on_path = {id(record) for record in chain}
+    for record in by_id.values():
+        if id(record) not in on_path:
+            asm.skip(record.line, off_path(record))
+    return chain
