@@ -35,11 +35,15 @@ test-unit: $(STAMP)
 test-notebooks: $(STAMP)
 	$(BIN)/python -m pytest $(NBVAL) notebooks labs
 
+# Installs a missing Debian package only after saying what and why: asks on a terminal,
+# installs unattended when CI=true or ASSUME_YES=1, otherwise refuses with the command to run.
+#   $(ENSURE_DEBIAN_PACKAGE) PACKAGE "WHY (who needs it)" [PROGRAM, default /usr/bin/PACKAGE] ["TYPICAL SIZE"]
+ENSURE_DEBIAN_PACKAGE := sh scripts/ensure-debian-package.sh
+
 # The explorer in a real browser (JupyterLab + Debian's chromium via Playwright; never `playwright install`).
-# Installs chromium when missing; refreshes docs/explorer.png. Not part of `make test`.
+# Installs chromium when missing (see ENSURE_DEBIAN_PACKAGE); refreshes docs/explorer.png. Not part of `make test`.
 test-browser: $(STAMP)
-	@test -x /usr/bin/chromium || { SUDO=$$(test "$$(id -u)" = 0 || echo sudo); \
-		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y chromium; }
+	@$(ENSURE_DEBIAN_PACKAGE) chromium "the browser test (make test-browser)" /usr/bin/chromium "about 130 packages on Debian 12"
 	COURSE_BROWSER_TEST=1 $(BIN)/python -m pytest -p no:nbval tests/browser -v
 
 checklist: $(STAMP)
