@@ -10,7 +10,7 @@ START  := notebooks/00_start_here.ipynb
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg
 
-.PHONY: venv lab test test-unit test-notebooks test-browser bench checklist notebooks learner-labs clean
+.PHONY: venv lab test test-pythons test-unit test-notebooks test-browser bench checklist notebooks learner-labs clean
 
 venv: $(STAMP)
 
@@ -28,6 +28,12 @@ lab: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(NBVAL) tests notebooks labs
+
+# The same suite on every Python the README allows (3.11, 3.12, 3.13), one nox session each
+# (see noxfile.py; it finds pyenv's interpreters even when pyenv is not set up in the shell).
+# NOX_ARGS picks some, e.g. `make test-pythons NOX_ARGS="-p 3.13"`.
+test-pythons: $(STAMP)
+	$(BIN)/nox $(NOX_ARGS)
 
 test-unit: $(STAMP)
 	$(BIN)/python -m pytest tests
@@ -53,7 +59,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) .nox build *.egg-info
 
 notebooks: $(STAMP)
 	$(BIN)/python scripts/execute_notebooks.py
