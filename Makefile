@@ -10,7 +10,7 @@ START  := notebooks/00_start_here.ipynb
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg
 
-.PHONY: venv lab test test-unit test-notebooks test-browser bench checklist notebooks learner-labs clean
+.PHONY: venv lab test test-pythons test-unit test-notebooks test-browser bench checklist notebooks learner-labs clean
 
 venv: $(STAMP)
 
@@ -29,17 +29,27 @@ lab: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(NBVAL) tests notebooks labs
 
+# The same suite on every Python the README allows (3.11, 3.12, 3.13), one nox session each
+# (see noxfile.py; it finds pyenv's interpreters even when pyenv is not set up in the shell).
+# NOX_ARGS picks some, e.g. `make test-pythons NOX_ARGS="-p 3.13"`.
+test-pythons: $(STAMP)
+	$(BIN)/nox $(NOX_ARGS)
+
 test-unit: $(STAMP)
 	$(BIN)/python -m pytest tests
 
 test-notebooks: $(STAMP)
 	$(BIN)/python -m pytest $(NBVAL) notebooks labs
 
+# Installs a missing Debian package only after saying what and why: asks on a terminal,
+# installs unattended when CI=true or ASSUME_YES=1, otherwise refuses with the command to run.
+#   $(ENSURE_DEBIAN_PACKAGE) PACKAGE "WHY (who needs it)" [PROGRAM, default /usr/bin/PACKAGE] ["TYPICAL SIZE"]
+ENSURE_DEBIAN_PACKAGE := sh scripts/ensure-debian-package.sh
+
 # The explorer in a real browser (JupyterLab + Debian's chromium via Playwright; never `playwright install`).
-# Installs chromium when missing; refreshes docs/explorer.png. Not part of `make test`.
+# Installs chromium when missing (see ENSURE_DEBIAN_PACKAGE); refreshes docs/explorer.png. Not part of `make test`.
 test-browser: $(STAMP)
-	@test -x /usr/bin/chromium || { SUDO=$$(test "$$(id -u)" = 0 || echo sudo); \
-		$$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y chromium; }
+	@$(ENSURE_DEBIAN_PACKAGE) chromium "the browser test (make test-browser)" /usr/bin/chromium "about 130 packages on Debian 12"
 	COURSE_BROWSER_TEST=1 $(BIN)/python -m pytest -p no:nbval tests/browser -v
 
 checklist: $(STAMP)
@@ -49,7 +59,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) .nox build *.egg-info
 
 notebooks: $(STAMP)
 	$(BIN)/python scripts/execute_notebooks.py

@@ -43,8 +43,28 @@ def execute(path: Path) -> float:
         record_timing=False,  # per-cell timestamps would change the file on every run
     ).execute()
     notebook.metadata.pop("widgets", None)
+    _coalesce_streams(notebook)
     nbformat.write(notebook, path)
     return time.perf_counter() - started
+
+
+def _coalesce_streams(notebook: nbformat.NotebookNode) -> None:
+    """Merge consecutive stdout (or stderr) chunks of a cell into one output.
+
+    The kernel flushes a ``print`` in chunks that split at random points, so without
+    this a re-run could rewrite a committed notebook for no visible change.
+    """
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        merged: list[nbformat.NotebookNode] = []
+        for output in cell.outputs:
+            previous = merged[-1] if merged else None
+            if previous and output.output_type == previous.output_type == "stream" and output.name == previous.name:
+                previous.text += output.text
+            else:
+                merged.append(output)
+        cell.outputs = merged
 
 
 def main(arguments: list[str]) -> int:

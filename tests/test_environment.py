@@ -13,7 +13,8 @@ REQUIREMENT = re.compile(r"^\s*-\s+([A-Za-z0-9_.\-]+)\s*([<>=!~][^#\s]*)?\s*$")
 def _pyproject_requirements() -> dict[str, str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     lines = project["dependencies"] + [r for extra in project["optional-dependencies"].values() for r in extra]
-    return dict(_split(line) for line in lines)
+    own = project["name"]
+    return dict(_split(line) for line in lines if not line.startswith(f"{own}["))  # [dev] includes [lab], [sessions]
 
 
 def _split(requirement: str) -> tuple[str, str]:

@@ -6,7 +6,10 @@ The numbers are the chapter's §7 fixture, checkable by hand: groups of 7, 7 and
 
 from __future__ import annotations
 
+import html
+import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -25,7 +28,9 @@ from course_lib.explorer import (
     budget_bar_svg,
     budget_breakdown,
     project,
+    Scenario,
     projection_table,
+    scenario_table,
     table_html,
 )
 from course_lib.fixtures import (
@@ -84,6 +89,62 @@ def test_reason_names_the_groups_and_the_arithmetic_r17_r19() -> None:
     assert reason.startswith("trimmed: 31 − system 3 − reserved 4 − margin 2 leaves 22 for messages")
     assert "groups 2 (7), 3 (15) fit" in reason
     assert "group 1 (7) does not fit in the 0 left" in reason
+
+
+def reason(path: list[Any], max_tokens: int, reserved_output: int = 4, safety_margin: int = 2) -> str:
+    return project(path, max_tokens=max_tokens, reserved_output=reserved_output, safety_margin=safety_margin).reason
+
+
+def test_reason_one_kept_group_fits_and_the_older_ones_are_dropped_r19() -> None:
+    assert reason(opening_path(), 30) == (
+        "trimmed: 30 − system 3 − reserved 4 − margin 2 leaves 21 for messages; newest first, "
+        "group 3 (15) fits, using 15; group 2 (7) does not fit in the 6 left, so it and the older group 1 are dropped."
+    )
+
+
+def test_reason_two_kept_groups_fit_and_the_only_dropped_group_is_dropped_r19() -> None:
+    assert reason(opening_path(), 31) == (
+        "trimmed: 31 − system 3 − reserved 4 − margin 2 leaves 22 for messages; newest first, "
+        "groups 2 (7), 3 (15) fit, using 22; group 1 (7) does not fit in the 0 left, so it is dropped."
+    )
+
+
+def test_reason_within_budget_every_group_or_the_only_group_fits() -> None:
+    assert reason(opening_path(), 38).endswith("; every group fits (groups 1 (7), 2 (7), 3 (15)).")
+    one_group = PathBuilder().user("u1", "Hi.").assistant("a1", "Hello.").entries
+    assert reason(one_group, 80).endswith("; the only group fits (group 1 (2)).")
+
+
+def test_reason_says_the_allowance_is_clamped_when_fixed_costs_exceed_max_tokens_r17() -> None:
+    assert reason(opening_path(), 5, reserved_output=12).startswith(
+        "single_group_overflow: 5 − system 3 − reserved 12 − margin 2 = −12, clamped to 0 "
+        "(fixed costs exceed the window), so nothing is left for messages; the newest group, 3, alone costs 15"
+    )
+    exactly = reason(opening_path(), 17, reserved_output=12)  # 17 − 3 − 12 − 2 = 0: nothing to clamp
+    assert "leaves 0 for messages" in exactly and "clamped" not in exactly
+
+
+def test_reason_gives_the_summary_its_share_first_r18() -> None:
+    assert "; the summary takes 40, leaving 26 for groups; newest first, groups 3 (15), 4 (8) fit" in reason(
+        resumed_path(), 75
+    )
+    assert "; the summary alone takes 40, so nothing is left for groups;" in reason(resumed_path(), 24)
+
+
+def test_the_notebook_shows_whole_scenario_descriptions() -> None:
+    """pandas cuts cells at 50 characters unless told otherwise; the stored table must not be cut."""
+    assert scenario_table()["what it shows"].tolist() == [s.description for s in SCENARIOS.values()]
+    notebook = json.loads((Path(__file__).parent.parent / "notebooks/01_projection_explorer.ipynb").read_text())
+    shown = [
+        "".join(output["data"]["text/html"])
+        for cell in notebook["cells"]
+        if "scenario_table()" in "".join(cell["source"])
+        for output in cell.get("outputs", [])
+        if "text/html" in output.get("data", {})
+    ]
+    assert len(shown) == 1
+    for scenario in SCENARIOS.values():
+        assert html.escape(scenario.description, quote=False) in shown[0]
 
 
 def test_tight_budget_overflows_with_the_newest_group_whole_r20() -> None:
@@ -233,6 +294,15 @@ def test_widget_redraws_when_a_slider_moves() -> None:
     explorer.safety_margin.value = 0
     assert explorer.projection is not None
     assert explorer.projection.result.tokens.safety_margin == 0
+
+
+def test_widget_counts_one_kept_entry_in_the_singular(monkeypatch: pytest.MonkeyPatch) -> None:
+    path = PathBuilder(opening_path()).user("u4", "Next.").entries  # the newest group is one entry
+    monkeypatch.setitem(SCENARIOS, "one-entry group", Scenario("u4 alone.", lambda: path, TIGHT_BUDGET))
+    explorer = ProjectionExplorer("one-entry group")
+    assert "· 1 entry kept" in explorer.reason.value
+    explorer.scenario.value = "opening path"
+    assert "· 7 entries kept" in explorer.reason.value
 
 
 def test_widget_scenario_switch_moves_sliders_to_its_budget() -> None:

@@ -15,6 +15,7 @@ from .projection import (
     budget_breakdown,
     project,
     projection_table,
+    scenario_table,
 )
 from .render import SEGMENT_COLOURS, STATUS_COLOURS, budget_bar_svg, table_html
 from .widget import ProjectionExplorer
@@ -33,5 +34,6 @@ __all__ = [
     "budget_breakdown",
     "project",
     "projection_table",
+    "scenario_table",
     "table_html",
 ]

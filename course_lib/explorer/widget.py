@@ -74,7 +74,8 @@ class ProjectionExplorer:
         reason, because = self.projection.reason.split(": ", 1)
         kept = len(self.projection.result.kept_entry_ids)
         self.reason.value = (
-            f"<div style='max-width:640px;line-height:1.4;margin:4px 0'><b>{reason}</b> · {kept} entries kept"
+            f"<div style='max-width:640px;line-height:1.4;margin:4px 0'><b>{reason}</b> · "
+            f"{kept} {'entry' if kept == 1 else 'entries'} kept"
             f"<br>{html.escape(because)}</div>"
         )
         return self.projection

@@ -66,14 +66,19 @@ class OfflineSummarizer:
 
     - goal: the previous summary's goal, else the first user message;
     - constraints: user sentences with must / never / always / do not / only;
-    - completed: each interaction's final assistant answer;
+    - completed: the final answer of each interaction whose tool calls all ended in
+      success (a failed test is unresolved work, not completed work);
     - decisions: assistant sentences starting "Decision:";
     - changed files: the ``path`` argument of write-like tool calls;
     - unresolved: failed tool results not later followed by a success of the same tool;
     - next: the newest assistant sentence starting "Next:".
 
-    Earlier summaries are carried forward, newest items last, and the result is
-    trimmed (oldest items first) to ``max_summary_tokens`` so a long session
+    Every item is made of whole sentences, because the model reads the summary in
+    place of the transcript and a cut sentence ("do not cop…") can turn a constraint
+    into its opposite. An item longer than ``max_item_chars`` keeps only its leading
+    sentences that fit, and always its first sentence whole; the summary's size is
+    bounded by ``max_summary_tokens``, which drops whole items (oldest first).
+    Earlier summaries are carried forward, newest items last, so a long session
     never grows an unbounded summary.
     """
 
@@ -87,7 +92,8 @@ class OfflineSummarizer:
         self.max_summary_tokens = max_summary_tokens
         self.max_item_chars = max_item_chars
         self.estimate_tokens = estimate_tokens
-        smallest = self._cost(CompactionSummary(goal="x" * max_item_chars, **dict.fromkeys(_LISTS, ())))
+        goal = "x" * max(max_item_chars, len(_NO_GOAL))
+        smallest = self._cost(CompactionSummary(goal=goal, **dict.fromkeys(_LISTS, ())))
         if max_summary_tokens < smallest:
             raise ValueError(
                 f"max_summary_tokens={max_summary_tokens} cannot hold even an empty summary ({smallest} tokens)"
@@ -118,15 +124,21 @@ class OfflineSummarizer:
     # --- reading the transcript ---------------------------------------------------
 
     def _clip(self, text: str) -> str:
-        text = " ".join(text.split())
-        return text if len(text) <= self.max_item_chars else text[: self.max_item_chars - 1].rstrip() + "…"
+        """The leading whole sentences of ``text`` that fit in ``max_item_chars``; at least the first."""
+        sentences = _sentences(" ".join(text.split()))
+        kept = sentences[0]
+        for sentence in sentences[1:]:
+            if len(kept) + 1 + len(sentence) > self.max_item_chars:
+                break
+            kept += " " + sentence
+        return kept
 
     def _first_user_text(self, messages: Sequence[AgentMessage]) -> str:
         """The first user message's first sentence, without a leading "Goal:"."""
         for message in messages:
             if isinstance(message, UserMessage) and _text(message).strip():
                 return self._clip(_GOAL.sub("", _sentences(_text(message))[0], count=1))
-        return "Continue the session's task."
+        return _NO_GOAL
 
     def _constraints(self, messages: Sequence[AgentMessage]) -> list[str]:
         return [
@@ -138,10 +150,21 @@ class OfflineSummarizer:
         ]
 
     def _completed(self, messages: Sequence[AgentMessage]) -> list[str]:
-        """Final answers, without their Decision:/Next: sentences (those have fields of their own)."""
+        """Final answers of interactions that left no tool failure open, without their Decision:/Next:
+        sentences (those have fields of their own).
+
+        An answer such as "One test fails." closes its interaction but reports
+        unfinished work: the failure is listed under *Unresolved* instead.
+        """
         done = []
+        interaction: list[AgentMessage] = []
         for message in messages:
+            if isinstance(message, UserMessage):
+                interaction = []
+            interaction.append(message)
             if isinstance(message, AssistantMessage) and message.stop_reason == "stop":
+                if self._unresolved(interaction):
+                    continue
                 plain = [s for s in _sentences(_text(message)) if s and not (_DECISION.match(s) or _NEXT.match(s))]
                 if plain:
                     done.append(self._clip(" ".join(plain)))
@@ -166,6 +189,7 @@ class OfflineSummarizer:
         ]
 
     def _unresolved(self, messages: Sequence[AgentMessage]) -> list[str]:
+        """Failed tool results not followed by a success of the same tool, oldest first."""
         open_failures: dict[str, str] = {}
         for message in messages:
             if isinstance(message, ToolResultMessage):
@@ -181,7 +205,8 @@ class OfflineSummarizer:
         """Drop the oldest item of the longest list until the summary fits its budget.
 
         Ties go to the most expendable list: a finished step matters less than a
-        constraint the rest of the task must still respect.
+        constraint the rest of the task must still respect. A goal sentence too long
+        for the budget on its own is replaced by a generic one rather than cut.
         """
         while True:
             summary = CompactionSummary(goal=goal, **{name: tuple(lists[name]) for name in _LISTS})
@@ -189,7 +214,10 @@ class OfflineSummarizer:
                 return summary
             longest = max(_EXPENDABLE, key=lambda name: (len(lists[name]), -_EXPENDABLE.index(name)))
             if not lists[longest]:
-                return summary  # cannot happen: the constructor checked the empty summary fits
+                if goal == _NO_GOAL:
+                    return summary  # cannot happen: the constructor checked this summary fits
+                goal = _NO_GOAL
+                continue
             lists[longest].pop(0)
 
     def _cost(self, summary: CompactionSummary) -> int | float:
@@ -197,6 +225,7 @@ class OfflineSummarizer:
         return self.estimate_tokens(UserMessage(content=(TextContent(text=text),), timestamp=0))
 
 
+_NO_GOAL = "Continue the session's task."
 _LISTS = ("constraints", "completed", "decisions", "changed_files", "unresolved", "next")
 _EXPENDABLE = ("completed", "changed_files", "decisions", "next", "unresolved", "constraints")
 
