@@ -10,7 +10,7 @@ START  := notebooks/00_start_here.ipynb
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg
 
-.PHONY: venv lab test test-pythons test-unit test-notebooks test-browser bench checklist notebooks learner-labs clean
+.PHONY: venv lab test test-pythons test-unit test-notebooks test-browser grading-tools bench checklist notebooks learner-labs mutants clean
 
 venv: $(STAMP)
 
@@ -26,7 +26,7 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --no-browser $(ROOT_FLAG) \
 		--LabApp.default_url=/lab/tree/$(START)
 
-test: $(STAMP)
+test: $(STAMP) grading-tools
 	$(BIN)/python -m pytest $(NBVAL) tests notebooks labs
 
 # The same suite on every Python the README allows (3.11, 3.12, 3.13), one nox session each
@@ -35,7 +35,7 @@ test: $(STAMP)
 test-pythons: $(STAMP)
 	$(BIN)/nox $(NOX_ARGS)
 
-test-unit: $(STAMP)
+test-unit: $(STAMP) grading-tools
 	$(BIN)/python -m pytest tests
 
 test-notebooks: $(STAMP)
@@ -45,6 +45,10 @@ test-notebooks: $(STAMP)
 # installs unattended when CI=true or ASSUME_YES=1, otherwise refuses with the command to run.
 #   $(ENSURE_DEBIAN_PACKAGE) PACKAGE "WHY (who needs it)" [PROGRAM, default /usr/bin/PACKAGE] ["TYPICAL SIZE"]
 ENSURE_DEBIAN_PACKAGE := sh scripts/ensure-debian-package.sh
+
+# course-grade runs every submission in a bubblewrap sandbox (docs/grading.md); the grader's tests need it too.
+grading-tools:
+	@$(ENSURE_DEBIAN_PACKAGE) bubblewrap "sandboxed grading (course-grade and its tests in make test)" /usr/bin/bwrap "1 small package"
 
 # The explorer in a real browser (JupyterLab + Debian's chromium via Playwright; never `playwright install`).
 # Installs chromium when missing (see ENSURE_DEBIAN_PACKAGE); refreshes docs/explorer.png. Not part of `make test`.

@@ -44,19 +44,7 @@ def _feedback(result: GradeResult) -> str:
     return "\n".join([*result.notes, *(test.output for test in result.tests)])
 
 
-# On Python 3.13 an unclosed bracket in an exercise cell surfaces as _IncompleteInputError (a
-# SyntaxError subclass) and the grader shows that class name; its rewrite will say SyntaxError again.
-PY313_INCOMPLETE_INPUT = pytest.mark.xfail(
-    sys.version_info >= (3, 13),
-    reason="3.13: the grader says '_IncompleteInputError: incomplete input (line 15)', not 'SyntaxError'",
-    strict=False,
-)
-
-
-@pytest.mark.parametrize(
-    "submission",
-    [pytest.param(s, id=s.name, marks=[PY313_INCOMPLETE_INPUT] if s.name == "syntax_error" else []) for s in CORPUS],
-)
+@pytest.mark.parametrize("submission", CORPUS, ids=[s.name for s in CORPUS])
 def test_corpus_outcome(submission: Submission, graded: tuple[dict[str, GradeResult], pd.DataFrame]) -> None:
     result = graded[0][submission.name]
     assert result.status == submission.status, _feedback(result)
