@@ -84,7 +84,9 @@ def build_context(
         head.append(summary)
 
     groups = interaction_spans(candidates)
-    kept, used, newest_cost = _newest_groups_that_fit(groups, available - summary_cost, cost)
+    costs = [sum(cost(entry.message, f"entry {entry.id!r}") for entry in group) for group in groups]  # R15: every candidate
+    room = max(0, available - summary_cost)  # R17, R18: the summary may use up the allowance, never more
+    kept, used, newest_cost = _newest_groups_that_fit(groups, costs, room)
     if len(kept) == len(groups):
         reason: Reason = "within_budget"
     elif kept:
@@ -176,28 +178,20 @@ def resume_candidates(path: Sequence[SessionEntry], compaction: CompactionEntry)
 
 
 def _newest_groups_that_fit(
-    groups: list[tuple[MessageEntry, ...]],
-    room: int | float,
-    cost: Callable[[Any, str], int | float],
+    groups: list[tuple[MessageEntry, ...]], costs: list[int | float], room: int | float
 ) -> tuple[list[tuple[MessageEntry, ...]], int | float, int | float]:
     """Newest first, stopping at the first group that does not fit (R19).
 
-    Returns the kept groups (newest first), their cost, and the newest group's
-    cost. Only the groups the selection looks at are estimated, so the work
-    follows the size of the result, not of the whole history.
+    Returns the kept groups (newest first), their cost, and the newest group's cost.
     """
     kept: list[tuple[MessageEntry, ...]] = []
     used: int | float = 0
-    newest_cost: int | float = 0
-    for group in reversed(groups):
-        group_cost = sum(cost(entry.message, f"entry {entry.id!r}") for entry in group)
-        if not kept:
-            newest_cost = group_cost
+    for group, group_cost in zip(reversed(groups), reversed(costs)):
         if used + group_cost > room:
             break
         kept.append(group)
         used += group_cost
-    return kept, used, newest_cost
+    return kept, used, costs[-1] if costs else 0
 
 
 def is_token_count(value: Any) -> bool:

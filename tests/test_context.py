@@ -474,3 +474,35 @@ def test_r19_tight_budget_after_resume_trims_only_whole_groups() -> None:
             ["u2", "a2", "u3", "calls", "r-test", "r-read", "a3", "u4", "a4"],
         ), room
     assert _build(path, max_tokens=3 + summary_cost + 7).reason == "single_group_overflow"
+
+
+# --- where the chapter's reference decides (run side by side with it) -------------------
+
+
+def test_r17_r18_a_summary_larger_than_the_allowance_leaves_zero_room_not_less() -> None:
+    """The summary (7) exceeds the 5 available: groups get max(0, 5 - 7) = 0, so zero-cost groups still fit."""
+    from course_lib import PathBuilder
+    from course_lib.fixtures import compact_1_wire
+
+    path = PathBuilder().user("u1", "").assistant("a1", "").user("u2", "").entries
+    path = [*path, parse_session_entry(compact_1_wire(parent_id="u2", firstKeptEntryId="u1"))]
+
+    def estimate(message: object) -> int:
+        text = getattr(message, "content", ())
+        return 7 if text and getattr(text[0], "text", "").startswith("[Compaction summary]") else 0
+
+    result = build_context(path, max_tokens=5, reserved_output=0, safety_margin=0, estimate_tokens=estimate)
+    assert list(result.kept_entry_ids) == ["u1", "a1", "u2"]
+    assert result.reason == "within_budget"
+    assert (result.tokens.available_for_messages, result.tokens.messages, result.tokens.total) == (5, 7, 7)
+
+
+def test_r15_every_candidate_is_estimated_even_one_the_selection_never_reaches() -> None:
+    """u1's estimate is invalid; the budget would stop before u1, yet the build is refused (R15)."""
+    from course_lib import PathBuilder
+
+    path = PathBuilder().user("u1", "x").user("u2", "y").user("u3", "z").entries
+    costs = {"x": -1, "y": 5, "z": 3}
+    with pytest.raises(ValueError, match="u1"):
+        build_context(path, max_tokens=4, reserved_output=0, safety_margin=0,
+                      estimate_tokens=lambda message: costs[message.content[0].text])

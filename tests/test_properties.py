@@ -437,7 +437,7 @@ def test_r16_to_r22_random_sessions_match_the_budget_arithmetic(
         summary = {"role": "user", "content": [{"type": "text", "text": compaction_summary_text(compaction.summary)}], "timestamp": compaction.timestamp}
         summary_cost = estimate(UserMessage.model_validate(summary))
         head.append(summary)
-    room = available - summary_cost
+    room = max(0, available - summary_cost)  # the summary may use up the allowance, never more
     costs = [sum(estimate(by_id[i].message) for i in group) for group in candidates]
     kept_count, used = 0, 0
     for cost in reversed(costs):  # R19: newest first, stop at the first that does not fit
