@@ -10,7 +10,7 @@ START  := notebooks/00_start_here.ipynb
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg
 
-.PHONY: venv lab test test-pythons test-unit test-notebooks test-browser grading-tools bench checklist notebooks learner-labs mutants clean
+.PHONY: venv lab test test-pythons test-unit test-notebooks test-browser grading-tools bench checklist notebooks learner-labs rules mutants clean
 
 venv: $(STAMP)
 
@@ -55,6 +55,10 @@ grading-tools:
 test-browser: $(STAMP)
 	@$(ENSURE_DEBIAN_PACKAGE) chromium "the browser test (make test-browser)" /usr/bin/chromium "about 130 packages on Debian 12"
 	COURSE_BROWSER_TEST=1 $(BIN)/python -m pytest -p no:nbval tests/browser -v
+
+# docs/rules.md is generated from course_lib/rules.py (tests/test_citations.py fails when it is stale).
+rules: $(STAMP)
+	$(BIN)/python -m course_lib.rules > docs/rules.md
 
 checklist: $(STAMP)
 	$(BIN)/python -m course_lib.checklist

@@ -1,6 +1,6 @@
 """Chapter 11 course pack: history stays, context is rebuilt per budget.
 
-The package ``__init__`` only re-exports the public API of ``api.md``; each idea
+The package ``__init__`` only re-exports the public API (the names below); each idea
 lives in its own module.
 """
 

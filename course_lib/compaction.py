@@ -1,4 +1,4 @@
-"""Compaction records: the summary becomes one more appended fact (R24–R28, §5 text).
+"""Compaction records: the summary becomes one more appended fact (R24–R28; the summary text of R18).
 
 ``create_compaction_entry`` is pure. It never writes a store: the caller can show
 the summary, ask for confirmation, and then append it like any other entry.
@@ -28,7 +28,7 @@ SUMMARY_SECTIONS = (
 
 
 def compaction_summary_text(summary: CompactionSummary | Mapping[str, Any]) -> str:
-    """The synthetic summary message's text: fixed field order, ``- (none)`` for empty lists (§5)."""
+    """The synthetic summary message's text: fixed field order, ``- (none)`` for empty lists (R18, docs/rules.md)."""
     summary = _as_summary(summary)
     lines = [SUMMARY_TITLE, f"Goal: {summary.goal}"]
     for title, name in SUMMARY_SECTIONS:

@@ -22,7 +22,7 @@ Message = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
 def message_texts(message: Message) -> Iterator[str]:
     """Every piece of text a model would read in this message.
 
-    A tool call counts as its name plus its JSON arguments (lifecycle.md).
+    A tool call counts as its name plus its JSON arguments, as the production agent the lifecycle capstone studies does.
     """
     if isinstance(message, SystemMessage):
         yield system_message_text(message)

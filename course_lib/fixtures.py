@@ -1,4 +1,4 @@
-"""The chapter's worked example (spec §7), shared by notebooks, tests, the checklist and widgets.
+"""The chapter's worked example (the ten-entry path of docs/rules.md's labs), shared by notebooks, tests, the checklist and widgets.
 
 Every function returns fresh objects, so a learner who changes one cannot
 change the example for anybody else.

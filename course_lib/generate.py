@@ -1,7 +1,7 @@
 """Random but reproducible sessions: the grader's hidden cases, property tests, simulations.
 
 The chapter's example is one hand-computable path. A function written to pass
-only that example (ids, costs or groups copied from §7) fails on these
+only that example (ids, costs or groups copied from the chapter's example) fails on these
 sessions, which vary what the rules talk about: how many groups there are, tool
 calls answered in any order (R12), progress messages and system patches inside
 and between groups (R14), metadata entries, and compactions that keep from any
@@ -47,7 +47,7 @@ def random_text(rng: random.Random, low: int = 1, high: int = 9) -> str:
 
 
 def random_summary(rng: random.Random) -> CompactionSummary:
-    """A summary whose lists are sometimes empty, so ``- (none)`` lines appear (§5)."""
+    """A summary whose lists are sometimes empty, so ``- (none)`` lines appear (R18)."""
 
     def items() -> tuple[str, ...]:
         return tuple(random_text(rng, 2, 6) for _ in range(rng.choice((0, 0, 1, 2, 3))))

@@ -30,8 +30,6 @@ class Lab:
     """The notebook's file stem, in ``labs/`` (learner) and ``labs/solutions/``."""
     functions: tuple[str, ...]
     """The learner's functions the lab grades, by the checklist's names."""
-    rules: str
-    """The rules the lab's checks cite, as the README and start page show them."""
     withheld: tuple[Withheld, ...]
     """What the grading sandbox replaces by stubs that raise ``NotAvailableWhileGrading``."""
     hidden_seed: int
@@ -52,19 +50,19 @@ LABS: dict[str, Lab] = {
     lab.id: lab
     for lab in (
         Lab("11.1", "The compaction record and the stores", "lab_11_1_compaction_record",
-            ("parse_session_entry",), "R1–R4, R7–R9",
+            ("parse_session_entry",),
             (Withheld("course_lib.models", ("CompactionSummary", "CompactionEntry")),), 1101),
         Lab("11.2", "Interaction groups", "lab_11_2_group_interactions",
-            ("group_interactions",), "R11–R14",
+            ("group_interactions",),
             (Withheld("course_lib.grouping"), Withheld("course_lib.lifecycle.cut_point"),
              Withheld("course_lib.lifecycle.prefix_reuse")), 1102),
         Lab("11.3", "build_context without compaction", "lab_11_3_build_context",
-            ("build_context",), "R15–R17, R19–R23", _BUILD_CONTEXT, 1103),
+            ("build_context",), _BUILD_CONTEXT, 1103),
         Lab("11.4", "create_compaction_entry", "lab_11_4_create_compaction_entry",
-            ("create_compaction_entry",), "R24–R28",
+            ("create_compaction_entry",),
             (Withheld("course_lib.compaction", ("create_compaction_entry", "_check_first_kept")),), 1104),
         Lab("11.5", "Resume from the latest compaction", "lab_11_5_resume_from_compaction",
-            ("build_context",), "R5, R6, R16, R18", _BUILD_CONTEXT, 1105),
+            ("build_context",), _BUILD_CONTEXT, 1105),
     )
 }  # fmt: skip
 

@@ -1,4 +1,4 @@
-"""The session's typed, immutable models and their camelCase wire format (spec §1).
+"""The session's typed, immutable models and their camelCase wire format (R1–R4).
 
 Every model is strict (R1): unknown keys are refused, numbers must be finite and
 bools are not numbers. Models are frozen and their lists are tuples, so a parsed
@@ -146,7 +146,7 @@ class WireModel(BaseModel):
     def _omit_absent_optionals(
         self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
     ) -> Any:
-        """The wire format omits an optional field rather than writing ``null`` (api.md)."""
+        """The wire format omits an optional field rather than writing ``null``, as the chapter's files do."""
         data = handler(self)
         if isinstance(data, dict):
             for name, field in type(self).model_fields.items():
@@ -251,7 +251,7 @@ class MetadataEntry(WireModel):
 
 
 class CompactionSummary(WireModel):
-    """The seven fields, always in this order (spec §1)."""
+    """The seven fields, always in this order (R1)."""
 
     goal: NonBlankStr
     constraints: Seq(Text)
@@ -263,7 +263,7 @@ class CompactionSummary(WireModel):
 
 
 class CompactionEntry(WireModel):
-    """A summary appended to the session; ``parent_id`` is never null (spec §1)."""
+    """A summary appended to the session; ``parent_id`` is never null (R1)."""
 
     type: Literal["compaction"] = "compaction"
     id: NonBlankStr

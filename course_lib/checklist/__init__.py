@@ -1,4 +1,4 @@
-"""The fifteen-test checklist of spec §8, runnable against the reference or a learner's functions."""
+"""The fifteen-test checklist (docs/rules.md), runnable against the reference or a learner's functions."""
 
 from .cases import CASES, Case, Implementation
 from .expect import ChecklistFailure

@@ -44,7 +44,7 @@ SEGMENTS = ("system", "summary", "kept messages", "reserved output", "safety mar
 
 @dataclass(frozen=True)
 class Scenario:
-    """A path from the chapter (§7) and the budget the chapter reads it with."""
+    """A path from the chapter's example and the budget the chapter reads it with."""
 
     description: str
     path: Callable[[], list[SessionEntry]]

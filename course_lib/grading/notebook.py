@@ -1,6 +1,6 @@
 """What the grader reads from a notebook: its lab, the learner's exercise cells, the lab's setup.
 
-Only cells tagged ``exercise`` come from the submission (docs/notebooks.md).
+Only cells tagged ``exercise`` come from the submission (docs/grading.md).
 The setup (imports and the lab's own definitions before the first exercise) is
 taken from the course's copy of the lab, so a learner who deletes or edits it,
 or edits the checklist cell, changes nothing the grader runs. Stored outputs

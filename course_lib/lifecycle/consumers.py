@@ -1,4 +1,4 @@
-"""Two outside consumers of the event stream: the lesson's first pitfall and its fix.
+"""Two outside consumers of the event stream: the capstone's first pitfall and its fix.
 
 A compaction is maintenance, not a failure: it happens after a run's
 ``agent_end`` and, for an overflow, is followed by a retry run. A consumer that

@@ -1,4 +1,4 @@
-"""Recognising a context overflow, the second compaction trigger (lifecycle.md).
+"""Recognising a context overflow, the second compaction trigger (L4).
 
 An overflow is an accident, not a stop reason of its own: the provider ends the
 response with ``error`` or ``length`` and says, in its error text or its usage

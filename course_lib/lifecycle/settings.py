@@ -27,7 +27,7 @@ class CompactionSettings:
     """``enabled``, ``reserve_tokens``, ``keep_recent_tokens`` (L1).
 
     Both token numbers must be positive: a reserve of 0 leaves no window space to
-    produce the summary (the lesson's third pitfall), and a compaction always
+    produce the summary (the capstone's third pitfall), and a compaction always
     keeps at least the newest interaction group (``firstKeptEntryId``).
     """
 

@@ -1,4 +1,4 @@
-"""A simulated agent session that runs the lesson's six-step compaction sequence.
+"""A simulated agent session that runs the six-step compaction sequence of the capstone.
 
 1. a run ends → the post-run hook checks for compaction (between runs, never mid-stream);
 2. ``compaction_start {reason}`` is emitted;
@@ -45,7 +45,7 @@ from .settings import CompactionSettings, compaction_threshold, should_compact
 from .summarizer import CompactionReason, OfflineSummarizer, Summarizer, SummaryRequest, summarizer_reserve
 
 DEFAULT_MAX_OVERFLOW_ATTEMPTS = 3
-"""The embedding the lesson cites allows 3 compact-and-retry attempts (upstream: 1)."""
+"""The production embedding the capstone describes allows 3 compact-and-retry attempts (upstream: 1)."""
 
 
 class Store(Protocol):
