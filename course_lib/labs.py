@@ -33,10 +33,13 @@ class Lab:
     withheld: tuple[Withheld, ...]
     """What the grading sandbox replaces by stubs that raise ``NotAvailableWhileGrading``."""
     hidden_seed: int
+    folder: str = "labs"
+    """Where the learner's notebook lives (its solution is in ``<folder>/solutions``)."""
 
     @property
-    def number(self) -> int:
-        return int(self.id.split(".")[1])
+    def label(self) -> str:
+        """How notebooks and messages name it: ``Lab 11.3``, or ``The capstone``."""
+        return f"Lab {self.id}" if self.id[0].isdigit() else f"The {self.id}"
 
 
 _BUILD_CONTEXT = (
@@ -63,13 +66,18 @@ LABS: dict[str, Lab] = {
             (Withheld("course_lib.compaction", ("create_compaction_entry", "_check_first_kept")),), 1104),
         Lab("11.5", "Resume from the latest compaction", "lab_11_5_resume_from_compaction",
             ("build_context",), _BUILD_CONTEXT, 1105),
+        Lab("capstone", "The compaction lifecycle", "02_lifecycle_capstone",
+            ("should_compact", "find_cut_point", "retry_after_overflow"),
+            (Withheld("course_lib.lifecycle.settings", ("should_compact",)),
+             Withheld("course_lib.lifecycle.cut_point", ("find_cut_point",)),
+             Withheld("course_lib.lifecycle.overflow", ("retry_after_overflow",))), 1106, folder="notebooks"),
     )
 }  # fmt: skip
 
 
 def lab(name: str | int | float) -> Lab:
     """The lab named ``"11.3"``, ``"Lab 11.3"`` or ``3``; a ``ValueError`` listing the labs otherwise."""
-    text = str(name).strip().lower().removeprefix("lab").strip()
+    text = str(name).strip().lower().removeprefix("the").removeprefix("lab").strip()
     if text.isdigit():
         text = f"11.{text}"
     if text not in LABS:

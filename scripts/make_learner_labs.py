@@ -2,12 +2,15 @@
 
 Usage: python scripts/make_learner_labs.py [--no-execute]
 
-``labs/solutions/lab_11_N_*.ipynb`` is the single source of every lab; this
-writes ``labs/lab_11_N_*.ipynb`` next to it. Each region between
+``labs/solutions/lab_11_N_*.ipynb`` is the single source of every lab, and
+``notebooks/solutions/02_lifecycle_capstone.ipynb`` of the capstone; this writes
+the learner version one folder up (``labs/lab_11_N_*.ipynb``,
+``notebooks/02_lifecycle_capstone.ipynb``). Each region between
 ``### BEGIN SOLUTION`` and ``### END SOLUTION`` is replaced, at the marker's
 indentation, by a stub:
 
-- inside a function: ``raise NotImplementedError("Lab 11.N not implemented yet: <function>")``,
+- inside a function: ``raise NotImplementedError("Lab 11.N not implemented yet: <function>")``
+  (``"The capstone not implemented yet: ..."`` for the capstone),
   so the learner notebook runs and the checklist shows "not implemented yet";
 - inside a class body: ``pass``, so the class still exists (Lab 11.1's models).
 
@@ -29,6 +32,9 @@ import nbformat
 from nbformat import NotebookNode
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from course_lib import labs  # noqa: E402 - the registry says where each lab's notebooks live
+
 SOLUTIONS = ROOT / "labs" / "solutions"
 LEARNER_DIR = ROOT / "labs"
 
@@ -73,12 +79,20 @@ def _stub(before: list[str], indent: str, lab: str, number: int) -> list[str]:
         if match and len(match.group("indent")) < len(indent):
             name = match.group("name")
             if _KIND.match(line).group("kind") == "class":  # type: ignore[union-attr]
-                return [f"pass  # Your code here: the body of {name} (Lab {lab})."]
+                return [f"pass  # Your code here: the body of {name} ({_label(lab)})."]
             return [
                 "# Your code here: replace the next line.",
-                f'raise NotImplementedError("Lab {lab} not implemented yet: {name}")',
+                f'raise NotImplementedError("{_label(lab)} not implemented yet: {name}")',
             ]
     raise SolutionRegionError(f"line {number}: a solution region must sit inside a def or class body")
+
+
+def _label(lab: str) -> str:
+    """``Lab 11.3``, ``The capstone``: how a stub names its lab (an id outside the registry reads ``Lab <id>``)."""
+    try:
+        return labs.lab(lab).label
+    except ValueError:
+        return f"Lab {lab}"
 
 
 def learner_notebook(solution: NotebookNode) -> NotebookNode:
@@ -95,11 +109,12 @@ def learner_notebook(solution: NotebookNode) -> NotebookNode:
 
 
 def solution_paths() -> list[Path]:
-    return sorted(SOLUTIONS.glob("lab_11_*.ipynb"))
+    """Every lab's solution notebook, in the registry's order."""
+    return [ROOT / lab.folder / "solutions" / f"{lab.notebook}.ipynb" for lab in labs.LABS.values()]
 
 
 def learner_path(solution_path: Path) -> Path:
-    return LEARNER_DIR / solution_path.name
+    return solution_path.parent.parent / solution_path.name
 
 
 def main(arguments: list[str]) -> int:

@@ -26,26 +26,18 @@ FUNCTION = {"11.1": "parse_session_entry", "11.2": "group_interactions", "11.3":
 
 
 def solution(lab: str) -> NotebookNode:
-    return nbformat.read(_one(LABS / "solutions", lab), as_version=4)
+    from course_lib import labs
+
+    entry = labs.lab(lab)
+    return nbformat.read(ROOT / entry.folder / "solutions" / f"{entry.notebook}.ipynb", as_version=4)
 
 
 def learner(lab: str) -> NotebookNode:
-    """The learner version: the committed one, or generated from the solution like ``make learner-labs``."""
-    matches = sorted(LABS.glob(f"lab_{lab.replace('.', '_')}_*.ipynb"))
-    if matches:
-        return nbformat.read(matches[0], as_version=4)
-    import importlib.util
+    """The committed learner version (``make learner-labs`` keeps it equal to the generated one)."""
+    from course_lib import labs
 
-    spec = importlib.util.spec_from_file_location("make_learner_labs", ROOT / "scripts" / "make_learner_labs.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module.learner_notebook(solution(lab))
-
-
-def _one(folder: Path, lab: str) -> Path:
-    matches = sorted(folder.glob(f"lab_{lab.replace('.', '_')}_*.ipynb"))
-    assert matches, f"no Lab {lab} notebook in {folder}"
-    return matches[0]
+    entry = labs.lab(lab)
+    return nbformat.read(ROOT / entry.folder / f"{entry.notebook}.ipynb", as_version=4)
 
 
 def tagged(notebook: NotebookNode, tag: str) -> list[NotebookNode]:

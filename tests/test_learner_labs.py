@@ -17,7 +17,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from course_lib import checklist
+from course_lib import checklist, labs
 from course_lib.checklist.runner import FUNCTION_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,7 +27,7 @@ generator = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(generator)
 
 SOLUTIONS = generator.solution_paths()
-CHECKS_PER_LAB = {"11.1": 3, "11.2": 3, "11.3": 3, "11.4": 2, "11.5": 4}
+CHECKS_PER_LAB = {"11.1": 3, "11.2": 3, "11.3": 3, "11.4": 2, "11.5": 4, "capstone": 4}
 
 
 def _read(path: Path) -> Any:
@@ -63,10 +63,11 @@ def _ids(paths: list[Path]) -> list[str]:
     return [path.stem for path in paths]
 
 
-def test_five_solution_labs_with_learner_versions() -> None:
+def test_five_solution_labs_and_the_capstone_with_learner_versions() -> None:
     assert [_read(p).metadata["course"]["lab"] for p in SOLUTIONS] == list(CHECKS_PER_LAB)
     learner = sorted(p.name for p in (ROOT / "labs").glob("lab_11_*.ipynb"))
-    assert learner == [p.name for p in SOLUTIONS], "every solution has exactly one learner version"
+    assert learner == [p.name for p in SOLUTIONS[:5]], "every solution has exactly one learner version"
+    assert all(generator.learner_path(p).is_file() for p in SOLUTIONS)
 
 
 @pytest.mark.parametrize("solution_path", SOLUTIONS, ids=_ids(SOLUTIONS))
@@ -82,10 +83,10 @@ def test_learner_lab_is_up_to_date(solution_path: Path) -> None:
 
 @pytest.mark.parametrize("solution_path", SOLUTIONS, ids=_ids(SOLUTIONS))
 def test_lab_layout_follows_the_conventions(solution_path: Path) -> None:
-    """docs/notebooks.md: setup cell untagged, solution regions only in `exercise` cells, one `checklist` cell."""
+    """Setup cell untagged, solution regions only in `exercise` cells, one `checklist` cell."""
     notebook = _read(solution_path)
     lab = notebook.metadata["course"]["lab"]
-    assert solution_path.name.startswith(f"lab_{lab.replace('.', '_')}_")
+    assert solution_path.stem == labs.lab(lab).notebook
     functions = notebook.metadata["course"]["functions"]
     assert functions and set(functions) <= set(FUNCTION_NAMES)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
@@ -103,12 +104,13 @@ def test_learner_stubs_raise_with_the_lab_number(solution_path: Path) -> None:
     notebook = _read(generator.learner_path(solution_path))
     lab = notebook.metadata["course"]["lab"]
     _, exercises = _lab_code(notebook)
-    stubbed = re.findall(r'NotImplementedError\("Lab ([\d.]+) not implemented yet: (\w+)"\)', "\n".join(exercises))
-    assert stubbed and {found for found, _ in stubbed} == {lab}
+    label = labs.lab(lab).label
+    stubbed = re.findall(r'NotImplementedError\("(.+?) not implemented yet: (\w+)"\)', "\n".join(exercises))
+    assert stubbed and {found for found, _ in stubbed} == {label}
     namespace = _run_lab_code(notebook)
     for name in notebook.metadata["course"]["functions"]:
         args, kwargs = _dummy_arguments(namespace[name])
-        with pytest.raises(NotImplementedError, match=rf"^Lab {re.escape(lab)} not implemented yet: {name}$"):
+        with pytest.raises(NotImplementedError, match=rf"^{re.escape(label)} not implemented yet: {name}$"):
             namespace[name](*args, **kwargs)
 
 

@@ -1,5 +1,6 @@
 """The fifteen-test checklist (docs/rules.md), runnable against the reference or a learner's functions."""
 
+from . import capstone  # noqa: F401 - registers the capstone's checks
 from .cases import CASES, Case, Implementation
 from .expect import ChecklistFailure
 from .runner import LABS, CheckRecord, ChecklistReport, run, select

@@ -19,6 +19,9 @@ from ..builders import PathBuilder
 from ..compaction import create_compaction_entry
 from ..context import build_context
 from ..grouping import group_interactions
+from ..lifecycle.cut_point import find_cut_point
+from ..lifecycle.overflow import retry_after_overflow
+from ..lifecycle.settings import should_compact
 from ..models import CompactionSummary
 from ..parsing import parse_session_entry
 from ..paths import path_to
@@ -34,6 +37,9 @@ class Implementation:
     group_interactions: Callable[..., Any] = group_interactions
     build_context: Callable[..., Any] = build_context
     create_compaction_entry: Callable[..., Any] = create_compaction_entry
+    should_compact: Callable[..., Any] = should_compact
+    find_cut_point: Callable[..., Any] = find_cut_point
+    retry_after_overflow: Callable[..., Any] = retry_after_overflow
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,7 @@ class Case:
 
 
 CASES: list[Case] = []
+"""Every check: the chapter's fifteen (Labs 11.1–11.5), then the capstone's (``capstone.py``)."""
 
 
 def case(number: int, lab: str, rules: str) -> Callable[[Callable[[Implementation], None]], Callable[[Implementation], None]]:

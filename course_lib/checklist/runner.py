@@ -15,11 +15,13 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
 from .. import labs
+from . import capstone as _capstone  # noqa: F401 - registers the capstone's checks
 from .cases import CASES, Case, Implementation
 from .expect import ChecklistFailure, Point, recording, verdict
 
 Status = Literal["passed", "failed", "not implemented yet", "error"]
 LABS = tuple(labs.LABS)
+CHAPTER_LABS = tuple(lab for lab in LABS if lab.startswith("11."))
 FUNCTION_NAMES = tuple(f.name for f in fields(Implementation))
 
 
@@ -56,7 +58,7 @@ class ChecklistReport:
 
     @property
     def summary(self) -> str:
-        scope = f"Lab {self.lab}" if self.lab else "Chapter 11 checklist"
+        scope = labs.lab(self.lab).label if self.lab else "Chapter 11 checklist"
         return f"{scope}: {self.passed}/{self.total} passed"
 
     def to_dataframe(self) -> Any:
@@ -108,9 +110,9 @@ def _mark(status: Status) -> str:
 
 
 def select(lab: str | None = None) -> list[Case]:
-    """The checks of one lab (``"11.3"``, ``"Lab 11.3"`` or ``3``), or all fifteen."""
+    """The checks of one lab (``"11.3"``, ``"Lab 11.3"``, ``3`` or ``"capstone"``), or the chapter's fifteen."""
     if lab is None:
-        return list(CASES)
+        return [c for c in CASES if c.lab in CHAPTER_LABS]
     wanted = normalise_lab(lab)
     return [c for c in CASES if c.lab == wanted]
 

@@ -1,4 +1,4 @@
-"""``course-grade``: the automated grader of Labs 11.1–11.5 (see docs/grading.md).
+"""``course-grade``: the automated grader of Labs 11.1–11.5 and the capstone (see docs/grading.md).
 
 One idea per module: ``notebook`` (find the lab, the exercise cells, the lab's
 setup), ``withhold`` (the sandbox's view of course_lib, the lab's reference

@@ -164,7 +164,7 @@ def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, st
     blocked = _blocked(lab, run)
     if blocked:
         notes.append(blocked)
-    records = {number: _check(number, cell) for number, cell in run.checks.items()}
+    records = {number: _check(lab, number, cell) for number, cell in run.checks.items()}
     tests: list[TestResult] = []
     for case in select(lab):
         output = blocked or _check_output(records.get(case.number))
@@ -199,8 +199,8 @@ def _check_output(record: CheckRecord | None) -> str | None:
     return record.message or record.status
 
 
-def _check(number: int, cell: CellRun) -> CheckRecord:
-    case = next(c for c in select() if c.number == number)
+def _check(lab: str, number: int, cell: CellRun) -> CheckRecord:
+    case = next(c for c in select(lab) if c.number == number)
     if cell.status == "ok" and isinstance(cell.reply, dict):
         return judge_record(case, cell.reply)
     if cell.status == "ok":

@@ -19,6 +19,7 @@ from ..checklist.cases import CASES, Implementation
 from ..checklist.runner import record_case
 from ..estimators import estimate_tokens_chars
 from ..fixtures import teaching_estimator
+from ..lifecycle.settings import CompactionSettings
 from ..parsing import parse_session_entry, to_json_dict
 
 MIME = "application/vnd.course-grade+json"
@@ -87,6 +88,8 @@ def decode(request: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
     if "value" in request:
         args.append(request["value"])
     kwargs = dict(request.get("options", {}))
+    if isinstance(kwargs.get("settings"), dict):
+        kwargs["settings"] = CompactionSettings(**kwargs["settings"])
     if request.get("estimator"):
         kwargs["estimate_tokens"] = ESTIMATORS[request["estimator"]]
     return args, kwargs

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .. import compaction, context, fixtures, grouping, labs, parsing
+from ..lifecycle import cut_point
+from ..lifecycle import settings as lifecycle_settings
 from ..generate import SessionRecipe, group_starts, random_session, random_summary
 from ..models import SessionEntry
 from ..parsing import parse_session_entry, to_json_dict
@@ -29,6 +31,8 @@ REFERENCES: dict[str, Callable[..., Any]] = {
     "group_interactions": grouping.group_interactions,
     "build_context": context.build_context,
     "create_compaction_entry": compaction.create_compaction_entry,
+    "should_compact": lifecycle_settings.should_compact,
+    "find_cut_point": cut_point.find_cut_point,
 }
 """The reference of each lab function: it decides what every hidden call should return."""
 
@@ -88,7 +92,7 @@ class _Calls:
         else:
             if reject is not None:
                 raise AssertionError(f"hidden case {description!r}: the reference accepted it")
-        key = f"h{self.lab.replace('.', '')}-{self.count:03d}"
+        key = f"h{self.lab.replace('.', '')}-{self.function}-{self.count:03d}"
         return HiddenCall(key, self.function, description, expected, wire_path, value, options, estimator)
 
 
@@ -438,6 +442,43 @@ def _entry_of_kind(rng: random.Random, path: list[SessionEntry], kind: str) -> s
     return rng.choice(found) if found else f"missing-{rng.randrange(1000)}"
 
 
+# The capstone ----------------------------------------------------------------------------
+
+
+def _capstone(rng: random.Random) -> tuple[HiddenTest, ...]:
+    thresholds = _Calls("capstone", "should_compact")
+    decided = []
+    for _ in range(12):
+        window = rng.randint(200, 200_000)
+        reserve = rng.randint(1, window - 1)
+        settings = {"enabled": rng.random() < 0.85, "reserve_tokens": reserve, "keep_recent_tokens": rng.randint(1, 5000)}
+        tokens = rng.choice((window - reserve, window - reserve + 1, window - reserve - 1, rng.randint(0, window * 2)))
+        decided.append(thresholds.make(f"window {window}, reserve {reserve}, enabled {settings['enabled']}, "
+                                       f"context {tokens}",
+                                       options={"context_tokens": tokens, "context_window": window, "settings": settings}))
+    for bad in (-3, float("inf")):
+        decided.append(thresholds.make(f"context_tokens {bad!r}", reject=("context_tokens",),
+                                       options={"context_tokens": bad, "context_window": 800,
+                                                "settings": {"reserve_tokens": 160, "keep_recent_tokens": 120}}))
+    cuts = _Calls("capstone", "find_cut_point")
+    made = []
+    for number in range(12):
+        path = random_session(rng.randrange(10**6), SessionRecipe(groups=(1, 7), compactions=number % 3, metadata=True))
+        estimator = rng.choice(("teaching", "chars"))
+        keep = rng.choice((1, rng.randint(2, 60), rng.randint(60, 400)))
+        made.append(cuts.make(f"{describe_path(path)}, keep_recent_tokens={keep}, {estimator} estimator", path=path,
+                              options={"keep_recent_tokens": keep}, estimator=estimator))
+    return (
+        HiddenTest("generated_thresholds", "capstone", "L1 L2",
+                   "compact only when enabled and strictly above window minus reserve; a bad count is a ValueError",
+                   tuple(decided)),
+        HiddenTest("generated_cut_points", "capstone", "L3",
+                   "newest whole groups until keep_recent_tokens is reached; the first kept entry opens a group",
+                   tuple(made)),
+    )
+
+
 GENERATORS: dict[str, Callable[[random.Random], tuple[HiddenTest, ...]]] = {
     "11.1": _lab_11_1, "11.2": _lab_11_2, "11.3": _lab_11_3, "11.4": _lab_11_4, "11.5": _lab_11_5,
+    "capstone": _capstone,
 }

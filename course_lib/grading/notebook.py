@@ -101,7 +101,9 @@ def setup_sources(template: NotebookNode) -> tuple[str, ...]:
 
 def template_dirs(labs_dir: str | Path | None = None) -> list[Path]:
     """Where the course's lab notebooks may be: the option, ``$COURSE_GRADE_LABS``, ``./labs``, the checkout."""
-    candidates = [labs_dir, os.environ.get(LABS_ENVIRONMENT), Path.cwd() / "labs", Path(__file__).resolve().parents[2] / "labs"]
+    checkout = Path(__file__).resolve().parents[2]
+    folders = sorted({lab.folder for lab in labs.LABS.values()})
+    candidates = [labs_dir, os.environ.get(LABS_ENVIRONMENT), *(Path.cwd() / f for f in folders), *(checkout / f for f in folders)]
     found: list[Path] = []
     for candidate in candidates:
         if not candidate:

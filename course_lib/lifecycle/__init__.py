@@ -5,7 +5,7 @@ Each idea lives in its own module; this ``__init__`` only re-exports them.
 
 from .budget import BUDGET_KEY, ESTIMATORS, RequestBudget, budget_on_path
 from .consumers import AgentEndConsumer, MessageEndConsumer
-from .cut_point import context_groups, find_cut_point, messages_to_summarize
+from .cut_point import context_groups, find_cut_point, group_cost, messages_to_summarize
 from .demonstrations import (
     WriterDemo,
     demonstrate_prefix_reuse,
@@ -15,7 +15,7 @@ from .demonstrations import (
 )
 from .errors import CompactionSettingsError, OverflowRecoveryError, ScriptExhaustedError, SessionLockedError
 from .events import LIFECYCLE_EVENTS, AgentEvent, EventLog, EventType, events_frame
-from .overflow import is_context_overflow
+from .overflow import is_context_overflow, retry_after_overflow
 from .prefix_reuse import (
     PrefixReuse,
     PrefixRow,
@@ -89,7 +89,9 @@ __all__ = [
     "demonstrate_single_writer",
     "events_frame",
     "find_cut_point",
+    "group_cost",
     "is_context_overflow",
+    "retry_after_overflow",
     "lock_path",
     "measure_prefix_reuse",
     "messages_to_summarize",

@@ -119,8 +119,12 @@ def capstone_session(
     settings: CompactionSettings = CAPSTONE_SETTINGS,
     max_overflow_attempts: int = 3,
     listeners: Iterable[Listener] = (),
+    **functions: Any,
 ) -> tuple[AgentSession, ScriptedModel, list[str]]:
-    """A fresh session wired to the capstone's scripted model; returns it, the model, and the prompts."""
+    """A fresh session wired to the capstone's scripted model; returns it, the model, and the prompts.
+
+    ``functions`` may pass a learner's ``should_compact`` and ``find_cut_point`` to the session.
+    """
     prompts, replies = capstone_script(turns)
     model = ScriptedModel(replies, context_window=context_window)
     session = AgentSession(
@@ -133,5 +137,6 @@ def capstone_session(
         system_prompt=CAPSTONE_SYSTEM_PROMPT,
         max_overflow_attempts=max_overflow_attempts,
         listeners=listeners,
+        **functions,
     )
     return session, model, prompts

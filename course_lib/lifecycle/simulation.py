@@ -92,7 +92,10 @@ class AgentSession:
         system_prompt: str | None = None,
         max_overflow_attempts: int = DEFAULT_MAX_OVERFLOW_ATTEMPTS,
         listeners: Iterable[Listener] = (),
+        should_compact: Callable[..., bool] = should_compact,
+        find_cut_point: Callable[..., str | None] = find_cut_point,
     ) -> None:
+        """``should_compact`` and ``find_cut_point`` may be a learner's own (the capstone's exercises)."""
         self.settings = settings if settings is not None else CompactionSettings()
         self.summarizer = summarizer if summarizer is not None else OfflineSummarizer()
         self.settings.check_summarizer(summarizer_reserve(self.summarizer))  # L1
@@ -105,6 +108,8 @@ class AgentSession:
         self.tools = tools
         self.budget = budget
         self.max_overflow_attempts = max_overflow_attempts
+        self.should_compact = should_compact
+        self.find_cut_point = find_cut_point
         self.log = EventLog(listeners)
         existing = store.entries()
         self._entries: list[SessionEntry] = list(existing)  # what this writer appended, read without copies
@@ -195,10 +200,10 @@ class AgentSession:
         if message.stop_reason in ("error", "length", "aborted"):
             return _AfterRun()  # a failed run that compaction cannot cure
         context_tokens = message.usage.total_tokens
-        if not should_compact(context_tokens, window, self.settings):  # L2
+        if not self.should_compact(context_tokens, window, self.settings):  # L2
             return _AfterRun()
         path = self.active_path()
-        cut = find_cut_point(
+        cut = self.find_cut_point(
             path, keep_recent_tokens=self.settings.keep_recent_tokens, estimate_tokens=self.budget.estimate_tokens
         )
         if cut is None:
@@ -230,7 +235,7 @@ class AgentSession:
         keep = self.settings.keep_recent_tokens / 2 ** (attempt - 1)
         self._emit("compaction_start", reason="overflow", attempt=attempt, context_tokens=reported,
                    detail=f"keep about {keep:g} tokens")
-        cut = find_cut_point(path, keep_recent_tokens=keep, estimate_tokens=self.budget.estimate_tokens)
+        cut = self.find_cut_point(path, keep_recent_tokens=keep, estimate_tokens=self.budget.estimate_tokens)
         if cut is None:
             newest = context_groups(path)[-1][0].id
             return self._give_up(attempt, newest, f"context overflow in {failed.id!r}: nothing left to compact; "
