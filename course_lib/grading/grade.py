@@ -12,8 +12,10 @@ reference (``hidden.py``). The lab's reference is withheld from the sandbox
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
+import shutil
 import tempfile
 import time
 from collections.abc import Iterable
@@ -97,7 +99,9 @@ def _zero_tests(lab: str, output: str) -> Iterable[TestResult]:
 
 @functools.cache
 def _private_views() -> str:
-    return tempfile.mkdtemp(prefix="course-grade-views-")
+    folder = tempfile.mkdtemp(prefix="course-grade-views-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def lab_view(lab: str, views: str | None = None) -> Path:

@@ -73,6 +73,8 @@ class GradeResult(BaseModel):
 def to_gradescope(result: GradeResult) -> dict[str, Any]:
     """Gradescope's results.json: checklist tests visible, hidden ones after publication."""
     summary = f"Lab {result.lab}: {result.score:g}/{result.max_score:g}" if result.lab else "Not graded"
+    if result.budget:
+        summary += f" (graded in {result.execution_time:.1f} s of a {result.budget:g} s budget)"
     return {
         "score": result.score,
         "execution_time": round(result.execution_time),
