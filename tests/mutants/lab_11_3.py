@@ -1,5 +1,14 @@
 """Lab 11.3: build_context without compaction (R15–R17, R19–R23).
 
+Equivalent mutants, left out: handing the estimator ``message`` instead of
+``copy.deepcopy(message)``, and returning ``entry.message`` instead of a deep
+copy, where ``entry`` comes from a group. ``group_interactions`` already
+returns deep copies (R13), and the replayed system message is built anew, so
+neither the estimator nor the result can reach the session's objects that
+way; a later build groups again. The corpus holds the versions that do reach
+them: estimating the path's own messages, and taking the kept messages from
+the path by id.
+
 ``shared(lab, room, names)`` makes the mistakes Labs 11.3 and 11.5 can share
 (their ``build_context`` cells differ only where the summary comes in): the
 fit test compares against ``available`` in 11.3 and ``room`` in 11.5.
@@ -57,8 +66,9 @@ def shared(lab: str, room: str, names: tuple[str, ...] | None = None) -> tuple[M
                (OVERFLOW, OVERFLOW.replace("-1", "0"))),
         mutant(lab, "empty_path_crashes", "R20", "an empty path falls through to the overflow branch and crashes",
                ("    if len(kept) == len(groups):\n", "    if kept and len(kept) == len(groups):\n")),
-        mutant(lab, "estimator_gets_originals", "R15", "the estimator is handed the session's own messages",
-               ("estimate_tokens(copy.deepcopy(message))", "estimate_tokens(message)")),
+        mutant(lab, "estimator_gets_originals", "R15", "each path message is estimated once, the session's own object handed over",
+               (COSTS, "    estimates = {entry.id: token_count(\"estimate\", estimate_tokens(entry.message)) for entry in message_entries}\n"
+                       "    costs = [sum(estimates[entry.id] for entry in group.entries) for group in groups]\n")),
         mutant(lab, "estimates_unchecked", "R15", "whatever the estimator returns is used as a cost",
                ('return token_count("estimate_tokens(...)", estimate_tokens(copy.deepcopy(message)))',
                 "return estimate_tokens(copy.deepcopy(message))")),
@@ -72,7 +82,7 @@ def shared(lab: str, room: str, names: tuple[str, ...] | None = None) -> tuple[M
                (COSTS, ""), (LOOP, "    for group in reversed(groups):\n        group_cost = sum(cost(entry.message) for entry in group.entries)\n"),
                ("        used = costs[-1]\n", "        used = sum(cost(entry.message) for entry in groups[-1].entries)\n")),
         mutant(lab, "results_share_messages", "R21 R23", "the result's messages are the session's own objects",
-               (COPIES, "messages=head + [entry.message for entry in kept_entries],")),
+               (COPIES, "messages=head + [entry.message for entry in message_entries if entry.id in {e.id for e in kept_entries}],")),
         mutant(lab, "newest_group_first", "R21", "kept groups are returned newest first",
                ("kept.insert(0, group)", "kept.append(group)")),
         mutant(lab, "oldest_groups_first", "R19", "groups are chosen from the oldest forwards",
