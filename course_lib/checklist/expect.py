@@ -186,11 +186,11 @@ def first_difference(expected: Any, actual: Any, where: str = "") -> tuple[str, 
             if found:
                 return found
         if len(expected) != len(actual):
-            return f"{where} (length)".lstrip(), len(expected), len(actual)
+            return f"{where} (length)".lstrip(". "), len(expected), len(actual)
         return None
     if _same_scalar(expected, actual):
         return None
-    return where, expected, actual
+    return where.lstrip("."), expected, actual
 
 
 def _same_scalar(left: Any, right: Any) -> bool:

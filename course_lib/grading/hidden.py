@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..checklist.expect import first_difference
+
 @dataclass(frozen=True)
 class Returned:
     value: Any
@@ -103,7 +105,9 @@ def describe_difference(expected: Any, actual: Any) -> str | None:
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         keys = [key for key in expected if _canonical(expected.get(key)) != _canonical(actual.get(key))]
         extra = [key for key in actual if key not in expected]
-        return "wrong " + ", ".join(map(str, keys + extra))
+        wrong = "wrong " + ", ".join(map(str, keys + extra))
+        found = first_difference(expected, actual)
+        return f"{wrong} (first at {found[0]})" if found and found[0] not in map(str, keys + extra) else wrong
     if isinstance(expected, list) and isinstance(actual, list) and len(expected) != len(actual):
         return f"{len(actual)} items where the rules give {len(expected)}"
     if isinstance(expected, list) and isinstance(actual, list):

@@ -49,7 +49,7 @@ def hidden_calls(lab: str) -> list[HiddenCall]:
     return list(seen.values())
 
 
-def _reference_call(function: str, path: Any, value: Any, options: Mapping[str, Any], estimator: str | None) -> Any:
+def reference_call(function: str, path: Any, value: Any, options: Mapping[str, Any], estimator: str | None) -> Any:
     request = {"function": function, "path": path, "options": dict(options)}
     if value is not None:
         request["value"] = value
@@ -77,7 +77,7 @@ class _Calls:
         wire_path = None if path is None else [e if isinstance(e, dict) else to_json_dict(e) for e in path]
         options = dict(options or {})
         try:
-            expected: Expected = Returned(_reference_call(self.function, wire_path, value, options, estimator))
+            expected: Expected = Returned(reference_call(self.function, wire_path, value, options, estimator))
         except ValueError as exc:
             if reject is None:
                 raise AssertionError(f"hidden case {description!r}: the reference rejected it: {exc}") from None
@@ -311,7 +311,7 @@ def _budget(rng: random.Random, path: list[SessionEntry]) -> tuple[dict[str, Any
     estimator = rng.choice(("teaching", "teaching", "chars"))
     reserved, margin = rng.choice((0, 1, 4, 8)), rng.choice((0, 2, 1.5))
     unlimited = {"max_tokens": 10**9, "reserved_output": 0, "safety_margin": 0}
-    whole = _reference_call("build_context", [to_json_dict(e) for e in path], None, unlimited, estimator)["tokens"]["total"]
+    whole = reference_call("build_context", [to_json_dict(e) for e in path], None, unlimited, estimator)["tokens"]["total"]
     fits = math.ceil(whole + reserved + margin)
     max_tokens = rng.choice((rng.randint(0, fits), rng.randint(fits // 2, fits), rng.randint(fits, fits + 10)))
     return {"max_tokens": max_tokens, "reserved_output": reserved, "safety_margin": margin}, estimator
