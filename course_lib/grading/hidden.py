@@ -86,6 +86,8 @@ def call_verdict(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any] 
             return difference
         if outcome.get("mutated"):
             return "changed its input (R3, R13, R23, R24: work on copies)"
+        if outcome.get("shared"):
+            return "returned objects shared with its input: changing the result changed the input (R3, R13, R23: return copies)"
         return None
     if kind == "returned":
         return "accepted the input; it must be rejected with a ValueError"
