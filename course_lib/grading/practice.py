@@ -22,6 +22,7 @@ from typing import Any
 
 from .. import labs
 from ..checklist.expect import first_difference, short
+from ..compaction import summary_message
 from ..parsing import parse_session_entry
 from .harness import ESTIMATORS
 from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict
@@ -113,10 +114,25 @@ def _shrink(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any], budg
             got = budget.outcome(candidate)
             if got is None:
                 break
-            if call_verdict(test, candidate, got) and _searchable(got):
+            if call_verdict(test, candidate, got) and _searchable(got) and _same_failure(test, candidate, got, call, outcome):
                 call, outcome, improved = candidate, got, True
                 break
     return call, outcome
+
+
+def _same_failure(test: HiddenTest, call: HiddenCall, got: Mapping[str, Any], before: HiddenCall,
+                  outcome: Mapping[str, Any]) -> bool:
+    """A smaller case must show the same mistake: the same kind of outcome, differing in the same field."""
+    if got.get("kind") != outcome.get("kind"):
+        return False
+    return got.get("kind") != "returned" or _field(test, call, got) == _field(test, before, outcome)
+
+
+def _field(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any]) -> str | None:
+    if not isinstance(call.expected, Returned):
+        return None
+    found = first_difference(test.view(call.expected.value), test.view(outcome.get("value")))
+    return found[0].split(".")[0].split("[")[0] if found else None
 
 
 def _smaller_paths(path: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -157,7 +173,7 @@ def describe(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any], dra
     if call.path is not None:
         lines.append(f"  path: {_entries(call.path, call.estimator) or '(empty)'}")
     if call.value is not None:
-        lines.append(f"  input: {short(call.value, 300)}")
+        lines.append(f"  input: {json.dumps(call.value)[:2000]}")
     if call.options and call.function == "build_context":
         budget = ", ".join(f"{name}={value!r}" for name, value in call.options.items())
         lines.append(f"  budget: {budget}; {call.estimator} estimator")
@@ -187,7 +203,8 @@ def _entries(path: list[dict[str, Any]], estimator: str | None) -> str:
 
 def _entry(entry: dict[str, Any], estimator: str | None) -> str:
     if entry.get("type") == "compaction":
-        return f"{entry['id']}(compaction, keeps from {entry.get('firstKeptEntryId')})"
+        cost = _cost(estimator, lambda: summary_message(parse_session_entry(entry)))
+        return f"{entry['id']}(compaction, keeps from {entry.get('firstKeptEntryId')}{', summary ' + cost if cost else ''})"
     if entry.get("type") != "message":
         return f"{entry['id']}({entry.get('type')})"
     detail = _role(entry)
@@ -196,12 +213,18 @@ def _entry(entry: dict[str, Any], estimator: str | None) -> str:
     calls = [block["id"] for block in entry["message"].get("content", []) if isinstance(block, dict) and block.get("type") == "toolCall"]
     if calls:
         detail += f" calling {', '.join(calls)}"
-    if estimator in ("teaching", "chars"):
-        try:
-            detail += f", cost {ESTIMATORS[estimator](parse_session_entry(entry).message)}"
-        except Exception:  # noqa: BLE001 - an unreadable entry is shown without its cost
-            pass
-    return f"{entry['id']}({detail})"
+    cost = _cost(estimator, lambda: parse_session_entry(entry).message)
+    return f"{entry['id']}({detail}{', ' + cost if cost else ''})"
+
+
+def _cost(estimator: str | None, message: Callable[[], Any]) -> str | None:
+    """``cost N`` under the call's estimator, or ``None`` (no estimator, or one that fails on this message)."""
+    if estimator not in ESTIMATORS:
+        return None
+    try:
+        return f"cost {ESTIMATORS[estimator](message())!r}"
+    except Exception:  # noqa: BLE001 - an estimator meant to fail (R15 cases) is shown without costs
+        return None
 
 
 def _role(entry: Mapping[str, Any]) -> str | None:
