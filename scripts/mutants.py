@@ -20,14 +20,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from mutants import MUTANTS, Mutant  # noqa: E402
-from mutants.run import inline  # noqa: E402
+from mutants import INLINE_TARGET, MUTANTS, Mutant  # noqa: E402
+from mutants.run import inline, loses_marks  # noqa: E402
 
 from course_lib import labs  # noqa: E402
 from course_lib.grading import GradeOptions, grade_folder  # noqa: E402
 from course_lib.grading.results import GradeResult  # noqa: E402
-
-INLINE_TARGET = 0.9
 
 
 def grade_all(mutants: tuple[Mutant, ...], jobs: int) -> dict[str, GradeResult]:
@@ -42,14 +40,10 @@ def table(mutants: tuple[Mutant, ...], graded: dict[str, GradeResult], inline_ca
     lines = [f"{'lab':<6} {'mutants':>8} {'caught by grader':>17} {'caught by inline':>17}"]
     for lab in [*labs.LABS, None]:
         chosen = [m for m in mutants if lab is None or m.lab == lab]
-        by_grader = sum(_loses_marks(graded.get(m.name)) for m in chosen)
+        by_grader = sum(loses_marks(graded.get(m.name)) for m in chosen)
         by_inline = sum(inline_caught[m.name] for m in chosen)
         lines.append(f"{lab or 'all':<6} {len(chosen):>8} {by_grader:>17} {by_inline:>17}")
     return lines
-
-
-def _loses_marks(result: GradeResult | None) -> bool:
-    return result is not None and result.score < result.max_score
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     graded = grade_all(MUTANTS, arguments.jobs)
     inline_caught = {m.name: not inline(m).all_passed for m in MUTANTS}
     print("\n".join(table(MUTANTS, graded, inline_caught)))
-    missed_by_grader = [m for m in MUTANTS if not _loses_marks(graded.get(m.name))]
+    missed_by_grader = [m for m in MUTANTS if not loses_marks(graded.get(m.name))]
     missed_inline = [m for m in MUTANTS if not inline_caught[m.name]]
     for what, missed in (("full marks from course-grade", missed_by_grader), ("passing every inline check", missed_inline)):
         for m in missed:

@@ -10,12 +10,10 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from mutants import MUTANTS, Mutant
+from mutants import INLINE_TARGET, MUTANTS, Mutant
 from mutants.run import graded, inline, loses_marks, run_notebook
 
 from course_lib import labs
-
-INLINE_TARGET = 0.9
 
 
 def test_corpus_covers_every_lab() -> None:

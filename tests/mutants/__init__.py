@@ -23,6 +23,10 @@ from grading_corpus import solution, tagged
 from nbformat import NotebookNode
 
 
+INLINE_TARGET = 0.9
+"""The share of mutants that must fail at least one inline check; course-grade must take marks from all of them."""
+
+
 @dataclass(frozen=True)
 class Mutant:
     """One learner bug: ``edits`` are ``(old, new)`` replacements, each of text found once in the exercise cells."""

@@ -46,8 +46,8 @@ def graded(mutant: Mutant) -> GradeResult:
     return grade_in_process(mutant.lab, quiet_namespace(mutant))
 
 
-def loses_marks(result: GradeResult) -> bool:
-    return result.score < result.max_score
+def loses_marks(result: GradeResult | None) -> bool:
+    return result is not None and result.score < result.max_score
 
 
 @dataclass
