@@ -75,3 +75,8 @@ notebooks: $(STAMP)
 # The learner labs are generated from labs/solutions/ (the single source), then executed in place.
 learner-labs: $(STAMP)
 	$(BIN)/python scripts/make_learner_labs.py
+
+# The learner-bug corpus (tests/mutants) graded by course-grade in one batch and by each lab's inline checklist:
+# a table per lab of how many mutants each layer catches (targets: the grader all, the checklist >= 90 %).
+mutants: $(STAMP) grading-tools
+	$(BIN)/python scripts/mutants.py

@@ -208,7 +208,7 @@ MUTANTS = [
     ("create_compaction_entry", no_first_kept_check, 11, "R27"),
     ("build_context", ignores_compaction, 12, "R18"),
     ("build_context", oldest_compaction, 13, "R18"),
-    ("build_context", ignores_compaction, 14, "R19"),
+    ("build_context", ignores_compaction, 14, "R17/R18/R19"),
     ("build_context", ignores_compaction, 15, "R18"),
 ]
 

@@ -113,45 +113,85 @@ def test_valid_compaction_parses_to_independent_copy(impl: Implementation) -> No
         "snake_case attributes (type, first_kept_entry_id)",
     )
     expect_equal(parsed.tokens_before, 29, "R4", "tokens_before (recorded as given, never re-estimated)")
+    expect_equal(list(wire(parsed)["summary"]), SUMMARY_FIELDS, "R1", "the summary's fields, in the fixed order")
     expect_independent(source, parsed, "R3", "the input and the parsed entry")
     source["summary"]["decisions"].append("changed by the caller later")
     source["summary"]["goal"] = "changed goal"
     expect_equal(wire(parsed), original, "R3", "changing the input after parsing must not change the parsed entry")
+    again = impl.parse_session_entry(parsed)
+    expect(again is not parsed, "R3", "parsing an already-parsed entry must return a new object, not the entry itself")
+    expect_equal(wire(again), original, "R3", "an already-parsed entry, parsed again")
+    for what, change in (
+        ("setting parsed.summary.goal", lambda: setattr(parsed.summary, "goal", "x")),
+        ("appending to parsed.summary.decisions", lambda: parsed.summary.decisions.append("x")),
+    ):
+        expect(_refused(change), "R3", f"{what} must be refused: a parsed entry cannot be changed in place")
+    for what, value in _good_compactions():
+        expect_equal(wire(impl.parse_session_entry(value)), value, "R1/R4", f"a compaction with {what} (valid)")
+
+
+SUMMARY_FIELDS = ["goal", "constraints", "completed", "decisions", "changedFiles", "unresolved", "next"]
+
+
+def _refused(change: Callable[[], Any]) -> bool:
+    try:
+        change()
+    except Exception:  # noqa: BLE001 - any refusal will do (pydantic's ValidationError, a tuple's AttributeError)
+        return True
+    return False
+
+
+def _variant(change: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+    """A fresh copy of compact-1's wire form with one change applied."""
+    value = compact_1_wire()
+    change(value)
+    return value
+
+
+def _good_compactions() -> list[tuple[str, dict[str, Any]]]:
+    """Valid, if unusual, compactions: R4 records tokensBefore as given; numbers need not be integers."""
+    return [
+        ("tokensBefore 1000000 (wrong, but finite)", _variant(lambda v: v.update(tokensBefore=1_000_000))),
+        ("changedFiles ['context.ts']", _variant(lambda v: v["summary"].update(changedFiles=["context.ts"]))),
+        ("tokensBefore 17.25 and timestamp 100.5", _variant(lambda v: v.update(tokensBefore=17.25, timestamp=100.5))),
+    ]
 
 
 def _bad_compactions() -> list[tuple[str, dict[str, Any], tuple[str | tuple[str, ...], ...]]]:
-    """(what, wire value, names the error must mention) for check 2."""
-
-    def variant(change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-        value = compact_1_wire()
-        change(value)
-        return value
-
+    """(what, wire value, names the error must mention) for check 2: the id and the field path (R2)."""
     summary = "summary"
     return [
-        ("a null parentId", variant(lambda v: v.update(parentId=None)), ("parentId",)),
-        ("a blank goal", variant(lambda v: v[summary].update(goal="  ")), ("goal",)),
-        ("a missing constraints list", variant(lambda v: v[summary].pop("constraints")), ("constraints",)),
+        ("a null parentId", _variant(lambda v: v.update(parentId=None)), ("compact-1", "parentId")),
+        ("a blank goal", _variant(lambda v: v[summary].update(goal="  ")), ("compact-1", "summary.goal")),
+        ("a missing constraints list", _variant(lambda v: v[summary].pop("constraints")), ("compact-1", "summary.constraints")),
         (
             "the legacy alias summary.files",
-            variant(lambda v: v[summary].update(files=v[summary].pop("changedFiles"))),
-            (("files", "changedFiles"),),
+            _variant(lambda v: v[summary].update(files=v[summary].pop("changedFiles"))),
+            ("compact-1", "summary.files"),
         ),
-        ("the legacy alias summary.nextSteps", variant(lambda v: v[summary].update(nextSteps=["x"])), ("nextSteps",)),
-        ("the legacy alias summary.invariants", variant(lambda v: v[summary].update(invariants=["x"])), ("invariants",)),
-        ("an entry-level compactedEntryIds", variant(lambda v: v.update(compactedEntryIds=["u1"])), ("compactedEntryIds",)),
-        ("a missing firstKeptEntryId", variant(lambda v: v.pop("firstKeptEntryId")), ("firstKeptEntryId",)),
-        ("tokensBefore -1", variant(lambda v: v.update(tokensBefore=-1)), ("tokensBefore",)),
-        ("an infinite tokensBefore", variant(lambda v: v.update(tokensBefore=float("inf"))), ("tokensBefore",)),
-        ("a string timestamp", variant(lambda v: v.update(timestamp="100")), ("timestamp",)),
-        ("a non-string list member", variant(lambda v: v[summary].update(decisions=["ok", 7])), ("decisions",)),
+        ("the legacy alias summary.nextSteps", _variant(lambda v: v[summary].update(nextSteps=["x"])), ("compact-1", "summary.nextSteps")),
+        ("the legacy alias summary.invariants", _variant(lambda v: v[summary].update(invariants=["x"])), ("compact-1", "summary.invariants")),
+        ("an entry-level compactedEntryIds", _variant(lambda v: v.update(compactedEntryIds=["u1"])), ("compact-1", "compactedEntryIds")),
+        ("a missing firstKeptEntryId", _variant(lambda v: v.pop("firstKeptEntryId")), ("compact-1", "firstKeptEntryId")),
+        (
+            "the snake_case key first_kept_entry_id on the wire",
+            _variant(lambda v: v.update(first_kept_entry_id=v.pop("firstKeptEntryId"))),
+            ("compact-1", ("first_kept_entry_id", "firstKeptEntryId")),
+        ),
+        ("a blank firstKeptEntryId", _variant(lambda v: v.update(firstKeptEntryId=" ")), ("compact-1", "firstKeptEntryId")),
+        ("a blank id", _variant(lambda v: v.update(id=" ")), ("id",)),
+        ("tokensBefore -1", _variant(lambda v: v.update(tokensBefore=-1)), ("compact-1", "tokensBefore")),
+        ("an infinite tokensBefore", _variant(lambda v: v.update(tokensBefore=float("inf"))), ("compact-1", "tokensBefore")),
+        ("tokensBefore true", _variant(lambda v: v.update(tokensBefore=True)), ("compact-1", "tokensBefore")),
+        ("a string timestamp", _variant(lambda v: v.update(timestamp="100")), ("compact-1", "timestamp")),
+        ("a non-string list member", _variant(lambda v: v[summary].update(decisions=["ok", 7])), ("compact-1", "summary.decisions[1]")),
     ]
 
 
 @case(2, "11.1", "R1 R2")
 def test_parser_rejects_bad_compactions(impl: Implementation) -> None:
     for what, value, names in _bad_compactions():
-        expect_rejects("R1/R2", f"a compaction with {what}", lambda v=value: impl.parse_session_entry(v), ("compact-1", *names))
+        expect_rejects("R1/R2", f"a compaction with {what}", lambda v=value: impl.parse_session_entry(v), names)
 
 
 @case(3, "11.1", "R7 R9")
@@ -167,8 +207,10 @@ def test_stores_append_and_reopen(impl: Implementation) -> None:
         with JsonlSessionStore.open(path, parse=impl.parse_session_entry) as store:
             for entry in (root, compaction):
                 store.append(entry)
-        reopened = JsonlSessionStore.open(path, parse=impl.parse_session_entry)
-        expect_equal(wire(reopened.entries()), [root, compaction], "R9", "entries reopened from the JSONL file")
+        reopened = JsonlSessionStore.open(path, parse=impl.parse_session_entry).entries()
+        expect_equal(wire(reopened), [root, compaction], "R9", "entries reopened from the JSONL file")
+        expect(type(reopened[1]) is type(impl.parse_session_entry(compaction)), "R9",
+               "the reopened compaction must be the parser's own compaction type")
 
 
 # --- Lab 11.2: interaction groups ----------------------------------------------------
@@ -187,6 +229,8 @@ def test_two_groups_as_isolated_copies(impl: Implementation) -> None:
         "groups must hold copies of the entries, not the caller's objects",
     )
     expect_equal(wire(path), before, "R13", "the input after grouping")
+    opening = impl.group_interactions(fixtures.opening_path())
+    expect_equal(_ids(opening), [["u1", "a1"], ["u2", "a2"], GROUP_3], "R11/R14", "groups of the opening path (sys in none)")
 
 
 def _progress_path() -> list[Any]:
@@ -216,6 +260,20 @@ def test_out_of_order_results_stay_one_group(impl: Implementation) -> None:
     )
     groups[0].entries[1].message.content[1].arguments["path"] = "changed.ts"
     expect_equal(wire(path), before, "R13", "the input after changing a grouped tool call's arguments")
+    result_first = (
+        PathBuilder()
+        .user("u3", "Read, then test.")
+        .tool_result("r-test", "test-1", "test", "14 tests passed.")
+        .assistant("calls", "Checking.", tool_calls=[("read-1", "read", {}), ("test-1", "test", {})])
+        .tool_result("r-read", "read-1", "read", "context.ts loaded.")
+        .assistant("a3", "Done.")
+        .entries
+    )
+    expect_equal(_ids(impl.group_interactions(result_first)), [["u3", "r-test", "calls", "r-read", "a3"]],
+                 "R12", "a result before its call (facts are paired by id, not position)")
+    between = PathBuilder().user("u1", "Hi.").assistant("a1", "Hello.").system("patch", "Be brief.").user("u2", "More.").assistant("a2", "Ok.")
+    expect_equal(_ids(impl.group_interactions(between.entries)), [["u1", "a1"], ["u2", "a2"]],
+                 "R14", "a system patch between two groups (it joins neither)")
 
 
 def _broken_groups() -> list[tuple[str, list[Any], tuple[str, ...]]]:
@@ -246,7 +304,7 @@ def _broken_groups() -> list[tuple[str, list[Any], tuple[str, ...]]]:
         (
             "a call without a result",
             opening_group().tool_result("r-test", "test-1", "test", "ok").assistant("a3", "Done.").entries,
-            ("read-1",),
+            ("read-1", "calls"),
         ),
     ]
 
@@ -259,6 +317,39 @@ def test_broken_tool_facts_are_rejected(impl: Implementation) -> None:
 
 # --- Lab 11.3: build_context without compaction --------------------------------------
 
+
+@dataclass(frozen=True)
+class Selection:
+    """R17–R20 worked by hand for a path whose group costs are known: what a build must give at each max_tokens.
+
+    The checks sweep a budget across every boundary with this, so a fit test
+    off by one, a skipped group or a missing clamp shows up at some budget.
+    """
+
+    groups: list[list[str]]
+    costs: list[int]
+    fixed: int
+    """system + reserved_output + safety_margin."""
+    summary: int = 0
+
+    def expected(self, max_tokens: int, *fields: str) -> dict[str, Any]:
+        available = max(0, max_tokens - self.fixed)
+        room, kept, used = max(0, available - self.summary), [], 0
+        for group, cost in zip(reversed(self.groups), reversed(self.costs)):
+            if used + cost > room:
+                break
+            kept, used = group + kept, used + cost
+        reason = "within_budget" if kept == sum(self.groups, []) else "trimmed" if kept else "single_group_overflow"
+        every = {"kept_entry_ids": kept or self.groups[-1], "reason": reason, "availableForMessages": available,
+                 "messages": self.summary + (used if kept else self.costs[-1])}
+        return {name: every[name] for name in fields}
+
+    def __str__(self) -> str:
+        summary = f"summary {self.summary}, " if self.summary else ""
+        return f"{summary}groups {', '.join(map(str, self.costs))}"
+
+
+GROUP_3 = ["u3", "calls", "r-test", "r-read", "a3"]
 OPENING_TOKENS = {
     "maxTokens": 31, "system": 3, "messages": 22, "reservedOutput": 4,
     "safetyMargin": 2, "availableForMessages": 22, "total": 31,
@@ -281,10 +372,7 @@ class _SpyEstimator:
 
 @case(7, "11.3", "R15 R16 R17 R22")
 def test_fixed_costs_come_first(impl: Implementation) -> None:
-    path = fixtures.opening_path()
-    spy = _SpyEstimator(path)
-    result = _build(impl, path, fixtures.OPENING_BUDGET, estimate_tokens=spy)
-    expect_equal(spy.handed, [], "R15", "session messages handed to the estimator itself (it must get copies)")
+    result = _build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET)
     expect_equal(wire(result.tokens), OPENING_TOKENS, "R17/R22", "tokens for max 31, reserved 4, margin 2")
     expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3, "R19", "kept_entry_ids for the chapter's budget")
     expect_equal(result.reason, "trimmed", "R20", "reason when group 1 is dropped")
@@ -301,6 +389,38 @@ def test_fixed_costs_come_first(impl: Implementation) -> None:
     expect_equal(no_system.tokens.system, 0, "R16", "tokens.system without a system message")
     expect_equal(no_system.reason, "within_budget", "R20", "reason when all 29 tokens fit")
     expect_equal(no_system.messages[0].role, "user", "R21", "first message without a system message")
+    empty = _build(impl, [], fixtures.OPENING_BUDGET)
+    expect_equal((list(empty.kept_entry_ids), len(empty.messages), empty.reason, empty.tokens.total), ([], 0, "within_budget", 6),
+                 "R20", "an empty path (kept ids, messages, reason, total)")
+    patched = PathBuilder().system("sys", "BASE", sections={"rules": "RULE v1"}).user("u1", "Hi.").assistant("a1", "Hello.")
+    patched = patched.system("patch", "Prefer small diffs.", sections={"rules": "RULE v2"}).user("u2", "More.").entries
+    replayed = _build(impl, patched, {"max_tokens": 200, "reserved_output": 0, "safety_margin": 0})
+    expect_equal(wire(replayed.messages[0]),
+                 {"role": "system", "content": "BASE\n\nPrefer small diffs.", "sections": {"rules": "RULE v2"}, "timestamp": 1},
+                 "R5/R16", "the system message replayed from every system message on the path")
+    expect_budget_guards(impl, fixtures.opening_path())
+
+
+def _costed(costs: dict[str, int | float]) -> Callable[[Any], Any]:
+    """An estimator reading a message's cost from its first text (the summary's is keyed by its first line)."""
+    return lambda message: costs[message.content[0].text.split("\n")[0]] if message.content else 0
+
+
+def expect_budget_guards(impl: Implementation, path: list[Any]) -> None:
+    """R15: every option and every estimate is a finite number >= 0, all candidates estimated, on copies."""
+    spy = _SpyEstimator(path)
+    _build(impl, path, fixtures.OPENING_BUDGET, estimate_tokens=spy)
+    expect_equal(spy.handed, [], "R15", "session messages handed to the estimator itself (it must get copies)")
+    for name, value in (("max_tokens", True), ("max_tokens", float("nan")), ("reserved_output", -1),
+                        ("safety_margin", float("inf")), ("safety_margin", "2")):
+        expect_rejects("R15", f"{name}={value!r}", lambda n=name, v=value: _build(impl, path, fixtures.OPENING_BUDGET, **{n: v}))
+    for what, estimate in (("-1", lambda m: -1), ("True", lambda m: True), ("infinity", lambda m: float("inf")), ("'3'", lambda m: "3")):
+        expect_rejects("R15", f"an estimator returning {what}",
+                       lambda e=estimate: _build(impl, path, fixtures.OPENING_BUDGET, estimate_tokens=e))
+    unwalked = PathBuilder().user("u1", "u1").user("u2", "u2").user("u3", "u3").entries
+    expect_rejects("R15", "an estimate of -1 for u1, in a group the selection never reaches (max_tokens 4; u2 costs 5, u3 3)",
+                   lambda: impl.build_context(unwalked, max_tokens=4, reserved_output=0, safety_margin=0,
+                                              estimate_tokens=_costed({"u1": -1, "u2": 5, "u3": 3})))
 
 
 @case(8, "11.3", "R20")
@@ -309,22 +429,19 @@ def test_newest_group_alone_over_budget(impl: Implementation) -> None:
     expect_equal(result.reason, "single_group_overflow", "R20", "reason when only 10 are left for a group of 15")
     expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3[2:], "R20", "the newest group must still be returned whole")
     expect_equal(result.tokens.total, 24, "R22", "total (3 + 15 + 4 + 2)")
+    expect_equal(wire(result.tokens), {"maxTokens": 19, "system": 3, "messages": 15, "reservedOutput": 4,
+                                       "safetyMargin": 2, "availableForMessages": 10, "total": 24},
+                 "R22", "tokens for max 19, reserved 4, margin 2")
     expect(result.tokens.total > result.tokens.max_tokens, "R20", "total may exceed max_tokens for a single group overflow")
 
 
 @case(9, "11.3", "R19 R21 R23")
 def test_trims_only_at_group_boundaries(impl: Implementation) -> None:
-    groups = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "a3"]]
-    costs = [7, 7, 15]
+    opening = Selection([["u1", "a1"], ["u2", "a2"], GROUP_3], [7, 7, 15], fixed=9)
     for max_tokens in range(9, 42):
-        room, kept = max_tokens - 9, []
-        for group, cost in zip(reversed(groups), reversed(costs)):
-            if cost > room:
-                break
-            kept, room = group + kept, room - cost
-        expected = kept or groups[-1]
         result = _build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET, max_tokens=max_tokens)
-        expect_equal(list(result.kept_entry_ids), expected, "R19", f"kept ids at max_tokens={max_tokens}")
+        expect_equal({"kept_entry_ids": list(result.kept_entry_ids), "reason": result.reason},
+                     opening.expected(max_tokens, "kept_entry_ids", "reason"), "R19/R20", f"kept ids and reason at max_tokens={max_tokens}")
     path = fixtures.opening_path()
     before = wire(path)
     first = _build(impl, path, fixtures.OPENING_BUDGET)
@@ -363,16 +480,25 @@ def test_parent_derived_and_inputs_isolated(impl: Implementation) -> None:
     expect_independent(summary, entry, "R28", "the summary argument and the new entry")
     summary["next"].append("changed by the caller later")
     expect_equal(wire(entry), compact_1_wire(), "R28", "the entry after changing the summary argument")
+    labelled = PathBuilder(fixtures.opening_path()).metadata("label", "label", "reviewed").entries
+    expect_equal(_create(impl, labelled).parent_id, "label", "R25", "parent_id when the path ends with a metadata entry")
+    expect_equal(_create(impl, path, tokens_before=29.5, timestamp=100.5).tokens_before, 29.5, "R4/R28",
+                 "tokens_before 29.5 (recorded as given)")
 
 
 @case(11, "11.4", "R25 R26 R27")
 def test_bad_compactions_rejected(impl: Implementation) -> None:
     path = fixtures.opening_path()
     expect_rejects("R25", "an empty path", lambda: _create(impl, []))
-    for inside in ("a2", "calls", "r-test"):
-        expect_rejects("R27", f"firstKeptEntryId {inside!r} (inside a group)", lambda i=inside: _create(impl, path, first_kept_entry_id=i), (inside,))
+    for starts in ("u1", "u2", "u3"):
+        expect_equal(_create(impl, path, first_kept_entry_id=starts).first_kept_entry_id, starts, "R27",
+                     f"firstKeptEntryId {starts!r} (it opens a group)")
+    for inside in ("sys", "a1", "a2", "calls", "r-test", "r-read", "a3"):
+        expect_rejects("R27", f"firstKeptEntryId {inside!r} (not the first entry of a group)",
+                       lambda i=inside: _create(impl, path, first_kept_entry_id=i), (inside,))
     expect_rejects("R27", "an unknown firstKeptEntryId", lambda: _create(impl, path, first_kept_entry_id="nope"), ("nope",))
     expect_rejects("R26", "an id already on the path", lambda: _create(impl, path, id="a3"), ("a3",))
+    expect_rejects("R26", "the id of a compaction already on the path", lambda: _create(impl, fixtures.resumed_path()), ("compact-1",))
 
 
 # --- Lab 11.5: resume from the latest compaction -------------------------------------
@@ -400,6 +526,20 @@ def test_resume_through_path_to(impl: Implementation) -> None:
     for absent in ("Try the sibling branch.", "Check session-restore logic.", "Restores only chosen branch."):
         expect(absent not in texts, "R18", f"{absent!r} (a sibling or summarized message) must not be sent")
     expect_equal(result.reason, "within_budget", "R20", "reason for the resumed path")
+    expect_equal(wire(result.tokens), {"maxTokens": 80, "system": 3, "messages": 70, "reservedOutput": 4,
+                                       "safetyMargin": 2, "availableForMessages": 71, "total": 79},
+                 "R18/R22", "tokens for the resumed path (the summary's 40 counted in messages)")
+    for first_kept, what in (("a2", "an assistant message"), ("sys", "a system message"), ("note", "a metadata entry"),
+                             ("u4", "an entry after the compaction")):
+        expect_rejects("R18", f"a compaction keeping from {first_kept!r} ({what})",
+                       lambda k=first_kept: _build(impl, _resumed_keeping_from(k), fixtures.RESUME_BUDGET), (first_kept,))
+
+
+def _resumed_keeping_from(first_kept: str) -> list[Any]:
+    """The resumed path, a metadata entry before its compaction, which keeps from ``first_kept`` (written by hand)."""
+    builder = PathBuilder(fixtures.opening_path()).metadata("note", "label", "restore")
+    builder.add(fixtures.compact_1(builder.entries, firstKeptEntryId=first_kept))
+    return builder.user("u4", "Add a regression test.").assistant("a4", "Added the regression test.").entries
 
 
 def _twice_compacted() -> list[Any]:
@@ -427,6 +567,15 @@ def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
     expect_equal(wire(second), wire(first), "R23", "two builds of the same path and options")
     expect_independent(first, second, "R23", "two build results")
     expect_independent(path, first, "R23", "the session and a build result")
+    resumed = fixtures.resumed_path()
+    before = wire(resumed)
+    earlier = _build(impl, resumed, fixtures.RESUME_BUDGET)
+    calls = next(m for m in earlier.messages if m.role == "assistant" and any(b.type == "toolCall" for b in m.content))
+    next(b for b in calls.content if b.type == "toolCall").arguments["path"] = "changed.ts"
+    expect_equal(wire(resumed), before, "R23", "the session after changing a returned tool argument")
+    expect_equal(wire(_build(impl, resumed, fixtures.RESUME_BUDGET)), wire(_build(impl, fixtures.resumed_path(), fixtures.RESUME_BUDGET)),
+                 "R23", "a later build after changing an earlier result")
+    expect_budget_guards(impl, resumed)
 
 
 @case(14, "11.5", "R19 R24 R27")
@@ -438,12 +587,30 @@ def test_resumed_path_compacts_again(impl: Implementation) -> None:
     )
     expect_equal(again.parent_id, "a4", "R25", "the second compaction's parent")
     path = PathBuilder([*path, again]).user("u5", "Run the suite.").assistant("a5", "Suite passes.").entries
-    groups = [["u3", "calls", "r-test", "r-read", "a3"], ["u4", "a4"], ["u5", "a5"]]
-    for max_tokens in range(40, 90, 3):
-        result = _build(impl, path, fixtures.RESUME_BUDGET, max_tokens=max_tokens)
-        kept = list(result.kept_entry_ids)
-        suffixes = [sum(groups[i:], []) for i in range(len(groups))]
-        expect(kept in suffixes, "R19", f"kept ids {kept} at max_tokens={max_tokens} are not a suffix of whole groups")
+    resumed = Selection([["u2", "a2"], GROUP_3, ["u4", "a4"]], [7, 15, 8], fixed=9, summary=40)
+    twice = Selection([GROUP_3, ["u4", "a4"], ["u5", "a5"]], [15, 8, 5], fixed=9, summary=40)
+    for selection, session in ((resumed, fixtures.resumed_path()), (twice, path)):
+        for max_tokens in range(5, 95):
+            result = _build(impl, session, fixtures.RESUME_BUDGET, max_tokens=max_tokens)
+            expect_equal(
+                {"kept_entry_ids": list(result.kept_entry_ids), "reason": result.reason,
+                 "availableForMessages": result.tokens.available_for_messages, "messages": result.tokens.messages},
+                selection.expected(max_tokens, "kept_entry_ids", "reason", "availableForMessages", "messages"),
+                "R17/R18/R19", f"kept ids, reason and tokens at max_tokens={max_tokens} ({selection})",
+            )
+    tight = _build(impl, fixtures.resumed_path(), fixtures.OPENING_BUDGET)
+    expect_equal({"kept_entry_ids": list(tight.kept_entry_ids), "reason": tight.reason, "tokens": wire(tight.tokens)},
+                 {"kept_entry_ids": ["u4", "a4"], "reason": "single_group_overflow",
+                  "tokens": {"maxTokens": 31, "system": 3, "messages": 48, "reservedOutput": 4, "safetyMargin": 2,
+                             "availableForMessages": 22, "total": 57}},
+                 "R18/R20", "the resumed path at max_tokens 31 (the summary alone uses up the 22 available)")
+    costly = PathBuilder().user("u1", "u1").assistant("a1", "a1").user("u2", "u2")
+    costly.add(fixtures.compact_1(costly.entries, firstKeptEntryId="u1"))
+    starved = impl.build_context(costly.entries, max_tokens=5, reserved_output=0, safety_margin=0,
+                                 estimate_tokens=_costed({"u1": 0, "a1": 0, "u2": 0, "[Compaction summary]": 7}))
+    expect_equal({"kept_entry_ids": list(starved.kept_entry_ids), "reason": starved.reason},
+                 {"kept_entry_ids": ["u1", "a1", "u2"], "reason": "within_budget"},
+                 "R17/R18", "a summary costing 7 of 5 available: the room left is 0, never negative, so free groups still fit")
 
 
 @case(15, "11.5", "R5 R6 R16 R27")
@@ -456,6 +623,8 @@ def test_system_replays_across_the_compaction(impl: Implementation) -> None:
         "R6", "the replayed system message",
     )
     expect_equal(list(result.kept_entry_ids), ["u2", "a2", "u3", "a3"], "R18", "kept ids (no system message in a group)")
+    expect_equal([m.role for m in result.messages], ["system", "user", "user", "assistant", "user", "assistant"],
+                 "R18/R21", "roles: the replayed system message, the summary, then the kept messages")
     expect_equal([m.role for m in result.messages].count("system"), 1, "R18", "system messages in the result (folded into the head)")
     summary = result.messages[1].content[0].text
     for prompt_text in ("BASE", "RULE", "Prefer small diffs."):

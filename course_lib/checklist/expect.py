@@ -186,11 +186,11 @@ def first_difference(expected: Any, actual: Any, where: str = "") -> tuple[str, 
             if found:
                 return found
         if len(expected) != len(actual):
-            return f"{where} (length)".lstrip(), len(expected), len(actual)
+            return f"{where} (length)".lstrip(". "), len(expected), len(actual)
         return None
     if _same_scalar(expected, actual):
         return None
-    return where, expected, actual
+    return where.lstrip("."), expected, actual
 
 
 def _same_scalar(left: Any, right: Any) -> bool:
@@ -235,7 +235,7 @@ def shared_mutables(left: Any, right: Any) -> list[str]:
     return found
 
 
-def _children(value: Any, path: str) -> Iterable[tuple[Any, str]]:
+def children(value: Any, path: str) -> Iterable[tuple[Any, str]]:
     if isinstance(value, BaseModel):
         return ((v, f"{path}.{k}") for k, v in value.__dict__.items())
     if isinstance(value, dict):
@@ -253,7 +253,7 @@ def _collect(value: Any, path: str, seen: dict[int, str], visited: set[int]) -> 
     visited.add(id(value))
     if isinstance(value, (dict, list, set)):
         seen.setdefault(id(value), path)
-    for child, child_path in _children(value, path):
+    for child, child_path in children(value, path):
         _collect(child, child_path, seen, visited)
 
 
@@ -264,5 +264,5 @@ def _find(value: Any, path: str, seen: dict[int, str], found: list[str], visited
     if isinstance(value, (dict, list, set)) and id(value) in seen:
         found.append(f"{seen[id(value)]} is {path}")
         return
-    for child, child_path in _children(value, path):
+    for child, child_path in children(value, path):
         _find(child, child_path, seen, found, visited)

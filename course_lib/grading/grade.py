@@ -18,7 +18,7 @@ import json
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from typing import Any
 from .. import labs
 from ..checklist.runner import CheckRecord, judge_record, select
 from .errors import GradingError
+from . import practice
 from .hidden import HiddenTest, call_verdict
 from .hidden_cases import hidden_calls, hidden_tests
 from .notebook import find_template, identify, read_submission, setup_sources
@@ -58,6 +59,8 @@ class KernelRun:
     functions: CellRun | None = None
     checks: dict[int, CellRun] = field(default_factory=dict)
     calls: dict[str, CellRun] = field(default_factory=dict)
+    counterexamples: dict[str, str] = field(default_factory=dict)
+    """A shrunk practice counterexample per failed hidden test (``practice.py``), by test name."""
     seconds: float = 0.0
     expired: bool = False
 
@@ -130,14 +133,33 @@ def _execute(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], optio
             if all(defined.get(name) is True for name in names):
                 items = [(run.checks, case.number, f"{HARNESS}.check(globals(), {case.number}, {names!r})")
                          for case in select(lab)]
-                items += [(run.calls, call.key, f"{HARNESS}.call(globals(), {json.dumps(call.request())!r})")
-                          for call in hidden_calls(lab)]
+                items += [(run.calls, call.key, call_source(call.request())) for call in hidden_calls(lab)]
                 stopped: CellRun | None = None
                 for results, key, source in items:
                     results[key] = stopped or box.run(source)  # type: ignore[index]
                     stopped = stopped or _stops_the_rest(results[key], limits)  # type: ignore[index]
+                if stopped is None:
+                    add_counterexamples(lab, run, lambda request: _practice_call(box, request))
             run.seconds, run.expired = box.elapsed, box.expired
     return run
+
+
+def call_source(request: dict[str, Any]) -> str:
+    """The kernel cell for one call of the learner's function (hidden or practice)."""
+    return f"{HARNESS}.call(globals(), {json.dumps(request)!r})"
+
+
+def _practice_call(box: Sandbox, request: dict[str, Any]) -> CellRun:
+    """A practice call, unless half the submission's time budget is gone: counterexamples must never cost the grade."""
+    if box.elapsed > box.limits.budget / 2:
+        return CellRun("skipped", "Skipped", "skipped: no time left for practice cases")
+    return box.run(call_source(request))
+
+
+def add_counterexamples(lab: str, run: KernelRun, call: Callable[[dict[str, Any]], CellRun]) -> None:
+    """Practice counterexamples for the hidden tests ``run`` failed; ``call`` runs one practice call in the kernel."""
+    outcomes = {key: _outcome(cell) for key, cell in run.calls.items()}
+    run.counterexamples = practice.counterexamples(lab, outcomes, lambda request: _outcome(call(request)))
 
 
 def _stops_the_rest(cell: CellRun, limits: Limits) -> CellRun | None:
@@ -175,7 +197,7 @@ def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, st
         tests.append(TestResult(name=case.name, number=str(case.number), lab=lab, score=0 if output else 1, output=output or ""))
     outcomes = {key: _outcome(cell) for key, cell in run.calls.items()}
     for index, test in enumerate(hidden_tests(lab), start=1):
-        output = blocked or _hidden_output(test, outcomes)
+        output = blocked or _hidden_output(test, outcomes, run.counterexamples.get(test.name))
         tests.append(TestResult(name=test.name, number=f"H{index}", lab=lab, score=0 if output else 1,
                                 output=output or f"passed on {len(test.calls)} generated cases", hidden=True))
 
@@ -240,15 +262,16 @@ def _blocked(lab: str, run: KernelRun) -> str | None:
     return None
 
 
-def _hidden_output(test: HiddenTest, outcomes: dict[str, dict[str, Any]]) -> str | None:
+def _hidden_output(test: HiddenTest, outcomes: dict[str, dict[str, Any]], counterexample: str | None = None) -> str | None:
     failures = [(call, reason) for call in test.calls if (reason := call_verdict(test, call, outcomes.get(call.key)))]
     if not failures:
         return None
     if all(reason.startswith("not implemented yet") for _, reason in failures):
         return failures[0][1]
     call, reason = failures[0]
-    return (f"{test.rules}: {test.hint}. Failed on {len(failures)} of {len(test.calls)} generated cases; "
-            f"first: {call.description}: {reason}")
+    output = (f"{test.rules}: {test.hint}. Failed on {len(failures)} of {len(test.calls)} generated cases; "
+              f"first: {call.description}: {reason}")
+    return f"{output}\n{counterexample}" if counterexample else output
 
 
 def _status(run: KernelRun, records: dict[int, CheckRecord]) -> Status:

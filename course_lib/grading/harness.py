@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..checklist.cases import CASES, Implementation
+from ..checklist.expect import children
 from ..checklist.runner import record_case
 from ..estimators import estimate_tokens_chars
 from ..fixtures import teaching_estimator
@@ -24,8 +25,29 @@ from ..parsing import parse_session_entry, to_json_dict
 
 MIME = "application/vnd.course-grade+json"
 
+MARK = "[estimate -1]"
+"""A message whose first text starts with this is estimated at -1 by the ``marked`` estimator."""
+
+
+def _first_text(message: Any) -> str:
+    blocks = getattr(message, "content", None)
+    first = blocks[0] if isinstance(blocks, (list, tuple)) and blocks else None
+    return getattr(first, "text", "") or ""
+
+
+def _touching(message: Any) -> Any:
+    """The teaching estimator, which also marks every tool call it is handed: harmless on a copy (R15)."""
+    for block in getattr(message, "content", ()) or ():
+        if getattr(block, "type", None) == "toolCall":
+            block.arguments["estimated"] = True
+    return teaching_estimator(message)
+
+
 ESTIMATORS: dict[str, Callable[[Any], Any]] = {
     "teaching": teaching_estimator,
+    "touching": _touching,
+    "marked": lambda message: -1 if _first_text(message).startswith(MARK) else teaching_estimator(message),
+    "summary-only": lambda message: teaching_estimator(message) if _first_text(message).startswith("[Compaction summary]") else 0,
     "chars": estimate_tokens_chars,
     "negative": lambda message: -1,
     "nan": lambda message: float("nan"),
@@ -77,7 +99,24 @@ def call(namespace: Mapping[str, Any], request_json: str) -> Reply:
         json.dumps(wire)
     except Exception as exc:  # noqa: BLE001 - the learner returned something the wire format cannot hold
         return Reply({"kind": "bad-return", "type": type(value).__name__, "message": f"{type(exc).__name__}: {first_line(exc)}"})
-    return Reply({"kind": "returned", "value": wire, "mutated": _snapshot(args, kwargs) != before})
+    after = _snapshot(args, kwargs)
+    _poke(value, set())
+    return Reply({"kind": "returned", "value": wire, "mutated": after != before, "shared": _snapshot(args, kwargs) != after})
+
+
+def _poke(value: Any, seen: set[int]) -> None:
+    """Write a marker into every dict the returned value holds (tool arguments, sections, ...).
+
+    Done after the value was read, it changes the input only if the result
+    shares objects with it (R3, R13, R23).
+    """
+    if id(value) in seen:
+        return
+    seen.add(id(value))
+    for child, _path in children(value, ""):
+        _poke(child, seen)
+    if isinstance(value, dict):
+        value["__changed_by_the_caller__"] = "after the call"
 
 
 def decode(request: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:

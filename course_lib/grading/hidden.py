@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..checklist.expect import first_difference
+
 @dataclass(frozen=True)
 class Returned:
     value: Any
@@ -84,6 +86,8 @@ def call_verdict(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any] 
             return difference
         if outcome.get("mutated"):
             return "changed its input (R3, R13, R23, R24: work on copies)"
+        if outcome.get("shared"):
+            return "returned objects shared with its input: changing the result changed the input (R3, R13, R23: return copies)"
         return None
     if kind == "returned":
         return "accepted the input; it must be rejected with a ValueError"
@@ -103,7 +107,9 @@ def describe_difference(expected: Any, actual: Any) -> str | None:
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         keys = [key for key in expected if _canonical(expected.get(key)) != _canonical(actual.get(key))]
         extra = [key for key in actual if key not in expected]
-        return "wrong " + ", ".join(map(str, keys + extra))
+        wrong = "wrong " + ", ".join(map(str, keys + extra))
+        found = first_difference(expected, actual)
+        return f"{wrong} (first at {found[0]})" if found and found[0] not in map(str, keys + extra) else wrong
     if isinstance(expected, list) and isinstance(actual, list) and len(expected) != len(actual):
         return f"{len(actual)} items where the rules give {len(expected)}"
     if isinstance(expected, list) and isinstance(actual, list):

@@ -53,7 +53,7 @@ def hidden_calls(lab: str) -> list[HiddenCall]:
     return list(seen.values())
 
 
-def _reference_call(function: str, path: Any, value: Any, options: Mapping[str, Any], estimator: str | None) -> Any:
+def reference_call(function: str, path: Any, value: Any, options: Mapping[str, Any], estimator: str | None) -> Any:
     request = {"function": function, "path": path, "options": dict(options)}
     if value is not None:
         request["value"] = value
@@ -81,7 +81,7 @@ class _Calls:
         wire_path = None if path is None else [e if isinstance(e, dict) else to_json_dict(e) for e in path]
         options = dict(options or {})
         try:
-            expected: Expected = Returned(_reference_call(self.function, wire_path, value, options, estimator))
+            expected: Expected = Returned(reference_call(self.function, wire_path, value, options, estimator))
         except ValueError as exc:
             if reject is None:
                 raise AssertionError(f"hidden case {description!r}: the reference rejected it: {exc}") from None
@@ -200,7 +200,45 @@ def _lab_11_1(rng: random.Random) -> tuple[HiddenTest, ...]:
         entry["parentId"] = None
         return "parentId"
 
+    def snake_case_key(entry: dict[str, Any]) -> str:
+        entry["first_kept_entry_id"] = entry.pop("firstKeptEntryId")
+        return "first_kept_entry_id"
+
+    def blank_id(entry: dict[str, Any]) -> str:
+        entry["id"] = rng.choice(("", " "))
+        return "id"
+
+    def negative_tokens(entry: dict[str, Any]) -> str:
+        entry["tokensBefore"] = -rng.choice((1, 0.5, 29))
+        return "tokensBefore"
+
+    def text_or_bool_number(entry: dict[str, Any]) -> str:
+        key = rng.choice(("tokensBefore", "timestamp"))
+        entry[key] = rng.choice((str(entry[key]), True))
+        return key
+
+    def not_finite(entry: dict[str, Any]) -> str:
+        key = rng.choice(("tokensBefore", "timestamp"))
+        entry[key] = rng.choice((float("inf"), float("-inf"), float("nan")))
+        return key
+
+    def blank_first_kept(entry: dict[str, Any]) -> str:
+        entry["firstKeptEntryId"] = rng.choice(("", " "))
+        return "firstKeptEntryId"
+
+    def blank_goal(entry: dict[str, Any]) -> str:
+        entry["summary"]["goal"] = rng.choice(("", "  "))
+        return "goal"
+
+    def missing_constraints(entry: dict[str, Any]) -> str:
+        entry["summary"].pop("constraints")
+        return "constraints"
+
     changes = [
+        ("a snake_case key on the wire", snake_case_key), ("a blank id", blank_id),
+        ("a negative tokensBefore", negative_tokens), ("a number given as text or a bool", text_or_bool_number),
+        ("a blank goal", blank_goal), ("a missing constraints list", missing_constraints),
+        ("an infinite or NaN number", not_finite), ("a blank firstKeptEntryId", blank_first_kept),
         ("an unknown entry-level key", unknown_key), ("a legacy summary key", legacy_summary_key),
         ("a missing summary list", missing_list), ("a missing required key", missing_key),
         ("a number that is not a finite number >= 0", bad_number), ("a number that is not a finite number >= 0", bad_number),
@@ -211,12 +249,19 @@ def _lab_11_1(rng: random.Random) -> tuple[HiddenTest, ...]:
     rejections = [mutated(description, change) for description, change in changes]
     return (
         HiddenTest("generated_compactions_round_trip", "11.1", "R1 R3 R4",
-                   "valid generated entries parse to equal values: every field kept, tokensBefore recorded as given",
-                   tuple(round_trip)),
+                   "valid generated entries parse to equal values: every field kept, the summary's in the fixed order, "
+                   "tokensBefore recorded as given",
+                   tuple(round_trip), view=_with_summary_order),
         HiddenTest("generated_malformed_compactions", "11.1", "R1 R2",
                    "each malformed compaction is rejected with a ValueError naming the entry id and the field",
                    tuple(rejections)),
     )
+
+
+def _with_summary_order(entry: Any) -> Any:
+    """A parsed entry and its summary's field order, which a comparison of values alone would not see (R1)."""
+    summary = entry.get("summary") if isinstance(entry, Mapping) else None
+    return {"entry": entry, "summaryFieldOrder": list(summary) if isinstance(summary, Mapping) else None}
 
 
 # Lab 11.2 ---------------------------------------------------------------------------------
@@ -253,6 +298,7 @@ def _lab_11_2(rng: random.Random) -> tuple[HiddenTest, ...]:
     def orphan(entries: list[dict[str, Any]]) -> tuple[str, ...]:
         stray = copy.deepcopy(next(e for e in entries if e["message"]["role"] == "assistant"))
         stray["id"] = f"early-{rng.randrange(1000)}"
+        stray["message"] |= {"content": [{"type": "text", "text": "An early reply."}], "stopReason": "stop"}  # no tool facts to trip over
         start = 1 if entries[0]["message"]["role"] == "system" else 0
         entries.insert(start, stray)
         return (stray["id"],)
@@ -315,10 +361,96 @@ def _budget(rng: random.Random, path: list[SessionEntry]) -> tuple[dict[str, Any
     estimator = rng.choice(("teaching", "teaching", "chars"))
     reserved, margin = rng.choice((0, 1, 4, 8)), rng.choice((0, 2, 1.5))
     unlimited = {"max_tokens": 10**9, "reserved_output": 0, "safety_margin": 0}
-    whole = _reference_call("build_context", [to_json_dict(e) for e in path], None, unlimited, estimator)["tokens"]["total"]
+    whole = reference_call("build_context", [to_json_dict(e) for e in path], None, unlimited, estimator)["tokens"]["total"]
     fits = math.ceil(whole + reserved + margin)
     max_tokens = rng.choice((rng.randint(0, fits), rng.randint(fits // 2, fits), rng.randint(fits, fits + 10)))
     return {"max_tokens": max_tokens, "reserved_output": reserved, "safety_margin": margin}, estimator
+
+
+def _group_costs(path: list[SessionEntry]) -> list[int]:
+    """The teaching estimator's cost of each candidate group (after the latest compaction's firstKeptEntryId)."""
+    compaction = context.latest_compaction(path)
+    messages = context.resume_candidates(path, compaction) if compaction else [e for e in path if e.type == "message"]
+    return [sum(fixtures.teaching_estimator(e.message) for e in group.entries) for group in grouping.group_interactions(messages)]
+
+
+def _edge_calls(calls: _Calls, rng: random.Random, path: list[SessionEntry]) -> list[HiddenCall]:
+    """Budgets on the edges of R17–R19 for one path, and an estimator that marks what it is handed (R15).
+
+    The newest groups fill the room exactly (a ``>=`` instead of ``>`` shows);
+    fixed costs above max_tokens (a missing clamp shows); only the summary has
+    a cost and it exceeds what is available (room for groups is 0, never
+    negative, so the free groups still fit).
+    """
+    wire_path = [to_json_dict(e) for e in path]
+    unlimited = {"max_tokens": 10**9, "reserved_output": 0, "safety_margin": 0}
+    tokens = reference_call("build_context", wire_path, None, unlimited, "teaching")["tokens"]
+    costs = _group_costs(path)
+    summary = tokens["messages"] - sum(costs)
+    newest = rng.randint(1, len(costs))
+    reserved = rng.choice((0, 4))
+    budgets = [
+        ({"max_tokens": tokens["system"] + summary + sum(costs[-newest:]) + reserved, "reserved_output": reserved,
+          "safety_margin": 0}, "teaching", f"the newest {newest} group(s) fill the room exactly"),
+        ({"max_tokens": rng.randint(0, tokens["system"] + 8), "reserved_output": 8, "safety_margin": 2}, "teaching",
+         "fixed costs above max_tokens"),
+        ({"max_tokens": sum(costs) + tokens["system"] + summary + 4, "reserved_output": 4, "safety_margin": 0}, "touching",
+         "an estimator that marks the tool calls it is handed (on copies, harmless)"),
+    ]
+    if summary:
+        budgets.append(({"max_tokens": rng.randint(0, summary - 1), "reserved_output": 0, "safety_margin": 0}, "summary-only",
+                        "only the summary costs, more than is available"))
+    return [calls.make(f"{describe_path(path)}; {what}; {_describe_budget(options, estimator)}", path=path,
+                       options=options, estimator=estimator) for options, estimator, what in budgets]
+
+
+def _rejected_budgets(calls: _Calls, path: list[SessionEntry]) -> list[HiddenCall]:
+    """R15: options and estimates that are not finite numbers >= 0, and an invalid estimate the selection never walks to."""
+    good = {"max_tokens": 40, "reserved_output": 4, "safety_margin": 2}
+    bad_options = [
+        ("max_tokens", float("nan")), ("max_tokens", -1), ("max_tokens", True), ("reserved_output", float("inf")),
+        ("reserved_output", -2), ("safety_margin", "2"), ("safety_margin", False),
+    ]
+    rejected = [
+        calls.make(f"{describe_path(path)}; {name}={value!r}", path=path, options=good | {name: value},
+                   estimator="teaching", reject=())
+        for name, value in bad_options
+    ]
+    rejected += [
+        calls.make(f"{describe_path(path)}; an estimator returning {kind}", path=path, options=good, estimator=kind, reject=())
+        for kind in ("negative", "nan", "bool", "text")
+    ]
+    marked = [to_json_dict(e) for e in path]
+    compaction = context.latest_compaction(path)
+    first = compaction.first_kept_entry_id if compaction else next(e["id"] for e in marked if e.get("message", {}).get("role") == "user")
+    entry = next(e for e in marked if e["id"] == first)
+    entry["message"]["content"][0]["text"] = f"{harness.MARK} {entry['message']['content'][0]['text']}"
+    rejected.append(calls.make(f"{describe_path(marked)}; an estimate of -1 for the oldest candidate group, max_tokens=0",
+                               path=marked, options={"max_tokens": 0, "reserved_output": 0, "safety_margin": 0},
+                               estimator="marked", reject=()))
+    return rejected
+
+
+def _bad_resume_points(calls: _Calls, rng: random.Random) -> list[HiddenCall]:
+    """R18: the latest compaction keeps from an entry that is not a user message before it."""
+    made = []
+    for kind in ("assistant", "toolResult", "system", "metadata", "after", "assistant"):
+        path = [to_json_dict(e) for e in random_session(rng.randrange(10**6), SessionRecipe(groups=(3, 6), compactions=1))]
+        at = max(i for i, e in enumerate(path) if e["type"] == "compaction")
+        if kind == "after":
+            pool = [e["id"] for e in path[at + 1:] if e["type"] == "message" and e["message"]["role"] == "user"]
+        elif kind == "metadata":
+            pool = [e["id"] for e in path[:at] if e["type"] == "metadata"]
+        else:
+            pool = [e["id"] for e in path[:at] if e["type"] == "message" and e["message"]["role"] == kind]
+        if pool:
+            target = rng.choice(pool)
+            path[at] = path[at] | {"firstKeptEntryId": target}
+            what = "an entry after it" if kind == "after" else f"a {kind} entry"
+            made.append(calls.make(f"{describe_path(path)}; the compaction keeps from {what} ({target!r})", path=path,
+                                   options={"max_tokens": 200, "reserved_output": 4, "safety_margin": 2},
+                                   estimator="teaching", reject=(target,)))
+    return made
 
 
 def _projection_tests(lab: str, prefix: str, calls: tuple[HiddenCall, ...]) -> tuple[HiddenTest, ...]:
@@ -346,21 +478,9 @@ def _lab_11_3(rng: random.Random) -> tuple[HiddenTest, ...]:
             made.append(calls.make(f"{describe_path(path)}; {_describe_budget(options, estimator)}",
                                    path=path, options=options, estimator=estimator))
 
-    path = random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 4)))
-    good = {"max_tokens": 40, "reserved_output": 4, "safety_margin": 2}
-    bad_options = [
-        ("max_tokens", float("nan")), ("max_tokens", -1), ("max_tokens", True), ("reserved_output", float("inf")),
-        ("reserved_output", -2), ("safety_margin", "2"), ("safety_margin", False),
-    ]
-    rejected = [
-        calls.make(f"{describe_path(path)}; {name}={value!r}", path=path, options=good | {name: value},
-                   estimator="teaching", reject=())
-        for name, value in bad_options
-    ]
-    rejected += [
-        calls.make(f"{describe_path(path)}; an estimator returning {kind}", path=path, options=good, estimator=kind, reject=())
-        for kind in ("negative", "nan", "bool", "text")
-    ]
+    for number in range(3):
+        made += _edge_calls(calls, rng, random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5))))
+    rejected = _rejected_budgets(calls, random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 4))))
     return (
         *_projection_tests("11.3", "generated", tuple(made)),
         HiddenTest("bad_budgets_rejected", "11.3", "R15",
@@ -379,7 +499,17 @@ def _lab_11_5(rng: random.Random) -> tuple[HiddenTest, ...]:
             options, estimator = _budget(rng, path)
             made.append(calls.make(f"{describe_path(path)}; {_describe_budget(options, estimator)}",
                                    path=path, options=options, estimator=estimator))
-    return _projection_tests("11.5", "generated_resume", tuple(made))
+    for number in range(4):
+        made += _edge_calls(calls, rng, random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5), compactions=1)))
+    rejected = _rejected_budgets(calls, random_session(rng.randrange(10**6), SessionRecipe(groups=(3, 5), compactions=1)))
+    rejected += _bad_resume_points(calls, rng)
+    return (
+        *_projection_tests("11.5", "generated_resume", tuple(made)),
+        HiddenTest("bad_budgets_and_resume_points_rejected", "11.5", "R15 R18",
+                   "budgets and estimates must be finite numbers >= 0, every candidate estimated; a compaction must keep "
+                   "from a user message before it; anything else is a ValueError naming the entry",
+                   tuple(rejected)),
+    )
 
 
 # Lab 11.4 ---------------------------------------------------------------------------------
@@ -407,10 +537,12 @@ def _lab_11_4(rng: random.Random) -> tuple[HiddenTest, ...]:
         made.append(calls.make(describe_path(path), path=path, options=options(path)))
 
     rejected = [calls.make("an empty path", path=[], options=options(random_session(1)), reject=())]
-    for kind in ("taken id", "assistant", "toolResult", "system", "metadata", "compaction", "unknown", "taken id"):
+    for kind in ("taken id", "assistant", "toolResult", "system", "metadata", "compaction", "unknown", "taken id",
+                 "taken metadata id", "taken compaction id"):
         path = random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5), compactions=1, metadata=True))
-        if kind == "taken id":
-            taken = rng.choice(path).id
+        if kind.startswith("taken"):
+            wanted = kind.split()[1]
+            taken = rng.choice([e for e in path if wanted == "id" or e.type == wanted] or path).id
             made_options = options(path, id=taken)
         else:
             taken = _entry_of_kind(rng, path, kind)

@@ -106,7 +106,9 @@ def format_table(result: GradeResult) -> str:
         mark = "✅" if test.passed else "❌"
         lines.append(f"{test.number:>4}  {_label(test):<{width}}  {test.score:g}/{test.max_score:g} {mark}")
         if test.output and not test.passed:
-            lines.append(f"{'':>4}  ↳ {test.output}")
+            first, *rest = test.output.splitlines()
+            lines.append(f"{'':>4}  ↳ {first}")
+            lines.extend(f"{'':>4}    {line}" for line in rest)  # a counterexample, under its test
     lines.extend(f"note: {note}" for note in result.notes)
     budget = f" of a {result.budget:g} s budget" if result.budget else ""
     sandbox = f", sandbox: {result.sandbox}" if result.sandbox else ""

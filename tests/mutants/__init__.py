@@ -1,0 +1,73 @@
+"""Learner bugs: plausible wrong answers to the five labs, each a small edit of a solution notebook.
+
+The checklist and the grader are only as good as the wrong code they fail. Every
+``Mutant`` here is one mistake a learner could make, written as text
+replacements in the solution's exercise cells, with the rule it breaks. ``make
+mutants`` grades them all with ``course-grade``; ``tests/test_mutants.py``
+asserts both layers catch them (every one loses marks in the grader, at least
+90 % fail an inline check) and that no lab's body cells show a ❌ while its
+checklist says every check passed.
+
+Mutants that cannot change behaviour (equivalent mutants) are argued in a
+comment in the lab's module and left out.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from grading_corpus import solution, tagged
+from nbformat import NotebookNode
+
+
+INLINE_TARGET = 0.9
+"""The share of mutants that must fail at least one inline check; course-grade must take marks from all of them."""
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One learner bug: ``edits`` are ``(old, new)`` replacements, each of text found once in the exercise cells."""
+
+    name: str
+    lab: str
+    rule: str
+    description: str
+    edits: tuple[tuple[str, str], ...]
+
+    def notebook(self) -> NotebookNode:
+        notebook = copy.deepcopy(solution(self.lab))
+        cells = tagged(notebook, "exercise")
+        for old, new in self.edits:
+            holding = [cell for cell in cells if old in cell.source]
+            assert len(holding) == 1 and holding[0].source.count(old) == 1, (
+                f"mutant {self.name}: {old!r} must occur once in the exercise cells of Lab {self.lab}")
+            holding[0].source = holding[0].source.replace(old, new)
+        return notebook
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.name}_lab_{self.lab.replace('.', '_')}.ipynb"
+
+    def write(self, folder: Path) -> Path:
+        path = folder / self.file_name
+        path.write_text(nbformat.writes(self.notebook()), encoding="utf-8")
+        return path
+
+
+def mutant(lab: str, name: str, rule: str, description: str, *edits: tuple[str, str]) -> Mutant:
+    return Mutant(f"{lab.replace('.', '_')}_{name}", lab, rule, description, edits)
+
+
+def all_mutants() -> tuple[Mutant, ...]:
+    from . import lab_11_1, lab_11_2, lab_11_3, lab_11_4, lab_11_5
+
+    found = (*lab_11_1.MUTANTS, *lab_11_2.MUTANTS, *lab_11_3.MUTANTS, *lab_11_4.MUTANTS, *lab_11_5.MUTANTS)
+    names = [m.name for m in found]
+    assert len(set(names)) == len(names), "mutant names must be unique"
+    return found
+
+
+MUTANTS = all_mutants()

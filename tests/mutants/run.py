@@ -1,0 +1,95 @@
+"""Run a mutant three ways in this process: its lab's inline checklist, its body cells, the grader's judging.
+
+``make mutants`` grades every notebook with ``course-grade`` in sandboxed
+kernels; these in-process runs are what the tests use (same checks, same
+hidden cases, same judging, no kernel), and what the script uses for the
+inline checklist column.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+from grading_corpus import grade_in_process, namespace
+
+from course_lib import checklist, labs
+from course_lib.checklist.runner import ChecklistReport
+from course_lib.grading.results import GradeResult
+
+from . import Mutant
+
+
+def quiet_namespace(mutant: Mutant) -> dict[str, Any]:
+    """The names a kernel holds after the lab's setup and the mutant's exercise cells (their prints dropped)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        return namespace(mutant.lab, mutant.notebook())
+
+
+def lab_functions(mutant: Mutant) -> dict[str, Any]:
+    """The lab's functions as the mutant's exercise cells define them (after the lab's setup)."""
+    names = quiet_namespace(mutant)
+    return {name: names[name] for name in labs.lab(mutant.lab).functions}
+
+
+def inline(mutant: Mutant) -> ChecklistReport:
+    """What the lab's own checklist cell would show for the mutant."""
+    return checklist.run(lab=mutant.lab, **lab_functions(mutant))
+
+
+def graded(mutant: Mutant) -> GradeResult:
+    """The grader's verdict on the mutant, judged exactly as ``course-grade`` judges a kernel's replies."""
+    return grade_in_process(mutant.lab, quiet_namespace(mutant))
+
+
+def loses_marks(result: GradeResult | None) -> bool:
+    return result is not None and result.score < result.max_score
+
+
+@dataclass
+class Body:
+    """What a learner sees in a notebook's cells above the checklist: every ❌ (or ⚠️), crash, and the checklist."""
+
+    failures: list[str] = field(default_factory=list)
+    checklist: ChecklistReport | None = None
+
+
+def run_notebook(mutant: Mutant) -> Body:
+    """Every code cell of the mutant's notebook, in order, as a kernel would run them; output is captured."""
+    body = Body()
+    module = types.ModuleType(f"body_{mutant.name}")
+    sys.modules[module.__name__] = module  # pydantic resolves a model's annotations through its module
+    names = module.__dict__
+
+    def display(*values: Any, **_: Any) -> None:
+        for value in values:
+            body.failures.extend(_failed_rows(value))
+
+    for number, cell in enumerate(mutant.notebook().cells):
+        if cell.cell_type != "code":
+            continue
+        if "checklist" in cell.metadata.get("tags", []):
+            body.checklist = eval(compile(cell.source, "<checklist>", "eval"), names)  # noqa: S307 - the course's own cell
+            continue
+        printed = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(printed):
+                exec(compile(cell.source, f"<cell {number}>", "exec"), names)  # noqa: S102 - the course's own cells
+        except Exception as exc:  # noqa: BLE001 - a crash in a body cell is what the learner sees
+            body.failures.append(f"cell {number} crashed: {type(exc).__name__}: {exc}")
+        names["display"] = display
+        body.failures.extend(f"cell {number}: {line}" for line in printed.getvalue().splitlines()
+                             if "❌" in line or "⚠️" in line)
+    return body
+
+
+def _failed_rows(value: Any) -> list[str]:
+    import pandas as pd
+
+    if not isinstance(value, pd.DataFrame) or "ok" not in value.columns:
+        return []
+    return [f"table row {index!r}: ❌" for index, ok in value["ok"].items() if ok != "✅"]

@@ -1,0 +1,48 @@
+"""The learner-bug corpus against both layers, and no lab that contradicts itself.
+
+``make mutants`` grades the corpus with ``course-grade`` in sandboxed kernels;
+here the same checks and hidden cases are judged in-process
+(``grade_in_process``), which is what the targets need and takes seconds.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from mutants import INLINE_TARGET, MUTANTS, Mutant
+from mutants.run import graded, inline, loses_marks, run_notebook
+
+from course_lib import labs
+
+
+def test_corpus_covers_every_lab() -> None:
+    per_lab = Counter(m.lab for m in MUTANTS)
+    assert len(MUTANTS) >= 80 and set(per_lab) == set(labs.LABS), per_lab
+    assert all(m.rule and m.description for m in MUTANTS)
+    for mutant in MUTANTS:  # every edit still applies to the solution as it is now
+        mutant.notebook()
+
+
+@pytest.mark.slow
+def test_every_mutant_loses_marks_and_most_fail_an_inline_check() -> None:
+    full_marks = [m.name for m in MUTANTS if not loses_marks(graded(m))]
+    passing_inline = [m.name for m in MUTANTS if inline(m).all_passed]
+    assert not full_marks, f"course-grade gives full marks to {full_marks}"
+    assert 1 - len(passing_inline) / len(MUTANTS) >= INLINE_TARGET, f"every inline check passes for {passing_inline}"
+
+
+def _reference(lab: str) -> Mutant:
+    return Mutant(f"reference_{lab.replace('.', '_')}", lab, "", "the solution itself", ())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", [*map(_reference, labs.LABS), *MUTANTS], ids=lambda m: m.name)
+def test_no_lab_contradicts_itself(mutant: Mutant) -> None:
+    """A ❌ (or ⚠️, or a crash) in a lab's body cells never sits above a checklist saying every check passed."""
+    body = run_notebook(mutant)
+    assert body.checklist is not None, "the notebook has no checklist cell"
+    assert not (body.failures and body.checklist.all_passed), (
+        f"{body.checklist.summary}, yet the body cells show: {body.failures[:3]}")
+    if not mutant.edits:
+        assert not body.failures and body.checklist.all_passed, body.failures
