@@ -137,11 +137,11 @@ def results_frame(results: Iterable[GradeResult]) -> pd.DataFrame:
         row |= {
             "total": result.score, "max_score": result.max_score, "percent": result.percent,
             "status": result.status, "seconds": round(result.execution_time, 1), "budget": result.budget,
-            "sandbox": result.sandbox, "notes": " | ".join(result.notes),
+            "sandbox": result.sandbox, "seed": result.seed, "notes": " | ".join(result.notes),
         }
         rows.append(row)
     columns = ["student", "student_from", "file", "lab", *test_columns, "total", "max_score", "percent", "status",
-               "seconds", "budget", "sandbox", "notes"]
+               "seconds", "budget", "sandbox", "seed", "notes"]
     return pd.DataFrame(rows, columns=columns)
 
 

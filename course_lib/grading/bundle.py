@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import tempfile
 import time
 import zipfile
@@ -70,7 +71,7 @@ ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 SOURCE="$ROOT/source"
 PYTHON="${{COURSE_GRADE_PYTHON:-$(cat "$SOURCE/python" 2>/dev/null || command -v python3)}}"
 exec "$PYTHON" -m course_lib.grading autograder --lab {lab} --root "$ROOT" --labs "$SOURCE/labs" \\
-  --timeout {timeout:g} --memory {memory} --budget {budget:g}
+  --timeout {timeout:g} --memory {memory} --budget {budget:g} --seed {seed}
 """
 
 
@@ -92,7 +93,7 @@ def setup_notebook(lab: str, labs_dir: str | Path | None = None) -> nbformat.Not
 
 
 def build_bundle(
-    lab: str, output: str | Path, *, labs_dir: str | Path | None = None, limits: Limits = Limits()
+    lab: str, output: str | Path, *, labs_dir: str | Path | None = None, limits: Limits = Limits(), seed: int | None = None,
 ) -> Path:
     """Write the Gradescope autograder zip for ``lab`` to ``output``."""
     output = Path(output)
@@ -102,7 +103,7 @@ def build_bundle(
         files = {
             "setup.sh": SETUP_SH,
             "run_autograder": RUN_AUTOGRADER.format(lab=lab, timeout=limits.cell_timeout, memory=limits.memory_mb,
-                                                    budget=limits.budget),
+                                                    budget=limits.budget, seed=_bundle_seed(seed)),
             f"labs/lab_{lab.replace('.', '_')}_setup.ipynb": nbformat.writes(notebook),
         }
         output.parent.mkdir(parents=True, exist_ok=True)
@@ -116,23 +117,30 @@ def build_bundle(
     return output
 
 
+def _bundle_seed(seed: int | None) -> int:
+    """One seed per bundle, chosen when it is built: every learner of the assignment gets the same hidden cases."""
+    return seed if seed is not None else secrets.randbelow(10**9)
+
+
 def autograder_root(root: str | Path | None = None) -> Path:
     return Path(root or os.environ.get(ROOT_ENVIRONMENT) or DEFAULT_ROOT)
 
 
 def run_autograder(
-    lab: str, *, root: str | Path | None = None, labs_dir: str | Path | None = None, limits: Limits = Limits()
+    lab: str, *, root: str | Path | None = None, labs_dir: str | Path | None = None, limits: Limits = Limits(),
+    seed: int | None = None,
 ) -> GradeResult:
     """Grade the notebook in ``ROOT/submission`` and write ``ROOT/results/results.json``."""
     root = autograder_root(root)
     candidates = find_submissions(root / "submission") if (root / "submission").is_dir() else []
     chosen = _choose(candidates, lab)
     # Gradescope's container is the sandbox; the verdicts are still made outside the learner's kernel.
-    options = GradeOptions(limits=limits, labs_dir=str(labs_dir) if labs_dir else None, expected_lab=lab, sandbox=False)
+    options = GradeOptions(limits=limits, labs_dir=str(labs_dir) if labs_dir else None, expected_lab=lab, sandbox=False,
+                           seed=seed)
     if chosen is None:
         names = ", ".join(path.name for path in candidates) or "no files"
         result = not_graded(root / "submission", "submission", lab,
-                             f"no Lab {lab} notebook (.ipynb) in the submission ({names})", time.monotonic())
+                             f"no Lab {lab} notebook (.ipynb) in the submission ({names})", time.monotonic(), options)
     else:
         result = grade_notebook(chosen, options, student="submission")
     results = root / "results" / "results.json"

@@ -18,6 +18,7 @@ import argparse
 import json
 import logging
 import os
+import secrets
 import sys
 from collections import Counter
 from dataclasses import replace
@@ -49,6 +50,13 @@ def _limits_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=float, default=defaults.budget, metavar="SECONDS",
                         help=f"hard wall-clock budget per submission; its sandbox is killed then (default {defaults.budget:g})")
     parser.add_argument("--labs", metavar="DIR", help="folder with the course's lab notebooks (default: ./labs or the checkout's)")
+    parser.add_argument("--seed", type=int, metavar="N",
+                        help="draw the hidden cases from seed N (default: a new random seed, printed; N reproduces a run)")
+
+
+def _seed(arguments: argparse.Namespace) -> int:
+    """The run's hidden-case seed: the one asked for, or a fresh one nobody could have prepared for."""
+    return arguments.seed if arguments.seed is not None else secrets.randbelow(10**9)
 
 
 def _limits(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> Limits:
@@ -117,20 +125,22 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "bundle":
         parser = _bundle_parser()
         arguments = parser.parse_args(argv[1:])
-        path = build_bundle(arguments.lab, arguments.output, labs_dir=arguments.labs, limits=_limits(parser, arguments))
+        path = build_bundle(arguments.lab, arguments.output, labs_dir=arguments.labs, limits=_limits(parser, arguments),
+                            seed=_seed(arguments))
         print(f"wrote {path} (Lab {arguments.lab}): upload it as the assignment's autograder on Gradescope")
         return 0
     if argv and argv[0] == "autograder":
         parser = _autograder_parser()
         arguments = parser.parse_args(argv[1:])
         result = run_autograder(arguments.lab, root=arguments.root, labs_dir=arguments.labs,
-                                limits=_limits(parser, arguments))
+                                limits=_limits(parser, arguments), seed=arguments.seed)
         print(format_table(result))
         return 0
 
     parser = _grade_parser()
     arguments = parser.parse_args(argv)
-    options = GradeOptions(limits=_limits(parser, arguments), labs_dir=arguments.labs, sandbox=not arguments.no_sandbox)
+    options = GradeOptions(limits=_limits(parser, arguments), labs_dir=arguments.labs, sandbox=not arguments.no_sandbox,
+                           seed=_seed(arguments))
     target: Path = arguments.target
     if not target.exists():
         parser.error(f"{target} does not exist")
@@ -141,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                      "or pass --no-sandbox where the machine itself is the sandbox")
     if not options.sandbox:
         print(f"warning: --no-sandbox: {GIVEN_UP}", file=sys.stderr)
+    print(f"hidden cases drawn from seed {options.seed} (--seed {options.seed} reproduces this run)")
 
     if target.is_dir():
         _writable(parser, arguments.out, "--out")

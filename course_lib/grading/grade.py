@@ -48,6 +48,8 @@ class GradeOptions:
     """False only where something else isolates the kernel (Gradescope's container) or by ``--no-sandbox``."""
     views: str | None = None
     """A folder holding each lab's package view (built once per batch); a private one when ``None``."""
+    seed: int | None = None
+    """The hidden cases' seed (``hidden_cases.hidden_tests``); ``None`` is each lab's fixed one."""
 
 
 @dataclass
@@ -80,23 +82,25 @@ def grade_notebook(path: str | Path, options: GradeOptions = GradeOptions(), *, 
         setup = setup_sources(find_template(lab, options.labs_dir))
         run = _execute(lab, setup, submission.exercise_sources, options)
     except GradingError as exc:
-        return not_graded(path, who, lab, str(exc), started, options.limits)
+        return not_graded(path, who, lab, str(exc), started, options)
     except Exception as exc:  # noqa: BLE001 - e.g. the kernel could not start; one bad file must not stop a batch
-        return not_graded(path, who, lab, f"could not grade: {type(exc).__name__}: {exc}", started, options.limits)
+        return not_graded(path, who, lab, f"could not grade: {type(exc).__name__}: {exc}", started, options)
     return assemble(path, who, source, lab, run, started, options)
 
 
-def not_graded(path: Path, student: str, lab: str | None, note: str, started: float, limits: Limits = Limits()) -> GradeResult:
+def not_graded(path: Path, student: str, lab: str | None, note: str, started: float,
+               options: GradeOptions = GradeOptions()) -> GradeResult:
     """A result for a submission the grader could not run: every test of the lab at 0, the reason as a note."""
-    tests = tuple(_zero_tests(lab, note)) if lab else ()
+    tests = tuple(_zero_tests(lab, note, options.seed)) if lab else ()
     return GradeResult(submission=path.name, student=student, lab=lab, status="error", tests=tests,
-                       execution_time=time.monotonic() - started, budget=limits.budget, notes=(note,))
+                       execution_time=time.monotonic() - started, budget=options.limits.budget, seed=options.seed,
+                       notes=(note,))
 
 
-def _zero_tests(lab: str, output: str) -> Iterable[TestResult]:
+def _zero_tests(lab: str, output: str, seed: int | None) -> Iterable[TestResult]:
     for case in select(lab):
         yield TestResult(name=case.name, number=str(case.number), lab=lab, score=0, output=output)
-    for index, test in enumerate(hidden_tests(lab), start=1):
+    for index, test in enumerate(hidden_tests(lab, seed), start=1):
         yield TestResult(name=test.name, number=f"H{index}", lab=lab, score=0, output=output, hidden=True)
 
 
@@ -133,13 +137,13 @@ def _execute(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], optio
             if all(defined.get(name) is True for name in names):
                 items = [(run.checks, case.number, f"{HARNESS}.check(globals(), {case.number}, {names!r})")
                          for case in select(lab)]
-                items += [(run.calls, call.key, call_source(call.request())) for call in hidden_calls(lab)]
+                items += [(run.calls, call.key, call_source(call.request())) for call in hidden_calls(lab, options.seed)]
                 stopped: CellRun | None = None
                 for results, key, source in items:
                     results[key] = stopped or box.run(source)  # type: ignore[index]
                     stopped = stopped or _stops_the_rest(results[key], limits)  # type: ignore[index]
                 if stopped is None:
-                    add_counterexamples(lab, run, lambda request: _practice_call(box, request))
+                    add_counterexamples(lab, run, lambda request: _practice_call(box, request), options.seed)
             run.seconds, run.expired = box.elapsed, box.expired
     return run
 
@@ -156,10 +160,10 @@ def _practice_call(box: Sandbox, request: dict[str, Any]) -> CellRun:
     return box.run(call_source(request))
 
 
-def add_counterexamples(lab: str, run: KernelRun, call: Callable[[dict[str, Any]], CellRun]) -> None:
+def add_counterexamples(lab: str, run: KernelRun, call: Callable[[dict[str, Any]], CellRun], seed: int | None = None) -> None:
     """Practice counterexamples for the hidden tests ``run`` failed; ``call`` runs one practice call in the kernel."""
     outcomes = {key: _outcome(cell) for key, cell in run.calls.items()}
-    run.counterexamples = practice.counterexamples(lab, outcomes, lambda request: _outcome(call(request)))
+    run.counterexamples = practice.counterexamples(lab, outcomes, lambda request: _outcome(call(request)), seed)
 
 
 def _stops_the_rest(cell: CellRun, limits: Limits) -> CellRun | None:
@@ -196,7 +200,7 @@ def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, st
         output = blocked or _check_output(records.get(case.number))
         tests.append(TestResult(name=case.name, number=str(case.number), lab=lab, score=0 if output else 1, output=output or ""))
     outcomes = {key: _outcome(cell) for key, cell in run.calls.items()}
-    for index, test in enumerate(hidden_tests(lab), start=1):
+    for index, test in enumerate(hidden_tests(lab, options.seed), start=1):
         output = blocked or _hidden_output(test, outcomes, run.counterexamples.get(test.name))
         tests.append(TestResult(name=test.name, number=f"H{index}", lab=lab, score=0 if output else 1,
                                 output=output or f"passed on {len(test.calls)} generated cases", hidden=True))
@@ -211,7 +215,7 @@ def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, st
 
     return GradeResult(submission=path.name, student=student, student_source=source, lab=lab,
                        status=_status(run, records), tests=tuple(tests),
-                       execution_time=time.monotonic() - started, budget=options.limits.budget,
+                       execution_time=time.monotonic() - started, budget=options.limits.budget, seed=options.seed,
                        sandbox="bubblewrap" if options.sandbox else "none", notes=tuple(notes))
 
 

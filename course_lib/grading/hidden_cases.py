@@ -37,17 +37,26 @@ REFERENCES: dict[str, Callable[..., Any]] = {
 """The reference of each lab function: it decides what every hidden call should return."""
 
 
+def lab_seed(lab: str, seed: int | None = None) -> int:
+    """The seed a lab's hidden cases are drawn from: ``seed`` mixed with the lab, or the lab's fixed one."""
+    entry = labs.lab(lab)
+    return entry.hidden_seed if seed is None else seed * 1000 + entry.hidden_seed
+
+
 @functools.cache
-def hidden_tests(lab: str) -> tuple[HiddenTest, ...]:
-    """The hidden tests of one lab, the same on every call and every machine."""
-    rng = random.Random(labs.lab(lab).hidden_seed)
-    return GENERATORS[lab](rng)
+def hidden_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
+    """The hidden tests of one lab drawn from ``seed``: the same on every call and machine for one seed.
+
+    ``course-grade`` draws a new seed for every run (and records it), so nobody can
+    tabulate the answers in advance; ``None`` is the lab's fixed seed (tests, examples).
+    """
+    return GENERATORS[lab](random.Random(lab_seed(lab, seed)))
 
 
-def hidden_calls(lab: str) -> list[HiddenCall]:
+def hidden_calls(lab: str, seed: int | None = None) -> list[HiddenCall]:
     """Every distinct call of the lab's hidden tests, in order (tests may share calls)."""
     seen: dict[str, HiddenCall] = {}
-    for test in hidden_tests(lab):
+    for test in hidden_tests(lab, seed):
         for call in test.calls:
             seen.setdefault(call.key, call)
     return list(seen.values())

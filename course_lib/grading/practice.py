@@ -26,7 +26,7 @@ from ..compaction import summary_message
 from ..parsing import parse_session_entry
 from .harness import ESTIMATORS
 from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict
-from .hidden_cases import GENERATORS, hidden_tests, reference_call
+from .hidden_cases import GENERATORS, hidden_tests, lab_seed, reference_call
 
 Run = Callable[[dict[str, Any]], Mapping[str, Any]]
 """Sends one call to the learner's function (a request as ``HiddenCall.request`` gives it) and returns its outcome."""
@@ -38,23 +38,23 @@ SEARCHED = ("returned", "raised", "bad-return")
 """Outcomes worth a counterexample; a stub, a time-out or a borrowed reference are reported as they are."""
 
 
-def practice_seed(lab: str) -> int:
-    return labs.lab(lab).hidden_seed + PRACTICE_OFFSET
+def practice_seed(lab: str, seed: int | None = None) -> int:
+    return lab_seed(lab, seed) + PRACTICE_OFFSET
 
 
 @functools.cache
-def practice_tests(lab: str) -> tuple[HiddenTest, ...]:
+def practice_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
     """The lab's hidden tests drawn again from the practice seed: the same kinds of case, other sessions."""
-    tests = GENERATORS[lab](random.Random(practice_seed(lab)))
+    tests = GENERATORS[lab](random.Random(practice_seed(lab, seed)))
     return tuple(dataclasses.replace(test, calls=tuple(dataclasses.replace(call, key="p" + call.key[1:]) for call in test.calls))
                  for test in tests)
 
 
-def counterexamples(lab: str, outcomes: Mapping[str, Mapping[str, Any]], run: Run) -> dict[str, str]:
+def counterexamples(lab: str, outcomes: Mapping[str, Mapping[str, Any]], run: Run, seed: int | None = None) -> dict[str, str]:
     """For each failed hidden test of ``lab``, a shrunk practice counterexample (by test name) when one is found."""
     budget = _Budget(run)
     found: dict[str, str] = {}
-    for test, practice in zip(hidden_tests(lab), practice_tests(lab)):
+    for test, practice in zip(hidden_tests(lab, seed), practice_tests(lab, seed)):
         failed = [outcomes.get(call.key) for call in test.calls if call_verdict(test, call, outcomes.get(call.key))]
         if not failed or not all(_searchable(outcome) for outcome in failed):
             continue

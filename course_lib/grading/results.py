@@ -55,6 +55,8 @@ class GradeResult(BaseModel):
     """The hard wall-clock budget the submission had, in seconds."""
     sandbox: str = ""
     """``bubblewrap``, or ``none`` when graded without a sandbox."""
+    seed: int | None = None
+    """The seed the hidden cases were drawn from (``--seed`` reproduces the run); ``None``: each lab's fixed one."""
     notes: tuple[str, ...] = ()
 
     @property
@@ -75,6 +77,8 @@ def to_gradescope(result: GradeResult) -> dict[str, Any]:
     summary = f"Lab {result.lab}: {result.score:g}/{result.max_score:g}" if result.lab else "Not graded"
     if result.budget:
         summary += f" (graded in {result.execution_time:.1f} s of a {result.budget:g} s budget)"
+    if result.seed is not None:
+        summary += f"; hidden cases from seed {result.seed}"
     return {
         "score": result.score,
         "execution_time": round(result.execution_time),
