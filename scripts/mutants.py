@@ -38,7 +38,7 @@ def grade_all(mutants: tuple[Mutant, ...], jobs: int) -> dict[str, GradeResult]:
 
 def table(mutants: tuple[Mutant, ...], graded: dict[str, GradeResult], inline_caught: dict[str, bool]) -> list[str]:
     lines = [f"{'lab':<6} {'mutants':>8} {'caught by grader':>17} {'caught by inline':>17}"]
-    for lab in [*labs.LABS, None]:
+    for lab in [*(lab for lab in labs.LABS if any(m.lab == lab for m in mutants)), None]:
         chosen = [m for m in mutants if lab is None or m.lab == lab]
         by_grader = sum(loses_marks(graded.get(m.name)) for m in chosen)
         by_inline = sum(inline_caught[m.name] for m in chosen)
