@@ -379,9 +379,23 @@ def test_paging_joins_a_short_first_page_to_the_next_and_handles_tiny_tables() -
     assert layout.starts[:2] == (0, 12)  # rows 0..1 would be a page of two: they join rows 2..11
     assert layout.boundary_page == 1 and layout.bounds(1) == (0, 12)
     assert paging(pd.DataFrame({"status": ["kept"] * 3}), page_size=10).starts == (0,)
+    assert paging(table, page_size=1).starts == tuple(range(47))  # one row a page, none empty
     assert paging(pd.DataFrame({"status": pd.Series([], dtype=object)})).pages == 1
     with pytest.raises(ValueError, match="page_size"):
         paging(table, page_size=0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 300), st.integers(0, 300), st.integers(1, 60))
+def test_pages_cover_every_row_once_and_hold_the_boundary(dropped: int, kept: int, page_size: int) -> None:
+    table = pd.DataFrame({"status": pd.Series(["dropped"] * dropped + ["kept"] * kept, dtype=object)})
+    layout = paging(table, page_size=page_size)
+    pages = [layout.bounds(page) for page in range(1, layout.pages + 1)]
+    assert [row for start, stop in pages for row in range(start, stop)] == list(range(len(table)))
+    assert all(stop > start for start, stop in pages) or len(table) == 0
+    assert all(stop - start < 2 * page_size for start, stop in pages)
+    start, stop = pages[layout.boundary_page - 1]
+    assert start <= layout.boundary_row < max(stop, 1)
 
 
 def test_table_page_defaults_to_the_boundary_page() -> None:

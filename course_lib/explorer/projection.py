@@ -197,8 +197,8 @@ class Paging:
 def paging(table: pd.DataFrame, page_size: int = PAGE_SIZE) -> Paging:
     """Pages of ``page_size`` rows, laid so the boundary sits in the middle of its page.
 
-    The pages before it tile back to the first row (the first one may be shorter);
-    the work is one scan for the boundary, whatever the session's length.
+    The pages before it tile back to the first row (the first one may be shorter,
+    but never under half a page); finding the boundary is one vectorised scan.
     """
     if page_size < 1:
         raise ValueError(f"page_size must be at least 1, got {page_size}")
@@ -207,9 +207,9 @@ def paging(table: pd.DataFrame, page_size: int = PAGE_SIZE) -> Paging:
     boundary = int(kept[0]) if len(kept) else 0
     first = max(0, boundary - page_size // 2)
     starts = [*range(first % page_size, first, page_size), *range(first, max(rows, 1), page_size)]
-    if starts[0] < page_size // 2:
-        starts[0] = 0  # a short first page joins the next one
-    else:
+    if 0 < starts[0] < page_size // 2:
+        starts[0] = 0  # a first page shorter than half a page joins the next one
+    elif starts[0] > 0:
         starts.insert(0, 0)
     return Paging(tuple(starts), rows, boundary, bisect.bisect_right(starts, boundary))
 
