@@ -426,7 +426,8 @@ def test_from_session_opens_a_file_of_any_format_and_starts_at_the_boundary(tmp_
 
 def test_from_session_pages_a_long_path_and_a_page_move_only_redraws_the_table() -> None:
     explorer = ProjectionExplorer.from_session(long_path(200), page_size=20)
-    assert explorer.paging is not None and explorer.paging.pages > 10
+    assert explorer.projection is not None and explorer.paging is not None and explorer.paging.pages > 10
+    assert explorer.projection.result.kept_entry_ids[0] == "u100"  # the default budget keeps the newer half
     assert explorer.page.value == explorer.paging.boundary_page
     assert explorer.table.value.count("<tr class=") == 20
     projection = explorer.projection

@@ -108,9 +108,9 @@ class ProjectionExplorer:
     ) -> ProjectionExplorer:
         """The explorer on any session: a log file of any format ``load_session`` reads, or entries.
 
-        Without a ``max_tokens`` the budget leaves room for about half of what sending
-        every candidate would cost, so the boundary between dropped and kept groups
-        is in view; the sliders reach past that whole cost.
+        Without a ``max_tokens`` the budget has room for the newer half of the
+        interaction groups, so the boundary between dropped and kept groups is in
+        view; the sliders reach past what sending every group would cost.
         """
         if isinstance(source, (str, os.PathLike)):
             from ..importers import load_session  # the importers are only needed for a file
@@ -118,14 +118,14 @@ class ProjectionExplorer:
             name, entries = Path(source).name, list(load_session(source).entries)
         else:
             name, entries = "session", [e if isinstance(e, BaseModel) else parse_session_entry(e) for e in source]
-        whole = _everything(entries, estimate_tokens)
+        whole, newer_half = _costs_to_send(entries, estimate_tokens)
         reserved = min(4096, math.ceil(whole / 10)) if reserved_output is None else reserved_output
         budget = {
-            "max_tokens": math.ceil(whole / 2) + reserved + safety_margin if max_tokens is None else max_tokens,
+            "max_tokens": newer_half + reserved + safety_margin if max_tokens is None else max_tokens,
             "reserved_output": reserved,
             "safety_margin": safety_margin,
         }
-        top = max(whole + reserved + safety_margin, *budget.values(), 1)
+        top = max(math.ceil(whole) + reserved + safety_margin, *budget.values(), 1)
         scenario = Scenario(f"{len(entries)} entries", lambda: entries, budget)
         return cls(
             name,
@@ -208,9 +208,17 @@ class ProjectionExplorer:
         return self.widget._repr_mimebundle_(**kwargs)
 
 
-def _everything(path: list[SessionEntry], estimate_tokens: Estimator) -> int | float:
-    """What the context costs with room for every candidate: ``build_context``'s own total (R22)."""
+def _costs_to_send(path: list[SessionEntry], estimate_tokens: Estimator) -> tuple[int, int]:
+    """What the input costs with every candidate group, and with only the newer half of them.
+
+    Both include the replayed system message and the summary, as ``build_context``
+    counts them (R16–R18, R22); the groups' costs are the explorer's layout.
+    """
     if not path:
-        return 0
-    roomy = build_context(path, max_tokens=1e300, reserved_output=0, safety_margin=0, estimate_tokens=estimate_tokens)
-    return roomy.tokens.total
+        return 0, 0
+    everything = build_context(path, max_tokens=1e300, reserved_output=0, safety_margin=0, estimate_tokens=estimate_tokens)
+    layout = path_layout(path, estimate_tokens)
+    candidates = layout.groups.candidates
+    older = sum(layout.groups.cost[number] for number in candidates[: len(candidates) // 2])
+    total = everything.tokens.total
+    return math.ceil(total), math.ceil(total - older)
