@@ -381,33 +381,33 @@ def _read_jsonl(data: bytes, parse: Parser) -> _Read:
 _VALIDATE_JSON = ENTRY_ADAPTER.validator.validate_json
 
 
-def _validate_lines(raws: list[bytes]) -> list[Any] | None:
+def _from_bytes(raw: bytes) -> Any:
     """The fast path: JSON text straight into the models, finite numbers included (R1).
 
     pydantic-core keeps the last of two equal keys, so jiter (the JSON parser
-    pydantic-core uses) reads the lines once more, as one JSON array in one call,
-    to refuse them. ``None`` when anything is refused: the caller then goes line by
-    line and the slow path words the first bad line's error (R2, R8). Measured
-    with ``make bench``: the models are built once, straight from bytes, and the
-    duplicate-key check is one call for the whole file instead of one per line.
+    pydantic-core uses) reads the line once more to refuse them. Any refusal is a
+    ``ValueError`` (pydantic's ValidationError and jiter's errors alike).
     """
+    entry = _VALIDATE_JSON(raw, by_alias=True, by_name=False)
+    jiter.from_json(raw, catch_duplicate_keys=True, cache_mode="keys")
+    return entry
+
+
+def _validate_lines(raws: list[bytes]) -> list[Any] | None:
+    """Every line on the fast path, or ``None`` if one is refused: the caller then goes
+    line by line, and the slow path words the first bad line's error (R2, R8)."""
     try:
-        entries = [_VALIDATE_JSON(raw, by_alias=True, by_name=False) for raw in raws]
-        if raws:
-            jiter.from_json(b"[" + b",".join(raws) + b"]", catch_duplicate_keys=True)
-    except ValueError:  # pydantic's ValidationError and jiter's errors alike
+        return [_from_bytes(raw) for raw in raws]
+    except ValueError:
         return None
-    return entries
 
 
 def _validate_line(raw: bytes, number: int) -> Any:
     """One line on the fast path, or on the slow path when the fast one refuses it."""
     try:
-        entry = _VALIDATE_JSON(raw, by_alias=True, by_name=False)
-        jiter.from_json(raw, catch_duplicate_keys=True)
+        return _from_bytes(raw)
     except ValueError:
         return _parse_line(raw, number, parse_session_entry)
-    return entry
 
 
 def _parse_line(raw: bytes, number: int, parse: Parser) -> Any:
