@@ -209,7 +209,7 @@ def measure_redraw(n_entries: int, *, repeat: int = 11) -> Redraw:
     return Redraw(entries=n_entries, budget_slider=budget_slider, page_slider=best_time(move_page, repeat=repeat))
 
 
-def measure_import(megabytes: float, workdir: Path, *, repeat: int = 3) -> Import:
+def measure_import(megabytes: float, workdir: Path, *, repeat: int = 5) -> Import:
     """``load_session`` on a generated pi log of ``megabytes`` MB, against ``json.loads`` of its lines."""
     log = workdir / "pi-session.jsonl"
     size = write_pi_log(log, megabytes=megabytes)
@@ -219,8 +219,8 @@ def measure_import(megabytes: float, workdir: Path, *, repeat: int = 3) -> Impor
     return Import(
         megabytes=size / 1e6,
         entries=len(imported.entries),
-        load=best_time(lambda: load_session(log), repeat=repeat, max_total=20.0),
-        loads=best_time(lambda: json_loads_lines(log), repeat=repeat, max_total=20.0),
+        load=best_time(lambda: load_session(log), repeat=repeat, max_total=30.0),
+        loads=best_time(lambda: json_loads_lines(log), repeat=repeat, max_total=30.0),
     )
 
 
