@@ -67,12 +67,23 @@ _FiniteJson = TypeAliasType(
 )
 
 
+_EXACT_KINDS = {kind: kind.__name__ for kind in (bool, int, float, str, list, dict, type(None))}
+
+
 def _json_kind(value: Any) -> str:
-    """The tag of a Python value in ``_FiniteJsonFromPython``: the JSON kind it stands for."""
+    """The tag of a Python value in ``_FiniteJsonFromPython``: the JSON kind it stands for.
+
+    It runs once per free JSON value (every tool argument an importer carries over),
+    so a value of exactly one of the JSON types is one dict lookup; a subclass
+    (``bool`` is one of ``int``) is told by the checks below, in that order.
+    """
+    exact = _EXACT_KINDS.get(type(value))
+    if exact is not None:
+        return exact
     for kind in (bool, int, float, str, list, dict):  # bool first: it is an int subclass
         if isinstance(value, kind):
             return kind.__name__
-    return "NoneType" if value is None else type(value).__name__
+    return type(value).__name__
 
 
 _FiniteJsonFromPython = TypeAliasType(

@@ -187,9 +187,7 @@ class JsonlSessionStore(InMemorySessionStore):
 
     def _load(self, data: bytes, identity: tuple[int, int]) -> None:
         result = _read_jsonl(data, self._parse)
-        for _, entry in result.lines:
-            self._entries.append(entry)
-            self._ids.add(entry.id)
+        self._entries, self._ids = result.entries, result.ids
         self._seen = _FileState(identity=identity, size=len(data))
         self.warnings = result.warnings
         if result.warnings:
@@ -329,35 +327,45 @@ def recover_jsonl(text: str, *, parse: Parser = parse_session_entry) -> SessionR
 
 @dataclass
 class _Read:
-    """Parsed committed lines as (line number, entry), before any copy is handed out."""
+    """The committed entries in file order and their ids, before any copy is handed out."""
 
-    lines: list[tuple[int, Any]] = field(default_factory=list)
+    entries: list[Any] = field(default_factory=list)
+    ids: set[str] = field(default_factory=set)
     warnings: tuple[ReadWarning, ...] = ()
 
     def as_result(self) -> SessionReadResult:
-        return SessionReadResult(entries=[fresh_copy(e) for _, e in self.lines], warnings=self.warnings)
+        """The entries themselves, not copies: they were parsed from bytes just now and
+        nothing else holds them, so they already share nothing with anyone (R3)."""
+        return SessionReadResult(entries=self.entries, warnings=self.warnings)
 
 
 def _read_jsonl(data: bytes, parse: Parser) -> _Read:
-    """Committed lines parsed to entries (with line numbers), plus warnings.
+    """Committed lines parsed to entries, plus warnings.
 
     Every way in (``open``, ``read``, ``recover_jsonl``, ``recover_into``) comes here, so
     each applies the same rules: the parser's (R1) and the tree's (R7), naming the line.
-    With the course parser each line goes straight from bytes into the models
-    (pydantic-core's JSON parser), which is faster than building dicts first.
+    With the course parser the lines go straight from bytes into the models
+    (``_validate_lines``), which is faster than building dicts first.
     """
     lines = data.split(b"\n")
     tail = lines.pop()
+    # A blank line is ignored (R8); isspace() avoids copying the line like strip() would.
+    numbers = [number for number, raw in enumerate(lines, start=1) if raw and not raw.isspace()]
+    raws = [lines[number - 1] for number in numbers]
+    entries = _validate_lines(raws) if parse is parse_session_entry else None
     result = _Read()
-    ids: set[str] = set()
-    fast = parse is parse_session_entry
-    for number, raw in enumerate(lines, start=1):
-        if not raw or raw.isspace():
-            continue  # a blank line is ignored (R8); isspace() avoids copying the line like strip()
-        entry = _validate_line(raw, number) if fast else _parse_line(raw, number, parse)
-        _check_place(ids, entry, line=number)
-        ids.add(entry.id)
-        result.lines.append((number, entry))
+    ids = result.ids
+    if entries is None:  # line by line, so the first bad line is the one named, whatever is wrong with it
+        for number, raw in zip(numbers, raws):
+            entry = _validate_line(raw, number) if parse is parse_session_entry else _parse_line(raw, number, parse)
+            _check_place(ids, entry, line=number)
+            ids.add(entry.id)
+            result.entries.append(entry)
+    else:
+        for number, entry in zip(numbers, entries):
+            _check_place(ids, entry, line=number)
+            ids.add(entry.id)
+        result.entries = entries
     if tail.strip():
         line = len(lines) + 1
         result.warnings = (
@@ -370,19 +378,36 @@ def _read_jsonl(data: bytes, parse: Parser) -> _Read:
     return result
 
 
-def _validate_line(raw: bytes, number: int) -> Any:
+_VALIDATE_JSON = ENTRY_ADAPTER.validator.validate_json
+
+
+def _from_bytes(raw: bytes) -> Any:
     """The fast path: JSON text straight into the models, finite numbers included (R1).
 
-    pydantic-core keeps the last of two equal keys, so jiter (the same JSON parser)
-    reads the line once more to refuse them. Any refusal is parsed again on the slow
-    path, which words the error (R2, R8).
+    pydantic-core keeps the last of two equal keys, so jiter (the JSON parser
+    pydantic-core uses) reads the line once more to refuse them. Any refusal is a
+    ``ValueError`` (pydantic's ValidationError and jiter's errors alike).
     """
-    try:
-        entry = ENTRY_ADAPTER.validate_json(raw, by_alias=True, by_name=False)
-        jiter.from_json(raw, catch_duplicate_keys=True, cache_mode="keys")
-    except ValueError:  # pydantic's ValidationError and jiter's errors alike
-        return _parse_line(raw, number, parse_session_entry)
+    entry = _VALIDATE_JSON(raw, by_alias=True, by_name=False)
+    jiter.from_json(raw, catch_duplicate_keys=True, cache_mode="keys")
     return entry
+
+
+def _validate_lines(raws: list[bytes]) -> list[Any] | None:
+    """Every line on the fast path, or ``None`` if one is refused: the caller then goes
+    line by line, and the slow path words the first bad line's error (R2, R8)."""
+    try:
+        return [_from_bytes(raw) for raw in raws]
+    except ValueError:
+        return None
+
+
+def _validate_line(raw: bytes, number: int) -> Any:
+    """One line on the fast path, or on the slow path when the fast one refuses it."""
+    try:
+        return _from_bytes(raw)
+    except ValueError:
+        return _parse_line(raw, number, parse_session_entry)
 
 
 def _parse_line(raw: bytes, number: int, parse: Parser) -> Any:

@@ -1,6 +1,7 @@
-"""`make bench` at tiny sizes: the generator and the bench functions are correct (no timing asserted).
+"""`make bench` at tiny sizes: the generators and the bench functions are correct (no timing asserted).
 
-The generated sessions must be valid paths whose groups pass R11–R14, and the
+The generated sessions must be valid paths whose groups pass R11–R14 (with a
+few compactions, R18), the pi log must import with nothing skipped, and the
 PASS/MISS lines must follow from the measured numbers.
 """
 
@@ -14,20 +15,33 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import bench  # noqa: E402
-from sessions import GROUP_SIZE, generate_session, tenth_budget  # noqa: E402
+from sessions import GROUP_SIZE, candidates, generate_session, pi_lines, tenth_budget, write_pi_log  # noqa: E402
 
 from course_lib import build_context, estimate_tokens_chars, group_interactions, path_to  # noqa: E402
+from course_lib.importers import load_session  # noqa: E402
 
 
-@pytest.mark.parametrize("n_entries", [1 + GROUP_SIZE, 12, 13, 14, 15, 101])
+@pytest.mark.parametrize("n_entries", [1 + GROUP_SIZE, 12, 13, 14, 15, 101, 1_001])
 def test_generated_session_has_exactly_n_entries_in_complete_groups(n_entries: int) -> None:
     """R10–R12: one linear path, ``sys`` then whole groups, every tool call answered."""
     path = generate_session(n_entries)
     assert len(path) == n_entries
     assert [entry.id for entry in path_to(path, path[-1].id)] == [entry.id for entry in path]
-    groups = group_interactions(path)  # raises if a call had no result (R12)
-    assert sum(len(group.entries) for group in groups) == n_entries - 1
+    messages = [entry for entry in path if entry.type == "message"]
+    groups = group_interactions(messages)  # raises if a call had no result (R12)
+    assert sum(len(group.entries) for group in groups) == len(messages) - 1
     assert all(group.entries[0].message.role == "user" for group in groups)
+
+
+def test_a_long_session_has_tool_details_usage_model_changes_and_a_few_compactions() -> None:
+    path = generate_session(1_001)
+    kinds = [entry.type for entry in path]
+    assert kinds.count("compaction") == 3 and kinds.count("metadata") >= 1
+    results = [e.message for e in path if e.type == "message" and e.message.role == "toolResult"]
+    assert all(isinstance(result.details, dict) for result in results)
+    calls = [b for e in path if e.type == "message" and e.message.role == "assistant" for b in e.message.content if b.type == "toolCall"]
+    assert {call.name for call in calls} == {"read", "bash", "edit"} and all(call.arguments for call in calls)
+    assert len(candidates(path)) < len([e for e in path if e.type == "message"])  # R18: from the latest compaction
 
 
 def test_generator_refuses_a_session_too_small_for_one_group() -> None:
@@ -35,25 +49,41 @@ def test_generator_refuses_a_session_too_small_for_one_group() -> None:
         generate_session(GROUP_SIZE)
 
 
-def test_tenth_budget_keeps_about_a_tenth_of_the_groups() -> None:
-    """R19: a contiguous newest suffix of roughly a tenth of the messages is kept."""
+def test_tenth_budget_keeps_about_a_tenth_of_the_candidates() -> None:
+    """R19: a contiguous newest suffix of roughly a tenth of the candidate messages is kept."""
     path = generate_session(1_001)
     result = build_context(path, estimate_tokens=estimate_tokens_chars, **tenth_budget(path))
     assert result.reason == "trimmed"
-    assert 80 <= len(result.kept_entry_ids) <= 120
+    assert 0.05 <= len(result.kept_entry_ids) / len(candidates(path)) <= 0.15
     assert list(result.kept_entry_ids) == [entry.id for entry in path[-len(result.kept_entry_ids) :]]
+
+
+def test_the_pi_log_imports_the_same_messages(tmp_path: Path) -> None:
+    path = generate_session(101)
+    assert len(pi_lines(path)) == 102  # a header, then one line per entry
+    log = tmp_path / "pi.jsonl"
+    assert write_pi_log(log, megabytes=0.05) == log.stat().st_size
+    imported = load_session(log)
+    assert imported.format == "pi" and not imported.skipped and len(imported.entries) > 10
 
 
 def test_measure_runs_every_timing_on_a_tiny_session(tmp_path: Path) -> None:
     row = bench.measure(200, tmp_path, repeat=2)
     assert row.entries == 200 and 0 < row.kept < 200
-    timings = (row.build, row.floor, row.reopen, row.loads, row.dicts_first)
-    assert all(seconds > 0 for seconds in timings)
+    assert all(seconds > 0 for seconds in (row.build, row.floor, row.reopen, row.loads))
     assert bench.table([row]).splitlines()[1].split()[:2] == ["200", str(row.kept)]
 
 
+def test_measure_redraw_and_import_run_on_tiny_inputs(tmp_path: Path) -> None:
+    redraw = bench.measure_redraw(300, repeat=2)
+    imported = bench.measure_import(0.05, tmp_path, repeat=1)
+    assert redraw.budget_slider > 0 and redraw.page_slider > 0
+    assert imported.entries > 10 and imported.load > 0 and imported.loads > 0
+    assert "budget slider" in bench.extras(redraw, imported)
+
+
 def _row(entries: int, build: float, reopen: float, *, floor: float = 1.0, loads: float = 1.0) -> bench.Row:
-    return bench.Row(entries=entries, kept=entries // 10, build=build, floor=floor, reopen=reopen, loads=loads, dicts_first=1.0)
+    return bench.Row(entries=entries, kept=entries // 10, build=build, floor=floor, reopen=reopen, loads=loads)
 
 
 def test_verdicts_follow_the_numbers() -> None:
@@ -62,16 +92,23 @@ def test_verdicts_follow_the_numbers() -> None:
         _row(10_000, build=12.0, reopen=1.3, loads=2.0),
         _row(100_000, build=130.0, reopen=13.0, floor=6.0, loads=30.0),
     ]
-    checks = dict((sentence.split(" (")[0], passed) for passed, sentence in bench.verdicts(rows))
+    redraw = bench.Redraw(entries=10_000, budget_slider=0.12, page_slider=0.002)
+    imported = bench.Import(megabytes=50.2, entries=70_000, load=6.0, loads=2.5)
+    checks = dict((sentence.split(" (")[0], passed) for passed, sentence in bench.verdicts(rows, redraw, imported))
     assert checks == {
         "build_context grows 12.0x from 1000 to 10000 entries": True,
         "build_context grows 10.8x from 10000 to 100000 entries": True,
         "JSONL reopen grows 13.0x from 1000 to 10000 entries": False,
         "JSONL reopen grows 10.0x from 10000 to 100000 entries": True,
+        "build_context is 1.0x the floor at 1000 entries": True,
+        "build_context is 12.0x the floor at 10000 entries": True,
         "build_context is 21.7x the floor at 100000 entries": False,
         "JSONL reopen is 5.00x faster than json.loads at 1000 entries": True,
-        "JSONL reopen is 1.54x faster than json.loads at 10000 entries": False,
+        "JSONL reopen is 1.54x faster than json.loads at 10000 entries": True,
         "JSONL reopen is 2.31x faster than json.loads at 100000 entries": True,
+        "the explorer redraws in 120.00 ms after a budget slider moves at 10000 entries": False,
+        "the explorer redraws in 2.00 ms after the page slider moves at 10000 entries": True,
+        "importing a 50 MB pi log takes 2.40x json.loads": True,
     }
 
 

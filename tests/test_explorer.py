@@ -27,11 +27,14 @@ from course_lib.explorer import (
     ProjectionExplorer,
     budget_bar_svg,
     budget_breakdown,
+    paging,
+    path_layout,
     project,
     Scenario,
     projection_table,
     scenario_table,
     table_html,
+    table_page,
 )
 from course_lib.fixtures import (
     OPENING_BUDGET,
@@ -45,6 +48,7 @@ from course_lib.fixtures import (
     system_replay_path,
     teaching_estimator,
 )
+from course_lib.importers import sample_path
 from course_lib.tree_svg import session_tree_svg
 
 NA = None
@@ -346,3 +350,100 @@ def test_tree_picture_shows_the_compaction_arrow_and_the_sibling_r10_r18() -> No
         for g in root.iter("{http://www.w3.org/2000/svg}g")
     }
     assert rows["u4-alt"] == rows["a4-alt"] != rows["a4"] == rows["sys"]  # the branch runs on its own row
+
+
+# --- long sessions: pages around the keep/drop boundary ---------------------------------
+
+
+def long_path(groups: int) -> list[Any]:
+    builder = PathBuilder().system("sys", "Be brief.")
+    for n in range(groups):
+        builder.user(f"u{n}", f"Question {n}?").assistant(f"a{n}", f"Answer {n}.")
+    return builder.entries
+
+
+def test_paging_centres_the_boundary_page_on_the_first_kept_row_r19() -> None:
+    table = pd.DataFrame({"status": ["replayed system"] + ["dropped"] * 99 + ["kept"] * 20})
+    layout = paging(table, page_size=10)
+    assert layout.boundary_row == 100
+    start, stop = layout.bounds(layout.boundary_page)
+    assert (start, stop) == (95, 105)  # half a page of dropped rows, then the first kept ones
+    assert layout.starts[0] == 0 and layout.bounds(layout.pages) == (115, 120)
+    covered = [row for page in range(1, layout.pages + 1) for row in range(*layout.bounds(page))]
+    assert covered == list(range(120))  # every row on exactly one page, in order
+
+
+def test_paging_joins_a_short_first_page_to_the_next_and_handles_tiny_tables() -> None:
+    table = pd.DataFrame({"status": ["dropped"] * 7 + ["kept"] * 40})
+    layout = paging(table, page_size=10)
+    assert layout.starts[:2] == (0, 12)  # rows 0..1 would be a page of two: they join rows 2..11
+    assert layout.boundary_page == 1 and layout.bounds(1) == (0, 12)
+    assert paging(pd.DataFrame({"status": ["kept"] * 3}), page_size=10).starts == (0,)
+    assert paging(table, page_size=1).starts == tuple(range(47))  # one row a page, none empty
+    assert paging(pd.DataFrame({"status": pd.Series([], dtype=object)})).pages == 1
+    with pytest.raises(ValueError, match="page_size"):
+        paging(table, page_size=0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 300), st.integers(0, 300), st.integers(1, 60))
+def test_pages_cover_every_row_once_and_hold_the_boundary(dropped: int, kept: int, page_size: int) -> None:
+    table = pd.DataFrame({"status": pd.Series(["dropped"] * dropped + ["kept"] * kept, dtype=object)})
+    layout = paging(table, page_size=page_size)
+    pages = [layout.bounds(page) for page in range(1, layout.pages + 1)]
+    assert [row for start, stop in pages for row in range(start, stop)] == list(range(len(table)))
+    assert all(stop > start for start, stop in pages) or len(table) == 0
+    assert all(stop - start < 2 * page_size for start, stop in pages)
+    start, stop = pages[layout.boundary_page - 1]
+    assert start <= layout.boundary_row < max(stop, 1)
+
+
+def test_table_page_defaults_to_the_boundary_page() -> None:
+    table = projection_table(long_path(60), max_tokens=60, reserved_output=0, safety_margin=0)
+    page = table_page(table, page_size=10)
+    statuses_on_page = page["status"].tolist()
+    assert "dropped" in statuses_on_page and "kept" in statuses_on_page
+    assert table_page(table, page=1, page_size=10)["id"].tolist()[0] == "sys"
+    assert table_page(table, page=10_000, page_size=10)["id"].tolist()[-1] == "a59"  # clamped to the last page
+
+
+def test_a_precomputed_layout_gives_the_same_projection_r15() -> None:
+    path = resumed_path()
+    layout = path_layout(path, teaching_estimator)
+    for max_tokens in (24, 60, 75, 120):
+        plain = project(path, **{**RESUME_BUDGET, "max_tokens": max_tokens})
+        cached = project(path, **{**RESUME_BUDGET, "max_tokens": max_tokens}, layout=layout)
+        assert cached.table.equals(plain.table) and cached.reason == plain.reason
+        assert cached.breakdown == plain.breakdown
+
+
+def test_from_session_opens_a_file_of_any_format_and_starts_at_the_boundary(tmp_path: Path) -> None:
+    explorer = ProjectionExplorer.from_session(sample_path("pi"))
+    assert explorer.scenario.options == ("pi.jsonl",)
+    assert explorer.projection is not None and explorer.projection.result.reason == "trimmed"
+    assert "status-kept" in explorer.table.value and "status-dropped" in explorer.table.value
+
+
+def test_from_session_pages_a_long_path_and_a_page_move_only_redraws_the_table() -> None:
+    explorer = ProjectionExplorer.from_session(long_path(200), page_size=20)
+    assert explorer.projection is not None and explorer.paging is not None and explorer.paging.pages > 10
+    assert explorer.projection.result.kept_entry_ids[0] == "u100"  # the default budget keeps the newer half
+    assert explorer.page.value == explorer.paging.boundary_page
+    assert explorer.table.value.count("<tr class=") == 20
+    projection = explorer.projection
+    explorer.page.value = 1
+    assert explorer.projection is projection  # nothing recomputed
+    assert "<td style='padding:2px 8px'>sys</td>" in explorer.table.value
+    explorer.max_tokens.value = explorer.max_tokens.value // 2  # a budget move jumps back to the boundary
+    assert explorer.projection is not projection
+    assert explorer.page.value == explorer.paging.boundary_page != 1
+    explorer.page_size.value = 1000
+    assert explorer.paging.pages == 1 and explorer.paging_controls.layout.display == "none"
+
+
+def test_from_session_accepts_wire_dicts_and_its_sliders_reach_the_whole_cost() -> None:
+    wire = [to_json_dict(entry) for entry in long_path(5)]
+    explorer = ProjectionExplorer.from_session(wire, estimate_tokens=teaching_estimator, max_tokens=30, reserved_output=2)
+    assert (explorer.max_tokens.value, explorer.reserved_output.value, explorer.safety_margin.value) == (30, 2, 0)
+    everything = build_context(long_path(5), max_tokens=10**9, reserved_output=0, safety_margin=0, estimate_tokens=teaching_estimator)
+    assert explorer.max_tokens.max >= everything.tokens.total

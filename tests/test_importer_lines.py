@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,23 @@ def test_a_truncated_final_line_is_a_skip_with_a_reason(tmp_path: Path) -> None:
 def test_a_complete_final_line_without_newline_is_read(tmp_path: Path) -> None:
     records, _ = _read(tmp_path, b'{"a": 1}\n{"b": 2}')
     assert records == [(1, {"a": 1}), (2, {"b": 2})]
+
+
+TRICKY_BUT_VALID = [
+    rb'{"big": 123456789012345678901234567890, "neg": -0.0, "exp": 1e400, "f": 0.1}',
+    rb'{"escaped": "tab\tquote\" \u00e9 \ud83d\ude00", "nested": [{"a": [null, true]}]}',
+    rb'{"twice": 1, "twice": 2}',
+    rb'  {"padded": 1}  ',
+    rb'{"lone": "\ud800"}',
+    '{"utf8": "é ✓"}'.encode(),
+]
+
+
+@pytest.mark.parametrize("line", TRICKY_BUT_VALID)
+def test_every_line_is_read_as_the_stdlib_reads_it(tmp_path: Path, line: bytes) -> None:
+    """The fast path (jiter, straight from bytes) and the stdlib agree, or the stdlib decides."""
+    records, skipped = _read(tmp_path, line + b"\n")
+    assert records == [(1, json.loads(line.decode("utf-8")))] and skipped == []
 
 
 def test_a_json_value_that_is_not_an_object_is_skipped(tmp_path: Path) -> None:

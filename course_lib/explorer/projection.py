@@ -22,6 +22,7 @@ replayed message (``tokens.system``), which is why three system messages of
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -98,8 +99,14 @@ def project(
     reserved_output: int | float,
     safety_margin: int | float,
     estimate_tokens: Estimator = teaching_estimator,
+    layout: PathLayout | None = None,
 ) -> Projection:
-    """Build the context once and label every path entry with what happened to it."""
+    """Build the context once and label every path entry with what happened to it.
+
+    ``layout`` (``path_layout`` of the same path and estimator) saves estimating and
+    grouping every row again when only the budget changed: the explorer redraws on
+    every slider move, while ``build_context`` still decides from its own estimates.
+    """
     path = [entry if isinstance(entry, BaseModel) else parse_session_entry(entry) for entry in active_path]
     result = build_context(
         path,
@@ -108,12 +115,12 @@ def project(
         safety_margin=safety_margin,
         estimate_tokens=estimate_tokens,
     )
-    rows, summary_cost, groups = _rows(path, result, estimate_tokens)
+    layout = path_layout(path, estimate_tokens) if layout is None else layout
     return Projection(
         result=result,
-        table=_frame(rows),
-        breakdown=_breakdown(result, summary_cost),
-        reason=_reason(result, summary_cost, groups),
+        table=_frame(_rows(layout, result)),
+        breakdown=_breakdown(result, layout.summary_cost),
+        reason=_reason(result, layout.summary_cost, layout.groups),
     )
 
 
@@ -157,7 +164,64 @@ def budget_breakdown(
     ).breakdown
 
 
-Row = tuple[str, str, int | None, int | float | None, str]
+# --- pages of a long table ----------------------------------------------------------
+
+PAGE_SIZE = 40
+
+
+@dataclass(frozen=True)
+class Paging:
+    """How a long table is cut into pages: one page is centred on the keep/drop boundary.
+
+    The boundary is the first ``kept`` row: above it what the budget dropped (or a
+    compaction summarised), from it on what this call sends (R18, R19). Pages
+    are numbered from 1; ``boundary_page`` is the one a reader should see first.
+    """
+
+    starts: tuple[int, ...]
+    rows: int
+    boundary_row: int
+    boundary_page: int
+
+    @property
+    def pages(self) -> int:
+        return len(self.starts)
+
+    def bounds(self, page: int) -> tuple[int, int]:
+        """The rows ``[start, stop)`` of ``page`` (1-based; clamped to the pages there are)."""
+        index = min(max(page, 1), self.pages) - 1
+        stop = self.starts[index + 1] if index + 1 < self.pages else self.rows
+        return self.starts[index], stop
+
+
+def paging(table: pd.DataFrame, page_size: int = PAGE_SIZE) -> Paging:
+    """Pages of ``page_size`` rows, laid so the boundary sits in the middle of its page.
+
+    The pages before it tile back to the first row (the first one may be shorter,
+    but never under half a page); finding the boundary is one vectorised scan.
+    """
+    if page_size < 1:
+        raise ValueError(f"page_size must be at least 1, got {page_size}")
+    rows = len(table)
+    kept = (table["status"] == "kept").to_numpy().nonzero()[0]
+    boundary = int(kept[0]) if len(kept) else 0
+    first = max(0, boundary - page_size // 2)
+    starts = [*range(first % page_size, first, page_size), *range(first, max(rows, 1), page_size)]
+    if 0 < starts[0] < page_size // 2:
+        starts[0] = 0  # a first page shorter than half a page joins the next one
+    elif starts[0] > 0:
+        starts.insert(0, 0)
+    return Paging(tuple(starts), rows, boundary, bisect.bisect_right(starts, boundary))
+
+
+def table_page(table: pd.DataFrame, page: int | None = None, page_size: int = PAGE_SIZE) -> pd.DataFrame:
+    """The rows of one page (1-based), by default the page around the keep/drop boundary."""
+    layout = paging(table, page_size)
+    start, stop = layout.bounds(layout.boundary_page if page is None else page)
+    return table.iloc[start:stop]
+
+
+Row = tuple[str, str, int | None, int | float | None, str | None]
 
 
 @dataclass(frozen=True)
@@ -169,49 +233,69 @@ class _Groups:
     candidates: list[int]  # the groups build_context chose from, oldest first
 
 
-def _rows(
-    path: list[SessionEntry], result: BuildContextResult, estimate_tokens: Estimator
-) -> tuple[list[Row], int | float, _Groups]:
+@dataclass(frozen=True)
+class PathLayout:
+    """Everything about the rows that the budget does not change: ids, kinds, groups, costs.
+
+    A message row's status is fixed (``replayed system``, ``summarized``) or ``None``:
+    ``kept`` or ``dropped`` is then the budget's decision (R18, R19).
+    """
+
+    rows: tuple[Row, ...]
+    groups: _Groups
+    summary_cost: int | float
+
+
+def path_layout(active_path: Sequence[SessionEntry], estimate_tokens: Estimator) -> PathLayout:
+    """Number the groups from the start of the path and estimate every row once (R14, R15, R18)."""
+
     def cost(message: Any) -> int | float:
         value = estimate_tokens(fresh_copy(message))  # R15: the estimator sees a copy
         if not is_token_count(value):
             raise ValueError(f"estimate_tokens returned {value!r}; expected a finite number >= 0 (R15)")
         return value
 
+    path = [entry if isinstance(entry, BaseModel) else parse_session_entry(entry) for entry in active_path]
     compaction = latest_compaction(path)
     first_kept = compaction.first_kept_entry_id if compaction else None
     messages = [entry for entry in path if isinstance(entry, MessageEntry)]
     start = next((i for i, entry in enumerate(messages) if entry.id == first_kept), 0)
     prefix, candidates = _spans(messages[:start]), interaction_spans(messages[start:])
     groups = _Groups({}, {}, list(range(len(prefix) + 1, len(prefix) + len(candidates) + 1)))
+    costs = {entry.id: cost(entry.message) for entry in messages}
     for number, group in enumerate(prefix + candidates, start=1):
         groups.cost[number] = 0
         for entry in group:
             groups.number[entry.id] = number
-            groups.cost[number] += cost(entry.message)
+            groups.cost[number] += costs[entry.id]
 
-    kept = set(result.kept_entry_ids)
     summarized = {entry.id for entry in messages[:start]}
     rows: list[Row] = []
     summary_cost: int | float = 0
     for entry in path:
         if isinstance(entry, MessageEntry):
             message = entry.message
-            if isinstance(message, SystemMessage):
-                status = "replayed system"
-            elif entry.id in kept:
-                status = "kept"
-            elif entry.id in summarized:
-                status = "summarized"
-            else:
-                status = "dropped"
-            rows.append((entry.id, message.role, groups.number.get(entry.id), cost(message), status))
+            status = (
+                "replayed system" if isinstance(message, SystemMessage)
+                else "summarized" if entry.id in summarized
+                else None
+            )
+            rows.append((entry.id, message.role, groups.number.get(entry.id), costs[entry.id], status))
         else:
             rows.append((entry.id, entry.type, None, None, "skipped"))
             if entry is compaction:
                 summary_cost = cost(summary_message(entry))
                 rows.append((f"{entry.id}:summary", "user (synthetic)", None, summary_cost, "summary"))
-    return rows, summary_cost, groups
+    return PathLayout(tuple(rows), groups, summary_cost)
+
+
+def _rows(layout: PathLayout, result: BuildContextResult) -> list[Row]:
+    """The layout's rows with the budget's decision filled in: kept, or else dropped (R19)."""
+    kept = set(result.kept_entry_ids)
+    return [
+        row if row[4] is not None else (*row[:4], "kept" if row[0] in kept else "dropped")  # type: ignore[misc]
+        for row in layout.rows
+    ]
 
 
 def _spans(entries: list[MessageEntry]) -> list[tuple[MessageEntry, ...]]:

@@ -18,13 +18,13 @@ from .tree import OFF_PATH
 
 def load(path: Path) -> ImportedSession:
     try:
-        store = JsonlSessionStore.open(path)
+        read = JsonlSessionStore(path).read()  # the entries just parsed, not copies of them
     except (SessionEntryError, SessionStoreError) as exc:
         raise SessionImportError(str(exc), line=exc.line) from None
-    entries = store.entries()
+    entries = read.entries
     committed = path.read_bytes().split(b"\n")[:-1]
     lines = [number for number, raw in enumerate(committed, start=1) if raw.strip()]
-    skipped = [Skip(w.line, w.message) for w in store.warnings]
+    skipped = [Skip(w.line, w.message) for w in read.warnings]
     on_path = path_to(entries, entries[-1].id) if entries else []
     kept = {entry.id for entry in on_path}
     skipped += [Skip(line, OFF_PATH) for line, entry in zip(lines, entries) if entry.id not in kept]

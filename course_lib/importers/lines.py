@@ -21,6 +21,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+import jiter
+
 from .report import SessionImportError, Skip
 
 _DECODER = json.JSONDecoder(parse_constant=lambda name: _refuse_constant(name))
@@ -70,24 +72,36 @@ def first_record(path: str | os.PathLike[str]) -> Record | None:
 
 
 def _read_line(raw: bytes, number: int, result: JsonLines, *, final: bool) -> None:
-    if not raw.strip():
+    if not raw or raw.isspace():
         return
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SessionImportError(f"line {number}: not UTF-8 text ({exc.reason})", line=number) from None
-    try:
-        values = _values(text)
-    except ValueError as exc:
-        if final:
-            result.skipped.append(Skip(number, f"truncated final line (no newline, not complete JSON: {exc})"))
-            return
-        raise SessionImportError(f"line {number}: not valid JSON ({exc})", line=number) from None
+        values = [jiter.from_json(raw, allow_inf_nan=False)]  # the common case, straight from bytes
+    except ValueError:  # anything unusual (and every error message) is the stdlib's, below
+        values = _slow_values(raw, number, result, final=final)
     for value in values:
         if isinstance(value, dict):
             result.records.append(Record(number, value))
         else:
             result.skipped.append(Skip(number, f"a JSON {type(value).__name__}, not an object"))
+
+
+def _slow_values(raw: bytes, number: int, result: JsonLines, *, final: bool) -> list[Any]:
+    """The line as the stdlib reads it: several objects on one line, a truncated tail, or an error.
+
+    jiter (the fast path) accepts a line only if it is one JSON value the stdlib reads
+    the same way; a lone surrogate, ``NaN``, two objects, bad UTF-8 all land here.
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SessionImportError(f"line {number}: not UTF-8 text ({exc.reason})", line=number) from None
+    try:
+        return _values(text)
+    except ValueError as exc:
+        if final:
+            result.skipped.append(Skip(number, f"truncated final line (no newline, not complete JSON: {exc})"))
+            return []
+        raise SessionImportError(f"line {number}: not valid JSON ({exc})", line=number) from None
 
 
 def _values(text: str) -> list[Any]:
