@@ -68,10 +68,9 @@ def grade_folder(
     paths = find_submissions(folder, unreadable)
     students = [student_id(path, folder) for path in paths]
     with tempfile.TemporaryDirectory(prefix="course-grade-views-") as views:
-        if options.views is None:  # every worker shares one copy of each lab's package view
-            options = replace(options, views=views)
-            for lab in labs.LABS:
-                lab_view(lab, views)
+        options = replace(options, views=options.views or views)
+        for lab in labs.LABS:  # built once, before the workers start: they share one copy of each lab's view
+            lab_view(lab, options.views)
         results = _grade_all(paths, students, str(folder), options, jobs, progress)
     return results + [_crashed(path, student_id(path, folder) if path != Path(folder) else path.name,
                                f"the folder {path} could not be read") for path in unreadable]
