@@ -479,7 +479,7 @@ def _wire_line(entry: Any) -> bytes:
             return entry.model_dump_json(by_alias=True).encode("utf-8") + b"\n"
         text = json.dumps(to_json_dict(entry), ensure_ascii=False, allow_nan=False)
         return text.encode("utf-8") + b"\n"
-    except ValueError as exc:  # UnicodeEncodeError and pydantic's serialization error are ValueErrors
+    except ValueError:  # UnicodeEncodeError and pydantic's serialization error are ValueErrors
         entry_id = getattr(entry, "id", None)
         raise SessionEntryError(
             f"entry {quoted(entry_id)} cannot be written as a UTF-8 JSON line", entry_id=entry_id

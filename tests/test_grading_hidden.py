@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from grading_corpus import CORPUS, FUNCTION, grade_in_process, learner, namespace, solution
+from grading_corpus import CORPUS, grade_in_process, learner, namespace, solution
 
 from course_lib import labs
 from course_lib.grading import harness, hidden, hidden_cases, practice

@@ -22,7 +22,7 @@ from course_lib import (
     to_json_dict,
 )
 from course_lib.lifecycle import open_session_writer
-from wire_samples import assistant_wire, compaction_wire, metadata_wire, tool_result_wire, user_wire
+from wire_samples import assistant_wire, compaction_wire, tool_result_wire, user_wire
 
 PYDANTIC_PHRASES = ("Input should", "unable to parse", "validation error", "Value error", "pydantic", "utf-32", "codec")
 

@@ -7,7 +7,6 @@ and in ``course-grade``, recorded in the sandbox and judged outside.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from .. import fixtures

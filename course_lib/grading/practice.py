@@ -20,7 +20,6 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import labs
 from ..checklist.expect import first_difference, short
 from ..compaction import summary_message
 from ..parsing import parse_session_entry
