@@ -8,6 +8,7 @@ already on disk (R8).
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import json
 import math
@@ -25,7 +26,8 @@ from . import file_lock
 from .errors import SessionEntryError, SessionLockedError, SessionStoreError, quoted
 from .models import SessionEntry
 from .parsing import ENTRY_ADAPTER, fresh_copy, parse_session_entry, to_json_dict
-from .paths import path_to
+from .paths import walk_path
+from .store_index import SessionIndex, load_index, save_index
 
 Parser = Callable[[Any], Any]
 
@@ -57,16 +59,17 @@ class InMemorySessionStore:
         """Parse a snapshot, check its place in the tree, commit it; returns a copy."""
         snapshot = self._parse(entry)
         self._check_place(snapshot)
-        self._commit(snapshot)
-        self._entries.append(snapshot)
+        kept = self._commit(snapshot)
+        self._entries.append(kept)
         self._ids.add(snapshot.id)
-        return fresh_copy(snapshot)
+        return snapshot if kept is not snapshot else fresh_copy(snapshot)  # the store kept its own line
 
     def entries(self) -> list[SessionEntry]:
-        return [fresh_copy(entry) for entry in self._entries]
+        return [_handed_out(entry) for entry in self._entries]
 
     def path_to(self, leaf_id: str) -> list[SessionEntry]:
-        return path_to(self._entries, leaf_id)
+        """Root → leaf copies (R10); only the entries on the chain are built."""
+        return [_handed_out(entry) for entry in walk_path(self._entries, leaf_id)]
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -74,12 +77,18 @@ class InMemorySessionStore:
     def _check_place(self, entry: Any) -> None:
         _check_place(self._ids, entry)
 
-    def _commit(self, entry: Any) -> None:
-        """Nothing to persist in memory; the JSONL store writes the line here."""
+    def _commit(self, entry: Any) -> Any:
+        """Nothing to persist in memory: the store keeps the snapshot. The JSONL store writes
+        the line here and keeps that instead."""
+        return entry
 
 
 class JsonlSessionStore(InMemorySessionStore):
     """One entry per line; a newline commits it; existing bytes are never touched (R8, R9).
+
+    Reopening a file it has read before takes the verdict from the file's validated
+    index (``store_index``) and validates only the lines appended since; the entries
+    the index covers become models when first used.
 
     Reading needs no lock. Appending does: the first append (or ``lock_for_appending``)
     locks the file itself until ``close``, so a second writer is refused under any name
@@ -151,7 +160,7 @@ class JsonlSessionStore(InMemorySessionStore):
         """What is on disk now: committed entries (copies) and warnings such as a tail."""
         if not self.path.exists():
             return SessionReadResult(entries=[])
-        return _read_jsonl(self.path.read_bytes(), self._parse).as_result()
+        return _read_jsonl(self.path.read_bytes(), self._parse, session=self.path).as_result()
 
     def lock_for_appending(self) -> JsonlSessionStore:
         """Become the file's only writer now, rather than at the first append (R8).
@@ -186,7 +195,7 @@ class JsonlSessionStore(InMemorySessionStore):
         self.close()
 
     def _load(self, data: bytes, identity: tuple[int, int]) -> None:
-        result = _read_jsonl(data, self._parse)
+        result = _read_jsonl(data, self._parse, session=self.path)
         self._entries, self._ids = result.entries, result.ids
         self._seen = _FileState(identity=identity, size=len(data))
         self.warnings = result.warnings
@@ -231,10 +240,11 @@ class JsonlSessionStore(InMemorySessionStore):
             raise SessionStoreError(self._refusal, entry_id=getattr(entry, "id", None))
         super()._check_place(entry)
 
-    def _commit(self, entry: Any) -> None:
+    def _commit(self, entry: Any) -> Any:
         """Write one line in append mode, flush and fsync; any failure closes the store (R8).
 
         Taking the lock comes first: a refused writer has written nothing and stays open.
+        With the course parser the store keeps the line it wrote rather than the model.
         """
         line = _wire_line(entry)
         self.lock_for_appending()
@@ -247,6 +257,7 @@ class JsonlSessionStore(InMemorySessionStore):
             self._refusal = f"{self.path}: a write failed ({exc}); the store refuses further appends"
             raise SessionStoreError(self._refusal, entry_id=entry.id) from exc
         self._seen = _FileState(identity=self._seen.identity, size=self._seen.size + len(line))
+        return _Line(entry.id, entry.parent_id, line[:-1], 0) if self._parse is parse_session_entry else entry
 
 
 class _FileState(NamedTuple):
@@ -325,47 +336,88 @@ def recover_jsonl(text: str, *, parse: Parser = parse_session_entry) -> SessionR
 # --- reading -----------------------------------------------------------------------
 
 
+class _Line(NamedTuple):
+    """A committed line the store vouches for, kept as its bytes: the index covered it, or the
+    store wrote it. Handing it out builds a new model, and that is the copy (R3, R7)."""
+
+    id: str
+    parent_id: str | None
+    raw: bytes
+    number: int
+    """Its line in the file, for the message should the line not match its index; 0 if written here."""
+
+
+def _handed_out(item: Any) -> Any:
+    """A model nobody else holds: built from the line, or copied from the kept snapshot (R3)."""
+    return _from_line(item) if type(item) is _Line else fresh_copy(item)
+
+
+def _from_line(line: _Line) -> Any:
+    """The model of a line the store vouches for, checked against the id and parent it was kept under."""
+    try:
+        entry = _VALIDATE_JSON(line.raw, by_alias=True, by_name=False)
+    except ValueError:
+        entry = _parse_line(line.raw, line.number, parse_session_entry)  # words what is wrong, naming the line
+    if entry.id != line.id or entry.parent_id != line.parent_id:
+        raise SessionStoreError(
+            f"{_where(line.number or None)}entry {quoted(entry.id)} is not the entry {quoted(line.id)} the "
+            "session's index names; remove the index (course_lib.store_index.forget_index) and open the file again",
+            entry_id=entry.id,
+            line=line.number or None,
+        )
+    return entry
+
+
 @dataclass
 class _Read:
-    """The committed entries in file order and their ids, before any copy is handed out."""
+    """The committed entries in file order and their ids, before any copy is handed out.
+
+    Lines the file's index vouches for stay ``_Line``s; the rest were validated into models.
+    """
 
     entries: list[Any] = field(default_factory=list)
     ids: set[str] = field(default_factory=set)
     warnings: tuple[ReadWarning, ...] = ()
 
     def as_result(self) -> SessionReadResult:
-        """The entries themselves, not copies: they were parsed from bytes just now and
+        """The models themselves, not copies: they were parsed from bytes just now and
         nothing else holds them, so they already share nothing with anyone (R3)."""
-        return SessionReadResult(entries=self.entries, warnings=self.warnings)
+        models = [_from_line(item) if type(item) is _Line else item for item in self.entries]
+        return SessionReadResult(entries=models, warnings=self.warnings)
 
 
-def _read_jsonl(data: bytes, parse: Parser) -> _Read:
+def _read_jsonl(data: bytes, parse: Parser, *, session: Path | None = None) -> _Read:
     """Committed lines parsed to entries, plus warnings.
 
     Every way in (``open``, ``read``, ``recover_jsonl``, ``recover_into``) comes here, so
     each applies the same rules: the parser's (R1) and the tree's (R7), naming the line.
     With the course parser the lines go straight from bytes into the models
-    (``_validate_lines``), which is faster than building dicts first.
+    (``_validate_lines``), which is faster than building dicts first, and when the file
+    was read before (``session``) the lines its index covers are not validated again.
     """
     lines = data.split(b"\n")
     tail = lines.pop()
     # A blank line is ignored (R8); isspace() avoids copying the line like strip() would.
     numbers = [number for number, raw in enumerate(lines, start=1) if raw and not raw.isspace()]
     raws = [lines[number - 1] for number in numbers]
-    entries = _validate_lines(raws) if parse is parse_session_entry else None
-    result = _Read()
-    ids = result.ids
+    course = parse is parse_session_entry
+    index = load_index(session, data) if course and session is not None else None
+    vouched = _vouched_lines(index, data, numbers, raws) if index is not None else []
+    result = _Read(entries=vouched, ids={line.id for line in vouched})
+    ids, covered = result.ids, len(vouched)
+    entries = _validate_lines(raws[covered:]) if course else None
     if entries is None:  # line by line, so the first bad line is the one named, whatever is wrong with it
-        for number, raw in zip(numbers, raws):
-            entry = _validate_line(raw, number) if parse is parse_session_entry else _parse_line(raw, number, parse)
+        entries = []
+        for number, raw in zip(numbers[covered:], raws[covered:]):
+            entry = _validate_line(raw, number) if course else _parse_line(raw, number, parse)
             _check_place(ids, entry, line=number)
             ids.add(entry.id)
-            result.entries.append(entry)
+            entries.append(entry)
     else:
-        for number, entry in zip(numbers, entries):
+        for number, entry in zip(numbers[covered:], entries):
             _check_place(ids, entry, line=number)
             ids.add(entry.id)
-        result.entries = entries
+    result.entries = vouched + entries if vouched else entries
     if tail.strip():
         line = len(lines) + 1
         result.warnings = (
@@ -375,7 +427,19 @@ def _read_jsonl(data: bytes, parse: Parser) -> _Read:
                 message=f"line {line} has no newline (an unterminated tail, skipped)",
             ),
         )
+    if course and session is not None and entries:
+        everything = result.entries
+        save_index(session, data, len(data) - len(tail), [e.id for e in everything], [e.parent_id for e in everything])
     return result
+
+
+def _vouched_lines(index: SessionIndex, data: bytes, numbers: list[int], raws: list[bytes]) -> list[_Line]:
+    """The lines the index covers, with the ids and parents it names for them; none when the
+    index does not cover whole lines of this file or names an id twice (R7)."""
+    covered = bisect.bisect_right(numbers, data.count(b"\n", 0, index.size))
+    if covered != len(index.ids) or len(set(index.ids)) != covered:
+        return []
+    return list(map(_Line, index.ids, index.parents, raws[:covered], numbers[:covered]))
 
 
 _VALIDATE_JSON = ENTRY_ADAPTER.validator.validate_json
@@ -474,6 +538,8 @@ def _wire_line(entry: Any) -> bytes:
     The course parser already refuses what UTF-8 cannot hold (a lone surrogate); a
     custom ``parse`` may not, and its entry is then the caller's error: the store stays open.
     """
+    if type(entry) is _Line:
+        return entry.raw + b"\n"  # a line the store vouches for is written as it stands
     try:
         if isinstance(entry, BaseModel):
             return entry.model_dump_json(by_alias=True).encode("utf-8") + b"\n"

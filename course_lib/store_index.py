@@ -1,0 +1,127 @@
+"""The validated index of a JSONL session: why reopening need not re-validate (R8, R9).
+
+Validating a line means parsing it strictly (R1) and reading it once more for
+repeated keys; on a long session that is most of the time a reopen takes. Yet a
+line that passed once passes again: the verdict depends only on its bytes and on
+the code that judged them. So after reading a file the store records the verdict
+in a small index: how many bytes it covers, their sha256, the code's fingerprint,
+and each entry's id and parent (what the tree checks of R7 need). A reopen that
+finds the same bytes under the same fingerprint takes the verdict, checks only the
+lines appended since, and builds each covered entry's model when it is first used.
+
+The index is a cache, never the session. It lives in the user's cache folder
+(``COURSE_LIB_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or ``~/.cache``, then
+``course-lib/session-index``), not beside the log, and it is only ever trusted for
+bytes whose sha256 it names. Losing it, or a folder that cannot be written, costs
+one full validation and nothing else; a damaged or foreign index is ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import os
+import secrets
+from pathlib import Path
+from typing import Annotated
+
+import pydantic
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+INDEX_FORMAT = 1
+CACHE_ENV = "COURSE_LIB_CACHE_DIR"
+"""Where indexes go; set it to an empty string to switch them off."""
+
+
+class SessionIndex(BaseModel):
+    """One file's verdict: its first ``size`` bytes hold valid entries with these ids and parents."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    format: int
+    fingerprint: str
+    size: Annotated[int, Field(ge=0)]
+    sha256: str
+    ids: list[str]
+    parents: list[str | None]
+
+
+@functools.cache
+def fingerprint() -> str:
+    """The code that judges a line: the models, the parser, the store, and pydantic's versions.
+
+    Any change to them makes every older index a stranger, so a verdict is never
+    taken from code that might have judged differently.
+    """
+    digest = hashlib.sha256(f"{INDEX_FORMAT} {pydantic.VERSION} {pydantic_core.__version__}".encode())
+    here = Path(__file__).resolve().parent
+    for name in ("models.py", "parsing.py", "store.py", "store_index.py"):
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()
+
+
+def index_path(session: Path) -> Path | None:
+    """The index's file for ``session``, named by the session's absolute path; ``None`` when switched off."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured is not None:
+        if not configured:
+            return None
+        folder = Path(configured)
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        folder = Path(base) / "course-lib" / "session-index"
+    key = hashlib.sha256(os.fsencode(os.path.abspath(session))).hexdigest()[:32]
+    return folder / f"{key}.json"
+
+
+def load_index(session: Path, data: bytes) -> SessionIndex | None:
+    """The index for these bytes, if one was written by this code for a prefix of them."""
+    where = index_path(session)
+    if where is None:
+        return None
+    try:
+        index = SessionIndex.model_validate_json(where.read_bytes())
+    except (OSError, ValidationError, ValueError):
+        return None
+    usable = (
+        index.format == INDEX_FORMAT
+        and index.fingerprint == fingerprint()
+        and index.size <= len(data)
+        and (index.size == 0 or data[index.size - 1] == ord("\n"))
+        and len(index.ids) == len(index.parents)
+        and hashlib.sha256(memoryview(data)[: index.size]).hexdigest() == index.sha256
+    )
+    return index if usable else None
+
+
+def save_index(session: Path, data: bytes, size: int, ids: list[str], parents: list[str | None]) -> None:
+    """Record that ``data[:size]`` holds these entries; best effort, replaced in one step."""
+    where = index_path(session)
+    if where is None:
+        return
+    index = SessionIndex(
+        format=INDEX_FORMAT,
+        fingerprint=fingerprint(),
+        size=size,
+        sha256=hashlib.sha256(memoryview(data)[:size]).hexdigest(),
+        ids=ids,
+        parents=parents,
+    )
+    temporary = where.with_name(f".{where.name}.{secrets.token_hex(4)}")
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_bytes(index.model_dump_json().encode())
+        os.replace(temporary, where)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+
+
+def forget_index(session: Path) -> None:
+    """Remove the index of ``session`` (tests, and anyone who distrusts a cache)."""
+    where = index_path(session)
+    if where is not None:
+        with contextlib.suppress(OSError):
+            where.unlink()

@@ -1,0 +1,232 @@
+"""The validated index of a JSONL session (``course_lib.store_index``): a reopen takes the
+verdict of lines read before and checks only what is new, yet never trusts bytes the
+index was not written for (R7–R9)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from wire_samples import (
+    assistant_wire,
+    compaction_wire,
+    metadata_wire,
+    tool_result_wire,
+    user_wire,
+)
+
+import course_lib.store as store_module
+from course_lib import (
+    JsonlSessionStore,
+    SessionEntryError,
+    SessionStoreError,
+    parse_session_entry,
+    store_index,
+)
+from course_lib.store_index import CACHE_ENV, SessionIndex, index_path
+
+
+def _chain() -> list[dict[str, Any]]:
+    return [
+        user_wire("u1", None),
+        assistant_wire("a1", "u1"),
+        tool_result_wire("r1", "a1"),
+        metadata_wire("meta-1", "r1"),
+        compaction_wire("compact-1", "meta-1"),
+    ]
+
+
+@pytest.fixture(autouse=True)
+def indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "indexes"
+    monkeypatch.setenv(CACHE_ENV, str(folder))
+    return folder
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    path = tmp_path / "logs" / "session.jsonl"
+    path.parent.mkdir()
+    lines = [json.dumps(wire) for wire in _chain()]
+    lines.insert(2, "   ")  # a blank line (R8) shifts the line numbers the index must keep
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+class Validated:
+    """Counts the lines the store validates, whichever of its two paths it takes."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.lines: list[bytes] = []
+        fast, one = store_module._validate_lines, store_module._validate_line
+
+        def validate_lines(raws: list[bytes]) -> Any:
+            self.lines += raws
+            return fast(raws)
+
+        def validate_line(raw: bytes, number: int) -> Any:
+            self.lines.append(raw)
+            return one(raw, number)
+
+        monkeypatch.setattr(store_module, "_validate_lines", validate_lines)
+        monkeypatch.setattr(store_module, "_validate_line", validate_line)
+
+
+def _wire(entries: list[Any]) -> list[dict[str, Any]]:
+    return [entry.model_dump(mode="json", by_alias=True) for entry in entries]
+
+
+def test_a_reopen_validates_only_the_lines_appended_since(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """R8/R9: the first open validates every line and writes the index beside nothing but the cache."""
+    validated = Validated(monkeypatch)
+    with JsonlSessionStore.open(session, fsync=False) as store:
+        assert len(validated.lines) == 5
+        store.append(user_wire("u2", "compact-1"))
+    assert index_path(session) is not None and index_path(session).exists()
+    assert sorted(p.name for p in session.parent.iterdir()) == ["session.jsonl"]  # nothing beside the log
+
+    validated.lines.clear()
+    reopened = JsonlSessionStore.open(session, fsync=False)
+    assert [json.loads(line)["id"] for line in validated.lines] == ["u2"]
+    validated.lines.clear()
+    assert _wire(reopened.entries()) == [*_chain(), user_wire("u2", "compact-1")]  # R9
+    assert JsonlSessionStore.open(session, fsync=False).path_to("u2")[-1].id == "u2"
+    assert validated.lines == []  # the index now covers u2 too
+
+
+def test_entries_built_from_vouched_lines_are_independent_copies(session: Path) -> None:
+    """R3/R7: each call hands out new models; changing one changes neither the store nor the next."""
+    JsonlSessionStore.open(session, fsync=False)
+    store = JsonlSessionStore.open(session, fsync=False)
+    first = store.path_to("r1")[-1]
+    first.message.details["exitCode"] = "changed"
+    again = store.path_to("r1")[-1]
+    assert again.message.details == tool_result_wire("r1", "a1")["message"]["details"]
+    assert again is not first and store.entries()[2] == again
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(lambda text: text.replace('"id": "a1"', '"id": "a1", "id": "a1"'), id="duplicate-key"),
+        pytest.param(lambda text: text.replace('"timestamp": 2', '"timestamp": true', 1), id="bool-timestamp"),
+    ],
+)
+def test_changed_bytes_are_validated_again(session: Path, edit: Any) -> None:
+    """R8: the index vouches for the bytes it hashed, not for whatever the file holds now."""
+    JsonlSessionStore.open(session, fsync=False)
+    text = session.read_text(encoding="utf-8")
+    session.write_text(edit(text), encoding="utf-8")
+    assert session.read_text(encoding="utf-8") != text
+    with pytest.raises(SessionEntryError, match=r"^line 2: "):
+        JsonlSessionStore.open(session, fsync=False)
+
+
+def test_an_unterminated_tail_is_left_out_of_the_index(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """R8: the tail is not committed, so it is never vouched for; it still warns on every open."""
+    with session.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(user_wire("u2", "compact-1")))
+    JsonlSessionStore.open(session, fsync=False)
+    validated = Validated(monkeypatch)
+    store = JsonlSessionStore.open(session, fsync=False)
+    assert validated.lines == [] and [w.line for w in store.warnings] == [7]
+    with session.open("a", encoding="utf-8") as handle:
+        handle.write("\n")
+    assert [e.id for e in JsonlSessionStore.open(session, fsync=False).entries()][-1] == "u2"
+    assert [json.loads(line)["id"] for line in validated.lines] == ["u2"]
+
+
+def _rewrite_index(session: Path, **changes: Any) -> None:
+    where = index_path(session)
+    assert where is not None
+    index = SessionIndex.model_validate_json(where.read_bytes())
+    where.write_text(index.model_copy(update=changes).model_dump_json(), encoding="utf-8")
+
+
+def test_an_index_naming_other_ids_is_refused_when_its_line_is_built(session: Path) -> None:
+    """R7: an index is a claim about lines; a line that is not what it claims names itself."""
+    JsonlSessionStore.open(session, fsync=False)
+    _rewrite_index(session, ids=["u1", "a1", "x1", "meta-1", "compact-1"])
+    store = JsonlSessionStore.open(session, fsync=False)
+    with pytest.raises(SessionStoreError, match=r"^line 4: entry 'r1' is not the entry 'x1' the session's index names") as caught:
+        store.entries()
+    assert caught.value.entry_id == "r1" and caught.value.line == 4
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        pytest.param({"sha256": "0" * 64}, id="other-bytes"),
+        pytest.param({"fingerprint": "older code"}, id="other-code"),
+        pytest.param({"ids": ["u1", "u1", "r1", "meta-1", "compact-1"]}, id="repeated-id"),
+        pytest.param({"ids": ["u1"], "parents": [None]}, id="too-few-lines"),
+        pytest.param({"size": 3}, id="not-whole-lines"),
+    ],
+)
+def test_an_index_that_does_not_fit_the_file_is_ignored(
+    session: Path, monkeypatch: pytest.MonkeyPatch, changes: dict[str, Any]
+) -> None:
+    JsonlSessionStore.open(session, fsync=False)
+    _rewrite_index(session, **changes)
+    validated = Validated(monkeypatch)
+    assert _wire(JsonlSessionStore.open(session, fsync=False).entries()) == _chain()
+    assert len(validated.lines) == 5
+
+
+@pytest.mark.parametrize("content", [b"", b"not json", b'{"format": 1}', b"[1, 2]"])
+def test_a_damaged_index_is_ignored(session: Path, monkeypatch: pytest.MonkeyPatch, content: bytes) -> None:
+    JsonlSessionStore.open(session, fsync=False)
+    where = index_path(session)
+    assert where is not None
+    where.write_bytes(content)
+    validated = Validated(monkeypatch)
+    assert _wire(JsonlSessionStore.open(session, fsync=False).entries()) == _chain()
+    assert len(validated.lines) == 5
+
+
+def test_new_code_does_not_take_an_older_verdict(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fingerprint covers the code that judges a line: any change there re-validates."""
+    JsonlSessionStore.open(session, fsync=False)
+    monkeypatch.setattr(store_index, "fingerprint", lambda: "the next version")
+    validated = Validated(monkeypatch)
+    JsonlSessionStore.open(session, fsync=False)
+    assert len(validated.lines) == 5
+
+
+def test_indexes_can_be_switched_off_and_a_cache_that_cannot_be_written_costs_nothing(
+    session: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(CACHE_ENV, "")
+    assert index_path(session) is None
+    assert _wire(JsonlSessionStore.open(session, fsync=False).entries()) == _chain()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    monkeypatch.setenv(CACHE_ENV, str(blocker / "indexes"))
+    assert _wire(JsonlSessionStore.open(session, fsync=False).entries()) == _chain()
+    assert not (blocker / "indexes").exists()
+
+
+def test_a_learners_parser_never_uses_or_writes_an_index(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index records the course parser's verdict; another parser's is its own business."""
+    calls: list[str] = []
+
+    def parse(value: Any) -> Any:
+        calls.append(value["id"])
+        return parse_session_entry(value)
+
+    JsonlSessionStore.open(session, fsync=False, parse=parse)
+    assert not index_path(session).exists() and len(calls) == 5
+    JsonlSessionStore.open(session, fsync=False)
+    JsonlSessionStore.open(session, fsync=False, parse=parse)
+    assert len(calls) == 10
+
+
+def test_recovery_and_read_use_the_vouched_lines(session: Path, tmp_path: Path) -> None:
+    """R8/R9: recover_into copies the committed entries, read() builds them, both from the index."""
+    JsonlSessionStore.open(session, fsync=False)
+    target = tmp_path / "logs" / "clean.jsonl"
+    recovered = JsonlSessionStore.recover_into(session, target, fsync=False)
+    assert _wire(recovered.entries()) == _chain()
+    assert _wire(JsonlSessionStore(session).read().entries) == _chain()
