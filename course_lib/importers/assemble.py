@@ -32,24 +32,27 @@ from pathlib import Path
 from typing import Any
 
 from ..models import (
-    AssistantMessage,
     CompactionEntry,
     CompactionSummary,
     MessageEntry,
     MetadataEntry,
     SessionEntry,
     StopReason,
-    SystemMessage,
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-    Usage,
     UserMessage,
 )
+from ..parsing import ENTRY_ADAPTER
 from .report import Format, ImportedSession, Note, Skip
 
 NO_RESULT = "no result recorded"
-NO_USAGE = Usage(input=0, output=0, total_tokens=0)
+NO_USAGE = {"input": 0, "output": 0, "totalTokens": 0}
+
+Block = dict[str, Any]
+"""A content block in wire keys (``{"type": "text", "text": ...}`` or a ``toolCall``): the
+assembler validates each entry in one call (R1), blocks included."""
+
+
+def text_block(text: str) -> Block:
+    return {"type": "text", "text": text}
 
 
 @dataclass
@@ -107,7 +110,7 @@ class Assembler:
     # --- messages -------------------------------------------------------------------
 
     def system(self, line: int, text: str, timestamp: float, source_id: str | None = None) -> None:
-        self._append(line, source_id, message=SystemMessage(content=text, timestamp=timestamp))
+        self._append(line, source_id, message={"role": "system", "content": text, "timestamp": timestamp})
 
     def user(self, line: int, texts: Sequence[str], timestamp: float, source_id: str | None = None) -> str:
         self._close_group()
@@ -121,12 +124,12 @@ class Assembler:
     def assistant(
         self,
         line: int,
-        blocks: Sequence[TextContent | ToolCall],
+        blocks: Sequence[Block],
         timestamp: float,
         *,
         provider: str,
         model: str,
-        usage: Usage = NO_USAGE,
+        usage: dict[str, Any] = NO_USAGE,
         stop_reason: StopReason | None = None,
         error_message: str | None = None,
         source_id: str | None = None,
@@ -134,26 +137,29 @@ class Assembler:
         if not self._seen_user:
             self.user(line, ["(imported: the log has no user message before this point)"], timestamp, f"L{line}:start")
             self.note(line, "an assistant message came before any user message; added a placeholder user message")
-        content: list[TextContent | ToolCall] = []
+        content: list[Block] = []
         for block in blocks:
-            if isinstance(block, ToolCall):
-                if block.id in self._calls:
-                    self.note(line, f"call id {block.id!r} was already used in this interaction; dropped the repeat")
+            if block["type"] == "toolCall":
+                call_id = block["id"]
+                if call_id in self._calls:
+                    self.note(line, f"call id {call_id!r} was already used in this interaction; dropped the repeat")
                     continue
-                self._calls[block.id] = (block.name, line)
+                self._calls[call_id] = (block["name"], line)
             content.append(block)
         if stop_reason is None:
-            has_calls = any(isinstance(block, ToolCall) for block in content)
+            has_calls = any(block["type"] == "toolCall" for block in content)
             stop_reason = "error" if error_message else "toolUse" if has_calls else "stop"
-        message = AssistantMessage(
-            content=content,
-            provider=provider,
-            model=model,
-            usage=usage,
-            stop_reason=stop_reason,
-            error_message=error_message,
-            timestamp=timestamp,
-        )
+        message = {
+            "role": "assistant",
+            "content": content,
+            "provider": provider,
+            "model": model,
+            "usage": usage,
+            "stopReason": stop_reason,
+            "timestamp": timestamp,
+        }
+        if error_message is not None:
+            message["errorMessage"] = error_message
         self._append(line, source_id, message=message)
 
     def tool_result(
@@ -178,14 +184,7 @@ class Assembler:
             self.skip(line, f"a second tool result for call {call_id!r}")
             return
         self._answered.add(call_id)
-        message = ToolResultMessage(
-            tool_call_id=call_id,
-            tool_name=tool_name or self._calls[call_id][0],
-            content=[TextContent(text=text) for text in texts],
-            details=details,
-            is_error=is_error,
-            timestamp=timestamp,
-        )
+        message = _tool_result(call_id, tool_name or self._calls[call_id][0], texts, timestamp, is_error, details)
         self._append(line, source_id, message=message)
 
     # --- other entries --------------------------------------------------------------
@@ -260,13 +259,7 @@ class Assembler:
                 self.note(
                     line, f"call {call_id!r} ({name}) has no result in the log; added an error result {NO_RESULT!r}"
                 )
-                message = ToolResultMessage(
-                    tool_call_id=call_id,
-                    tool_name=name,
-                    content=[TextContent(text=NO_RESULT)],
-                    is_error=True,
-                    timestamp=self.clock,
-                )
+                message = _tool_result(call_id, name, [NO_RESULT], self.clock, True, None)
                 self._append(line, f"{call_id}:no-result", message=message)
         self._calls.clear()
         self._answered.clear()
@@ -292,13 +285,17 @@ class Assembler:
         )
         self._push(entry, pending.line, pending.id)
 
-    def _append(self, line: int, source_id: str | None, *, message: Any) -> str:
+    def _append(self, line: int, source_id: str | None, *, message: dict[str, Any]) -> str:
+        """The message (wire keys; its blocks may already be models) and its entry, validated in one call."""
         entry_id = self._unique(source_id, line)
-        self._push(
-            MessageEntry(id=entry_id, parent_id=self._leaf(), timestamp=message.timestamp, message=message),
-            line,
-            source_id,
-        )
+        wire = {
+            "type": "message",
+            "id": entry_id,
+            "parentId": self._leaf(),
+            "timestamp": message["timestamp"],
+            "message": message,
+        }
+        self._push(_VALIDATE_ENTRY(wire, by_alias=True, by_name=False), line, source_id)
         return entry_id
 
     def _push(self, entry: SessionEntry, line: int, source_id: str | None) -> None:
@@ -319,8 +316,28 @@ class Assembler:
         return candidate
 
 
-def _user(texts: Sequence[str], timestamp: float) -> UserMessage:
-    return UserMessage(content=[TextContent(text=text) for text in texts], timestamp=timestamp)
+_VALIDATE_ENTRY = ENTRY_ADAPTER.validator.validate_python
+"""One strict validation per entry (R1): building each nested model on its own costs twice as much."""
+
+
+def _user(texts: Sequence[str], timestamp: float) -> dict[str, Any]:
+    return {"role": "user", "content": [text_block(text) for text in texts], "timestamp": timestamp}
+
+
+def _tool_result(
+    call_id: str, name: str, texts: Sequence[str], timestamp: float, is_error: bool, details: Any
+) -> dict[str, Any]:
+    message = {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": name,
+        "content": [text_block(text) for text in texts],
+        "isError": is_error,
+        "timestamp": timestamp,
+    }
+    if details is not None:
+        message["details"] = details
+    return message
 
 
 def image_placeholder(mime_type: str, data: str) -> str:

@@ -25,8 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..models import TextContent, ToolCall
-from .assemble import Assembler
+from .assemble import Assembler, Block, text_block
 from .content import THINKING_TYPES, number, texts, tool_call, usage_of
 from .lines import Record, read_json_lines
 from .report import ImportedSession
@@ -148,12 +147,12 @@ def _assistant(
     if content and all(isinstance(b, dict) and b.get("type") in THINKING_TYPES for b in content):
         asm.skip(line, "an assistant record holding only a thinking block (the course's messages have none)")
         return
-    blocks: list[TextContent | ToolCall] = []
+    blocks: list[Block] = []
     for block in content:
         if isinstance(block, dict) and block.get("type") == "tool_use":
             blocks.append(tool_call(str(block.get("id", "")), str(block.get("name", "")), block.get("input")))
         else:
-            blocks.extend(TextContent(text=text) for text in texts([block], line, asm))
+            blocks.extend(text_block(text) for text in texts([block], line, asm))
     usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
     given = sum(
         number(usage.get(k)) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
@@ -167,6 +166,6 @@ def _assistant(
         model=str(message.get("model") or "unknown"),
         usage=usage_of(given, usage.get("output_tokens")),
         stop_reason="error" if error else STOP_REASONS.get(str(message.get("stop_reason"))),  # type: ignore[arg-type]
-        error_message=" ".join(b.text for b in blocks if isinstance(b, TextContent)) if error else None,
+        error_message=" ".join(b["text"] for b in blocks if b["type"] == "text") if error else None,
         source_id=uuid,
     )

@@ -26,8 +26,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..models import TextContent
-from .assemble import Assembler
+from .assemble import Assembler, text_block
 from .content import texts, tool_call
 from .lines import Record, read_json_lines
 from .report import ImportedSession
@@ -111,7 +110,7 @@ def _response_item(item: dict[str, Any], line: int, timestamp: float, asm: Assem
             asm.user(line, found, timestamp)
         elif role == "assistant":
             asm.assistant(
-                line, [TextContent(text=t) for t in found], timestamp, provider=turn.provider, model=turn.model
+                line, [text_block(t) for t in found], timestamp, provider=turn.provider, model=turn.model
             )
         elif role in ("developer", "system"):
             asm.system(line, "\n\n".join(found), timestamp)

@@ -16,8 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..models import ToolCall, Usage
-from .assemble import Assembler, image_placeholder
+from .assemble import Assembler, Block, image_placeholder
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text", "summary_text"})
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning"})
@@ -63,8 +62,9 @@ def _image(block: dict[str, Any]) -> tuple[str, str]:
     return str(block.get("mimeType", "image")), str(block.get("data", ""))
 
 
-def tool_call(call_id: str, name: str, arguments: Any) -> ToolCall:
-    """A tool call; arguments that are not an object (or are a JSON string that is not one) are wrapped."""
+def tool_call(call_id: str, name: str, arguments: Any) -> Block:
+    """A tool call block (wire keys); arguments that are not an object (or are a JSON string that is
+    not one) are wrapped."""
     raw: str | None = None
     if arguments is None:
         arguments = {}
@@ -76,12 +76,15 @@ def tool_call(call_id: str, name: str, arguments: Any) -> ToolCall:
             arguments = {"raw": arguments}
     if not isinstance(arguments, dict):
         arguments = {"value": arguments}
-    return ToolCall(id=call_id or "call", name=name or "unknown", arguments=arguments, raw_arguments=raw)
+    block = {"type": "toolCall", "id": call_id or "call", "name": name or "unknown", "arguments": arguments}
+    if raw is not None:
+        block["rawArguments"] = raw
+    return block
 
 
-def usage_of(input_tokens: Any, output_tokens: Any, total: Any = None) -> Usage:
+def usage_of(input_tokens: Any, output_tokens: Any, total: Any = None) -> dict[str, Any]:
     given, produced = number(input_tokens), number(output_tokens)
-    return Usage(input=given, output=produced, total_tokens=number(total) if total is not None else given + produced)
+    return {"input": given, "output": produced, "totalTokens": number(total) if total is not None else given + produced}
 
 
 def number(value: Any) -> float:

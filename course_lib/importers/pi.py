@@ -24,8 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..models import TextContent, ToolCall
-from .assemble import Assembler
+from .assemble import Assembler, Block, text_block
 from .content import number, texts, tool_call, usage_of
 from .lines import Record, read_json_lines
 from .report import ImportedSession
@@ -136,13 +135,13 @@ def _message(message: dict[str, Any], entry: dict[str, Any], asm: Assembler, lin
 
 
 def _assistant(message: dict[str, Any], asm: Assembler, line: int, timestamp: float, entry_id: Any) -> None:
-    blocks: list[TextContent | ToolCall] = []
+    blocks: list[Block] = []
     content = message.get("content")
     for block in content if isinstance(content, list) else [{"type": "text", "text": str(content or "")}]:
         if isinstance(block, dict) and block.get("type") == "toolCall":
             blocks.append(tool_call(str(block.get("id", "")), str(block.get("name", "")), block.get("arguments")))
         else:
-            blocks.extend(TextContent(text=text) for text in texts([block], line, asm))
+            blocks.extend(text_block(text) for text in texts([block], line, asm))
     usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
     stop = message.get("stopReason")
     asm.assistant(
