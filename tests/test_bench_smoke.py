@@ -70,8 +70,20 @@ def test_the_pi_log_imports_the_same_messages(tmp_path: Path) -> None:
 def test_measure_runs_every_timing_on_a_tiny_session(tmp_path: Path) -> None:
     row = bench.measure(200, tmp_path, repeat=2)
     assert row.entries == 200 and 0 < row.kept < 200
-    assert all(seconds > 0 for seconds in (row.build, row.floor, row.reopen, row.loads))
+    assert all(seconds > 0 for seconds in (row.build, row.floor, row.reopen, row.loads, row.first_open, row.reopen_path))
     assert bench.table([row]).splitlines()[1].split()[:2] == ["200", str(row.kept)]
+
+
+@pytest.mark.parametrize("part", ["size:200", "explorer:300", "import:0.05"])
+def test_each_measurement_runs_in_a_fresh_process(part: str) -> None:
+    measured = bench.in_fresh_process(part)
+    assert type(measured) is bench._KINDS[part.split(":")[0]]
+    assert all(value > 0 for value in vars(measured).values())
+
+
+def test_an_unknown_part_is_refused() -> None:
+    with pytest.raises(RuntimeError, match="unknown part 'sizes:1'"):
+        bench.in_fresh_process("sizes:1")
 
 
 def test_measure_redraw_and_import_run_on_tiny_inputs(tmp_path: Path) -> None:
@@ -83,7 +95,10 @@ def test_measure_redraw_and_import_run_on_tiny_inputs(tmp_path: Path) -> None:
 
 
 def _row(entries: int, build: float, reopen: float, *, floor: float = 1.0, loads: float = 1.0) -> bench.Row:
-    return bench.Row(entries=entries, kept=entries // 10, build=build, floor=floor, reopen=reopen, loads=loads)
+    return bench.Row(
+        entries=entries, kept=entries // 10, build=build, floor=floor, reopen=reopen, loads=loads,
+        first_open=reopen * 9, reopen_path=reopen * 7,
+    )
 
 
 def test_verdicts_follow_the_numbers() -> None:
@@ -116,3 +131,13 @@ def test_best_time_reports_seconds_per_call() -> None:
     calls: list[None] = []
     seconds = bench.best_time(lambda: calls.append(None), repeat=3)
     assert seconds >= 0 and len(calls) == 4  # one warm-up, then three cold runs
+
+
+def test_growth_may_follow_a_baseline_that_grows_faster_than_the_entries() -> None:
+    """Past the CPU caches even json.loads grows more than 10x; linear work may grow as fast, plus 20 %."""
+    rows = [_row(10_000, build=1.0, reopen=1.0, loads=1.0), _row(100_000, build=10.0, reopen=17.0, loads=15.0)]
+    checks = {sentence.split(" (")[0]: passed for passed, sentence in bench.verdicts(rows)}
+    assert checks["JSONL reopen grows 17.0x from 10000 to 100000 entries"] is True  # <= 1.2 x 15
+    rows[1] = _row(100_000, build=10.0, reopen=19.0, loads=15.0)
+    checks = {sentence.split(" (")[0]: passed for passed, sentence in bench.verdicts(rows)}
+    assert checks["JSONL reopen grows 19.0x from 10000 to 100000 entries"] is False
