@@ -8,6 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from wire_samples import (
+    assistant_wire,
+    compaction_wire,
+    little_session_wire,
+    metadata_wire,
+    shared_containers,
+    tool_result_wire,
+    user_wire,
+)
 
 from course_lib import (
     InMemorySessionStore,
@@ -18,29 +27,10 @@ from course_lib import (
     recover_jsonl,
     to_json_dict,
 )
-from wire_samples import (
-    assistant_wire,
-    compaction_wire,
-    metadata_wire,
-    shared_containers,
-    tool_result_wire,
-    user_wire,
-)
 
 
 def _line(wire: dict[str, Any]) -> str:
     return json.dumps(wire, ensure_ascii=False) + "\n"
-
-
-def _chain() -> list[dict[str, Any]]:
-    """A valid little session in wire format: user, assistant call, result, metadata, compaction."""
-    return [
-        user_wire("u1", None),
-        assistant_wire("a1", "u1"),
-        tool_result_wire("r1", "a1"),
-        metadata_wire("meta-1", "r1"),
-        compaction_wire("compact-1", "meta-1"),
-    ]
 
 
 @pytest.fixture
@@ -134,12 +124,12 @@ def test_r9_both_stores_append_root_and_compaction_and_jsonl_reopens_deep_equal(
 
 def test_r8_file_holds_one_wire_format_entry_per_line(session_file: Path) -> None:
     with JsonlSessionStore.open(session_file, fsync=False) as store:
-        for wire in _chain():
+        for wire in little_session_wire():
             store.append(wire)
     data = session_file.read_bytes()
     assert data.endswith(b"\n")
     lines = data.decode("utf-8").split("\n")[:-1]
-    assert [json.loads(line) for line in lines] == _chain()
+    assert [json.loads(line) for line in lines] == little_session_wire()
 
 
 ODD_TEXTS = [
@@ -304,7 +294,7 @@ def test_r7_r8_duplicate_or_orphan_on_disk_names_the_line(session_file: Path) ->
 
 
 def test_r8_existing_bytes_are_never_rewritten_or_truncated(session_file: Path) -> None:
-    chain = _chain()
+    chain = little_session_wire()
     with JsonlSessionStore.open(session_file, fsync=False) as store:
         for wire in chain[:2]:
             store.append(wire)

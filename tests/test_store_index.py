@@ -10,9 +10,7 @@ from typing import Any
 
 import pytest
 from wire_samples import (
-    assistant_wire,
-    compaction_wire,
-    metadata_wire,
+    little_session_wire,
     tool_result_wire,
     user_wire,
 )
@@ -28,16 +26,6 @@ from course_lib import (
 from course_lib.store_index import CACHE_ENV, SessionIndex, index_path
 
 
-def _chain() -> list[dict[str, Any]]:
-    return [
-        user_wire("u1", None),
-        assistant_wire("a1", "u1"),
-        tool_result_wire("r1", "a1"),
-        metadata_wire("meta-1", "r1"),
-        compaction_wire("compact-1", "meta-1"),
-    ]
-
-
 @pytest.fixture(autouse=True)
 def indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "indexes"
@@ -49,7 +37,7 @@ def indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def session(tmp_path: Path) -> Path:
     path = tmp_path / "logs" / "session.jsonl"
     path.parent.mkdir()
-    lines = [json.dumps(wire) for wire in _chain()]
+    lines = [json.dumps(wire) for wire in little_session_wire()]
     lines.insert(2, "   ")  # a blank line (R8) shifts the line numbers the index must keep
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -91,7 +79,7 @@ def test_a_reopen_validates_only_the_lines_appended_since(session: Path, monkeyp
     reopened = JsonlSessionStore.open(session, fsync=False)
     assert [json.loads(line)["id"] for line in validated.lines] == ["u2"]
     validated.lines.clear()
-    assert _wire(reopened.entries()) == [*_chain(), user_wire("u2", "compact-1")]  # R9
+    assert _wire(reopened.entries()) == [*little_session_wire(), user_wire("u2", "compact-1")]  # R9
     assert JsonlSessionStore.open(session, fsync=False).path_to("u2")[-1].id == "u2"
     assert validated.lines == []  # the index now covers u2 too
 
@@ -171,7 +159,7 @@ def test_an_index_that_does_not_fit_the_file_is_ignored(
     JsonlSessionStore.open(session, fsync=False)
     _rewrite_index(session, **changes)
     validated = Validated(monkeypatch)
-    assert _wire(JsonlSessionStore.open(session, fsync=False).entries()) == _chain()
+    assert _wire(JsonlSessionStore.open(session, fsync=False).entries()) == little_session_wire()
     assert len(validated.lines) == 5
 
 
@@ -182,7 +170,7 @@ def test_a_damaged_index_is_ignored(session: Path, monkeypatch: pytest.MonkeyPat
     assert where is not None
     where.write_bytes(content)
     validated = Validated(monkeypatch)
-    assert _wire(JsonlSessionStore.open(session, fsync=False).entries()) == _chain()
+    assert _wire(JsonlSessionStore.open(session, fsync=False).entries()) == little_session_wire()
     assert len(validated.lines) == 5
 
 
@@ -200,11 +188,11 @@ def test_indexes_can_be_switched_off_and_a_cache_that_cannot_be_written_costs_no
 ) -> None:
     monkeypatch.setenv(CACHE_ENV, "")
     assert index_path(session) is None
-    assert _wire(JsonlSessionStore.open(session, fsync=False).entries()) == _chain()
+    assert _wire(JsonlSessionStore.open(session, fsync=False).entries()) == little_session_wire()
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder", encoding="utf-8")
     monkeypatch.setenv(CACHE_ENV, str(blocker / "indexes"))
-    assert _wire(JsonlSessionStore.open(session, fsync=False).entries()) == _chain()
+    assert _wire(JsonlSessionStore.open(session, fsync=False).entries()) == little_session_wire()
     assert not (blocker / "indexes").exists()
 
 
@@ -228,5 +216,5 @@ def test_recovery_and_read_use_the_vouched_lines(session: Path, tmp_path: Path) 
     JsonlSessionStore.open(session, fsync=False)
     target = tmp_path / "logs" / "clean.jsonl"
     recovered = JsonlSessionStore.recover_into(session, target, fsync=False)
-    assert _wire(recovered.entries()) == _chain()
-    assert _wire(JsonlSessionStore(session).read().entries) == _chain()
+    assert _wire(recovered.entries()) == little_session_wire()
+    assert _wire(JsonlSessionStore(session).read().entries) == little_session_wire()

@@ -135,3 +135,14 @@ def shared_containers(a: Any, b: Any) -> list[Any]:
     """The mutable containers that ``a`` and ``b`` both reach (should be none, R3)."""
     left, right = mutable_containers(a), mutable_containers(b)
     return [left[key] for key in left.keys() & right.keys()]
+
+
+def little_session_wire() -> list[dict[str, Any]]:
+    """A valid little session in wire format: user, assistant call, result, metadata, compaction."""
+    return [
+        user_wire("u1", None),
+        assistant_wire("a1", "u1"),
+        tool_result_wire("r1", "a1"),
+        metadata_wire("meta-1", "r1"),
+        compaction_wire("compact-1", "meta-1"),
+    ]
