@@ -12,7 +12,7 @@ lines appended since, and builds each covered entry's model when it is first use
 The index is a cache, never the session. It lives in the user's cache folder
 (``COURSE_LIB_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or ``~/.cache``, then
 ``course-lib/session-index``), not beside the log, and it is only ever trusted for
-bytes whose sha256 it names. Losing it, or a folder that cannot be written, costs
+bytes whose sha256 it names. Only sessions of ``MIN_BYTES`` or more get one. Losing it, or a folder that cannot be written, costs
 one full validation and nothing else; a damaged or foreign index is ignored.
 """
 
@@ -31,6 +31,9 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 INDEX_FORMAT = 1
+MIN_BYTES = 256 * 1024
+"""Smaller sessions get no index: they validate in a few milliseconds, and the files a test
+or a checklist writes and deletes by the hundred would only leave stale indexes behind."""
 CACHE_ENV = "COURSE_LIB_CACHE_DIR"
 """Where indexes go; set it to an empty string to switch them off."""
 
@@ -78,7 +81,7 @@ def index_path(session: Path) -> Path | None:
 
 def load_index(session: Path, data: bytes) -> SessionIndex | None:
     """The index for these bytes, if one was written by this code for a prefix of them."""
-    where = index_path(session)
+    where = index_path(session) if len(data) >= MIN_BYTES else None
     if where is None:
         return None
     try:
@@ -98,7 +101,7 @@ def load_index(session: Path, data: bytes) -> SessionIndex | None:
 
 def save_index(session: Path, data: bytes, size: int, ids: list[str], parents: list[str | None]) -> None:
     """Record that ``data[:size]`` holds these entries; best effort, replaced in one step."""
-    where = index_path(session)
+    where = index_path(session) if len(data) >= MIN_BYTES else None
     if where is None:
         return
     index = SessionIndex(

@@ -28,8 +28,10 @@ from course_lib.store_index import CACHE_ENV, SessionIndex, index_path
 
 @pytest.fixture(autouse=True)
 def indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Indexes in a folder of this test's own, and for any size: the sessions here are tiny."""
     folder = tmp_path / "indexes"
     monkeypatch.setenv(CACHE_ENV, str(folder))
+    monkeypatch.setattr(store_index, "MIN_BYTES", 0)
     return folder
 
 
@@ -218,3 +220,13 @@ def test_recovery_and_read_use_the_vouched_lines(session: Path, tmp_path: Path) 
     recovered = JsonlSessionStore.recover_into(session, target, fsync=False)
     assert _wire(recovered.entries()) == little_session_wire()
     assert _wire(JsonlSessionStore(session).read().entries) == little_session_wire()
+
+
+def test_a_small_session_gets_no_index(session: Path, indexes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below MIN_BYTES validating is cheaper than an index, and short-lived files leave none behind."""
+    monkeypatch.setattr(store_index, "MIN_BYTES", session.stat().st_size + 1)
+    JsonlSessionStore.open(session, fsync=False)
+    assert not indexes.exists()
+    monkeypatch.setattr(store_index, "MIN_BYTES", session.stat().st_size)
+    JsonlSessionStore.open(session, fsync=False)
+    assert [p.suffix for p in indexes.iterdir()] == [".json"]
