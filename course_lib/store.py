@@ -87,8 +87,9 @@ class JsonlSessionStore(InMemorySessionStore):
     """One entry per line; a newline commits it; existing bytes are never touched (R8, R9).
 
     Reopening a file it has read before takes the verdict from the file's validated
-    index (``store_index``) and validates only the lines appended since; the entries
-    the index covers become models when first used.
+    index (``store_index``) and validates only the lines appended since. The lines the
+    index covers, and the lines this store writes, are kept as bytes: each is built
+    into a new model when it is handed out, and that model is the copy (R3).
 
     Reading needs no lock. Appending does: the first append (or ``lock_for_appending``)
     locks the file itself until ``close``, so a second writer is refused under any name
