@@ -286,7 +286,7 @@ class Assembler:
         self._push(entry, pending.line, pending.id)
 
     def _append(self, line: int, source_id: str | None, *, message: dict[str, Any]) -> str:
-        """The message (wire keys; its blocks may already be models) and its entry, validated in one call."""
+        """The message (wire keys, blocks included) and its entry, validated in one call (R1)."""
         entry_id = self._unique(source_id, line)
         wire = {
             "type": "message",
