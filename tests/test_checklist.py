@@ -228,7 +228,9 @@ def test_crash_in_learner_code_is_one_line_error() -> None:
 
     report = checklist.run(lab="11.3", build_context=crashes)
     assert {r.status for r in report.records} == {"error"}
-    assert all(r.message.startswith("KeyError") for r in report.records)
+    # named by the rule of the observation the check was making when the learner's code crashed
+    assert [r.message.split(":")[0] for r in report.records] == ["R16", "R20", "R19/R20"]
+    assert all("— expected a result, but it raised KeyError: 'missing'" in r.message and "\n" not in r.message for r in report.records)
 
 
 def test_command_line_exit_status() -> None:

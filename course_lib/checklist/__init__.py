@@ -2,7 +2,7 @@
 
 from . import capstone  # noqa: F401 - registers the capstone's checks
 from .cases import CASES, Case, Implementation
-from .expect import ChecklistFailure
+from .expect import NotRecording
 from .runner import LABS, CheckRecord, ChecklistReport, run, select
 
-__all__ = ["CASES", "LABS", "Case", "CheckRecord", "ChecklistFailure", "ChecklistReport", "Implementation", "run", "select"]
+__all__ = ["CASES", "LABS", "Case", "CheckRecord", "ChecklistReport", "Implementation", "NotRecording", "run", "select"]

@@ -26,7 +26,7 @@ from ..models import CompactionSummary
 from ..parsing import parse_session_entry
 from ..paths import path_to
 from ..store import InMemorySessionStore, JsonlSessionStore
-from .expect import expect, expect_equal, expect_independent, expect_rejects, wire
+from .expect import expect, expect_equal, expect_independent, expect_rejects, expect_same, observe, wire
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,44 @@ def _ids(groups: Any) -> list[list[str]]:
 def _build(impl: Implementation, path: list[Any], budget: dict[str, int], **overrides: Any) -> Any:
     options = {**budget, "estimate_tokens": fixtures.teaching_estimator, **overrides}
     return impl.build_context(path, **options)
+
+
+def _is_summary(message: Any) -> bool:
+    blocks = getattr(message, "content", None)
+    first = blocks[0] if isinstance(blocks, (list, tuple)) and blocks else None
+    return getattr(message, "role", None) == "user" and str(getattr(first, "text", "")).startswith("[Compaction summary]")
+
+
+def _system_message(result: Any) -> Any:
+    """The first system message of a build, in the wire format (``None`` when it sent none)."""
+    system = next((m for m in result.messages if getattr(m, "role", None) == "system"), None)
+    return None if system is None else wire(system)
+
+
+def observe_head(result: Any, what: str) -> None:
+    """The system message a build replayed (R16) and the summary it sent (R18), as the reference's build has them."""
+    observe(_system_message(result), "R16", f"{what}: the replayed system message")
+    summary = next((m for m in result.messages if _is_summary(m)), None)
+    observe(None if summary is None else wire(summary), "R18", f"{what}: the summary message")
+
+
+def observe_build(result: Any, what: str) -> None:
+    """A build result, observed one part at a time, each part under the rule that decides it.
+
+    Judged against the reference's build of the same path: the system message
+    (R16), the summary (R18), the order of the head (R21), the kept ids
+    (R18/R19), the reason (R20), the room for messages (R17), the tokens (R22)
+    and then every message (R21). So a build that differs is blamed on the
+    first rule it breaks, whichever check built it.
+    """
+    observe_head(result, what)
+    messages = list(result.messages)
+    observe([getattr(m, "role", None) for m in messages], "R21", f"{what}: the roles of the messages, in order")
+    observe(list(result.kept_entry_ids), "R18/R19", f"{what}: kept_entry_ids")
+    observe(result.reason, "R20", f"{what}: reason")
+    observe(result.tokens.available_for_messages, "R17", f"{what}: tokens.availableForMessages")
+    observe(wire(result.tokens), "R22", f"{what}: tokens")
+    observe(wire(messages), "R21", f"{what}: the messages")
 
 
 EXPECTED_SUMMARY_TEXT = "\n".join(
@@ -373,6 +411,7 @@ class _SpyEstimator:
 @case(7, "11.3", "R15 R16 R17 R22")
 def test_fixed_costs_come_first(impl: Implementation) -> None:
     result = _build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET)
+    observe_head(result, "the chapter's budget")
     expect_equal(wire(result.tokens), OPENING_TOKENS, "R17/R22", "tokens for max 31, reserved 4, margin 2")
     expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3, "R19", "kept_entry_ids for the chapter's budget")
     expect_equal(result.reason, "trimmed", "R20", "reason when group 1 is dropped")
@@ -515,6 +554,7 @@ def _tree_with_sibling() -> list[Any]:
 def test_resume_through_path_to(impl: Implementation) -> None:
     path = path_to(_tree_with_sibling(), "a4")
     result = _build(impl, path, fixtures.RESUME_BUDGET)
+    observe_head(result, "the resumed path")
     kept = GROUP_2_AND_3 + ["u4", "a4"]
     expect_equal(list(result.kept_entry_ids), kept, "R18", "kept ids after compact-1 (from u2, then u4, a4)")
     expect_equal([m.role for m in result.messages][:2], ["system", "user"], "R21", "the head: system, then the summary")
@@ -563,8 +603,9 @@ def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
     expect("Goal: Finish the regression test." in text, "R18", "the summary must be compact-2's")
     expect(text.count("- (none)") == 4, "R18", f"empty lists must render '- (none)' (4 of them in compact-2); got {text!r}")
     expect_equal(list(first.kept_entry_ids)[:2], ["u3", "calls"], "R18", "the suffix must start at compact-2's firstKeptEntryId")
+    observe_build(first, "the twice-compacted path")
     second = _build(impl, path, fixtures.RESUME_BUDGET)
-    expect_equal(wire(second), wire(first), "R23", "two builds of the same path and options")
+    expect_same(wire(first), wire(second), "R23", "two builds of the same path and options")
     expect_independent(first, second, "R23", "two build results")
     expect_independent(path, first, "R23", "the session and a build result")
     resumed = fixtures.resumed_path()
@@ -573,8 +614,8 @@ def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
     calls = next(m for m in earlier.messages if m.role == "assistant" and any(b.type == "toolCall" for b in m.content))
     next(b for b in calls.content if b.type == "toolCall").arguments["path"] = "changed.ts"
     expect_equal(wire(resumed), before, "R23", "the session after changing a returned tool argument")
-    expect_equal(wire(_build(impl, resumed, fixtures.RESUME_BUDGET)), wire(_build(impl, fixtures.resumed_path(), fixtures.RESUME_BUDGET)),
-                 "R23", "a later build after changing an earlier result")
+    expect_same(wire(_build(impl, fixtures.resumed_path(), fixtures.RESUME_BUDGET)), wire(_build(impl, resumed, fixtures.RESUME_BUDGET)),
+                "R23", "a fresh build and a later build after changing an earlier result")
     expect_budget_guards(impl, resumed)
 
 
@@ -618,9 +659,9 @@ def test_system_replays_across_the_compaction(impl: Implementation) -> None:
     path = fixtures.system_replay_path()
     result = _build(impl, path, {"max_tokens": 200, "reserved_output": 4, "safety_margin": 2})
     expect_equal(
-        wire(result.messages[0]),
+        _system_message(result),
         {"role": "system", "content": "BASE\n\nPrefer small diffs.", "sections": {"rules": "RULE v2"}, "timestamp": 1},
-        "R6", "the replayed system message",
+        "R16/R6", "the system message replayed from the whole path, before and after the compaction (R6's example)",
     )
     expect_equal(list(result.kept_entry_ids), ["u2", "a2", "u3", "a3"], "R18", "kept ids (no system message in a group)")
     expect_equal([m.role for m in result.messages], ["system", "user", "user", "assistant", "user", "assistant"],

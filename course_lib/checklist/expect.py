@@ -1,15 +1,22 @@
-"""The checklist's expectations, judged at once or recorded for a judge elsewhere.
+"""The checklist's expectations, recorded as data and judged against the reference's record.
 
 A check is ordinary code that calls the lab functions and states what it
-expects (``expect_equal``, ``expect_rejects``, ...). Each statement becomes a
-``Point``: what was observed, as plain JSON data, and what was expected.
+observes and expects (``expect_equal``, ``expect_rejects``, ``observe``, ...).
+Each statement becomes a ``Point``: what was observed, as plain JSON data, the
+rule it tests, and what was expected.
 
-- In a learner's notebook the point is judged at once (``judge_now``) and a
-  failure stops the check with one line naming the rule.
-- While grading, the check runs inside the learner's sandboxed kernel under a
-  ``Recorder``: nothing is judged there. The points travel out as data and the
-  grader judges them against its own run of the same check (``verdict``), so
-  nothing the submission does in its kernel can turn a failure into a pass.
+Nothing is judged where the check runs. Under a ``Recorder`` the points are
+collected, and ``verdict`` judges each one against the point the reference's
+own run of the same check stated. The learner's notebook (``checklist.run``)
+and the grader (the check runs in the sandboxed kernel, the points travel out
+as data) use this one path, so a check has one verdict, and nothing a
+submission does in its kernel can turn a failure into a pass.
+
+Because the reference states the expected value, a check may observe a value
+it cannot compute by hand (``observe``): the reference's observation is the
+expectation. Each observation carries the rule that decides it, so the first
+one that differs names the broken rule, not the rule of the check that
+noticed it.
 """
 
 from __future__ import annotations
@@ -26,13 +33,14 @@ from pydantic import BaseModel
 
 from ..parsing import to_json_dict
 
-Kind = Literal["equal", "true", "rejects", "independent"]
+Kind = Literal["equal", "true", "rejects", "independent", "same"]
+KINDS = ("equal", "true", "rejects", "independent", "same")
 MAX_JSON = 200_000
 """Characters of one observed value sent out of the kernel; anything larger compares as different."""
 
 
-class ChecklistFailure(AssertionError):
-    """A check failed; the message is one line naming the rule."""
+class NotRecording(RuntimeError):
+    """An expectation was stated outside ``recording()``: a check is judged only against the reference's record."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +58,7 @@ class Point:
 
     @classmethod
     def from_json(cls, data: Any) -> Point:
-        if not isinstance(data, Mapping) or data.get("kind") not in ("equal", "true", "rejects", "independent"):
+        if not isinstance(data, Mapping) or data.get("kind") not in KINDS:
             raise ValueError(f"not a checklist point: {short(data, 80)}")
         return cls(str(data["kind"]), str(data.get("rule", "")), str(data.get("what", ""))[:300],  # type: ignore[arg-type]
                    data.get("actual"), data.get("expected"))
@@ -66,14 +74,11 @@ class Recorder:
         self.points.append(point)
 
 
-def judge_now(point: Point) -> None:
-    """The learner's notebook: judge the point against itself and stop at the first failure."""
-    message = verdict(point, point)
-    if message:
-        raise ChecklistFailure(message)
+def _not_recording(point: Point) -> None:
+    raise NotRecording(f"{point.rule}: {point.what} was stated outside a recording; run checks with checklist.run")
 
 
-_JUDGE: contextvars.ContextVar[Callable[[Point], None]] = contextvars.ContextVar("checklist_judge", default=judge_now)
+_JUDGE: contextvars.ContextVar[Callable[[Point], None]] = contextvars.ContextVar("checklist_judge", default=_not_recording)
 
 
 @contextlib.contextmanager
@@ -96,6 +101,21 @@ def expect(condition: object, rule: str, message: str) -> None:
 
 def expect_equal(actual: Any, expected: Any, rule: str, what: str) -> None:
     _JUDGE.get()(Point("equal", rule, what, actual=json_data(actual), expected=json_data(expected)))
+
+
+def observe(value: Any, rule: str, what: str) -> None:
+    """``value`` must equal what the reference observes at this point of the check (judged by ``verdict``)."""
+    data = json_data(value)
+    _JUDGE.get()(Point("equal", rule, what, actual=data, expected=data))
+
+
+def expect_same(left: Any, right: Any, rule: str, what: str) -> None:
+    """Two observations of the learner's own functions must agree (R23: two builds give deep-equal results).
+
+    Judged on the two values alone, not against the reference: what each must
+    be is for the points that observe them.
+    """
+    _JUDGE.get()(Point("same", rule, what, actual=[json_data(left), json_data(right)], expected=None))
 
 
 def expect_rejects(rule: str, what: str, call: Callable[[], Any], names: Iterable[str | tuple[str, ...]] = ()) -> None:
@@ -135,6 +155,14 @@ def verdict(observed: Point, trusted: Point) -> str | None:
     actual = observed.actual
     if trusted.kind == "true":
         return None if actual is True else f"{rule}: {what}"
+    if trusted.kind == "same":
+        pair = actual if isinstance(actual, list) and len(actual) == 2 else [None, actual]
+        difference = first_difference(pair[0], pair[1])
+        if difference is None:
+            return None
+        where, first, second = difference
+        at = f" at {where}" if where else ""
+        return f"{rule}: {what} differ{at}: {short(first)}, then {short(second)}"
     if trusted.kind == "independent":
         if isinstance(actual, list) and not actual:
             return None

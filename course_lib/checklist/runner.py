@@ -1,15 +1,19 @@
 """Run the checklist against any implementation and report one row per check.
 
-``run`` judges in the caller's process (a learner's notebook, a shell).
-``record_case`` and ``judge_record`` split one check in two for the grader:
-the first runs inside the learner's sandboxed kernel and only records what the
-functions did; the second judges those records in the grader's own process.
+Every check is judged one way, in two steps: ``record_case`` runs it and only
+records what the functions did; ``judge_record`` judges that record against
+the reference's own record of the same check. The grader runs the first step
+in the learner's sandboxed kernel and the second in its own process; ``run``
+(a learner's notebook, a shell) runs both here, with the record passed through
+JSON as it would leave a kernel. So the inline checklist and the grader give
+each check the same verdict and the same message.
 """
 
 from __future__ import annotations
 
 import functools
 import html
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
@@ -17,7 +21,7 @@ from typing import Any, Literal
 from .. import labs
 from . import capstone as _capstone  # noqa: F401 - registers the capstone's checks
 from .cases import CASES, Case, Implementation
-from .expect import ChecklistFailure, Point, recording, verdict
+from .expect import Point, recording, verdict
 
 Status = Literal["passed", "failed", "not implemented yet", "error"]
 LABS = tuple(labs.LABS)
@@ -122,16 +126,13 @@ def normalise_lab(lab: str | int | float) -> str:
 
 
 def run_case(case: Case, implementation: Implementation) -> CheckRecord:
-    """Run one check; a learner's NotImplementedError is a status, not a traceback."""
-    try:
-        case.run(implementation)
-    except NotImplementedError as exc:
-        return _record(case, "not implemented yet", str(exc) or "not implemented yet")
-    except ChecklistFailure as exc:
-        return _record(case, "failed", str(exc))
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - any crash in learner code is reported, not raised
-        return _record(case, "error", _crash(exc))
-    return _record(case, "passed", "")
+    """Run one check as the grader does: record it, then judge the record against the reference's."""
+    return judge_record(case, transported(record_case(case, implementation)))
+
+
+def transported(record: dict[str, Any]) -> Any:
+    """``record`` as the grader receives it from a kernel: through JSON (``default=repr`` for anything else)."""
+    return json.loads(json.dumps(record, default=repr))
 
 
 def _crash(exc: BaseException) -> str:
@@ -191,10 +192,23 @@ def judge_record(case: Case, record: Mapping[str, Any]) -> CheckRecord:
     if status == "not implemented yet":
         return _record(case, "not implemented yet", str(record.get("message", ""))[:300])
     if status == "error":
-        return _record(case, "error", str(record.get("message", "error"))[:400])
+        return _record(case, "error", _stopped(trusted, len(observed), str(record.get("message", "error"))[:400]))
     if status != "completed" or len(observed) != len(trusted):
         return _record(case, "failed", "the check ran differently in your kernel (was course_lib changed?)")
     return _record(case, "passed", "")
+
+
+def _stopped(trusted: tuple[Point, ...], reached: int, crash: str) -> str:
+    """A check that stopped with an exception, named by the rule of the observation it was making.
+
+    Every observation before it passed, so the reference's next point is what
+    the learner's code failed to produce (a valid input rejected, R12's result
+    placed before its call): its rule says what the expected behaviour follows.
+    """
+    if reached >= len(trusted):
+        return crash
+    point = trusted[reached]
+    return f"{point.rule}: {point.what} — expected a result, but it raised {crash}"
 
 
 def _record(case: Case, status: Status, message: str) -> CheckRecord:

@@ -197,7 +197,7 @@ def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, st
     records = {number: _check(lab, number, cell) for number, cell in run.checks.items()}
     tests: list[TestResult] = []
     for case in select(lab):
-        output = blocked or _check_output(records.get(case.number))
+        output = blocked or check_output(records.get(case.number))
         tests.append(TestResult(name=case.name, number=str(case.number), lab=lab, score=0 if output else 1, output=output or ""))
     outcomes = {key: _outcome(cell) for key, cell in run.calls.items()}
     for index, test in enumerate(hidden_tests(lab, options.seed), start=1):
@@ -219,7 +219,8 @@ def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, st
                        sandbox="bubblewrap" if options.sandbox else "none", notes=tuple(notes))
 
 
-def _check_output(record: CheckRecord | None) -> str | None:
+def check_output(record: CheckRecord | None) -> str | None:
+    """A check's feedback in the results (``None`` when it passed): the inline checklist's message, as it is."""
     if record is None:
         return "not run"
     if record.passed:
