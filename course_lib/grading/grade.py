@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nbformat import NotebookNode
+
 from .. import labs
 from ..checklist.runner import CheckRecord, judge_record, select
 from .errors import GradingError
-from . import practice
+from . import diagnose, practice
 from .hidden import HiddenTest, call_verdict
 from .hidden_cases import hidden_calls, hidden_tests
 from .notebook import find_template, identify, read_submission, setup_sources
@@ -85,7 +87,7 @@ def grade_notebook(path: str | Path, options: GradeOptions = GradeOptions(), *, 
         return not_graded(path, who, lab, str(exc), started, options)
     except Exception as exc:  # noqa: BLE001 - e.g. the kernel could not start; one bad file must not stop a batch
         return not_graded(path, who, lab, f"could not grade: {type(exc).__name__}: {exc}", started, options)
-    return assemble(path, who, source, lab, run, started, options)
+    return assemble(path, who, source, lab, run, started, options, notebook=submission.notebook)
 
 
 def not_graded(path: Path, student: str, lab: str | None, note: str, started: float,
@@ -179,19 +181,22 @@ def _stops_the_rest(cell: CellRun, limits: Limits) -> CellRun | None:
 
 
 def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, started: float,
-             options: GradeOptions) -> GradeResult:
-    """Score every test of the lab from what the kernel reported, judged here."""
+             options: GradeOptions, *, notebook: NotebookNode | None = None) -> GradeResult:
+    """Score every test of the lab from what the kernel reported, judged here.
+
+    ``notebook`` is the submission as read: its untagged cells and the
+    structure of its exercise cells explain a zero (``diagnose.py``).
+    """
     notes: list[str] = []
     for number, cell in enumerate(run.setup, start=1):
         if cell.status != "ok":
             notes.append(f"the lab's setup cell {number} failed ({cell.error}); is course_lib installed for the kernel?")
-    for number, cell in enumerate(run.exercises, start=1):
-        if cell.status != "ok":
-            notes.append(f"exercise cell {number}: {cell.error}")
+    notes += diagnose.exercise_notes(run.exercises, run.functions, options.limits.cell_timeout)
     if run.expired:
         notes.append(f"the submission's time budget of {options.limits.budget:g} s ran out; its sandbox was stopped")
 
     blocked = _blocked(lab, run)
+    explained_at = len(notes)  # why a name is missing goes first: it is the cause of what the notes after it say
     if blocked:
         notes.append(blocked)
     records = {number: _check(lab, number, cell) for number, cell in run.checks.items()}
@@ -200,6 +205,11 @@ def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, st
         output = blocked or check_output(records.get(case.number))
         tests.append(TestResult(name=case.name, number=str(case.number), lab=lab, score=0 if output else 1, output=output or ""))
     outcomes = {key: _outcome(cell) for key, cell in run.calls.items()}
+    defined = run.functions.reply if run.functions and isinstance(run.functions.reply, dict) else {}
+    errors = [*(cell.error for cell in run.exercises), *(r.message for r in records.values()),
+              *(f"{o.get('type')}: {o.get('message')}" for o in outcomes.values() if o.get("type") == "NameError")]
+    notes[explained_at:explained_at] = diagnose.explain(notebook, run.exercises, labs.lab(lab).functions, defined,
+                                                        map(str, errors))
     for index, test in enumerate(hidden_tests(lab, options.seed), start=1):
         output = blocked or _hidden_output(test, outcomes, run.counterexamples.get(test.name))
         tests.append(TestResult(name=test.name, number=f"H{index}", lab=lab, score=0 if output else 1,
