@@ -119,3 +119,11 @@ def test_same_points_ignore_the_reference_value() -> None:
 
 def test_mutant_functions_still_load() -> None:
     assert callable(lab_functions(_mutant("11_5_system_from_suffix"))["build_context"])
+
+
+def test_same_points_from_a_kernel_cannot_exhaust_the_judge() -> None:
+    deep: Any = []
+    for _ in range(5000):
+        deep = [deep]
+    trusted = Point("same", "R23", "two builds", actual=[[], []])
+    assert verdict(Point("same", "R23", "two builds", actual=[deep, deep]), trusted) == "R23: two builds differ"

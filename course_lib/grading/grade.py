@@ -215,7 +215,7 @@ def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, st
         tests.append(TestResult(name=test.name, number=f"H{index}", lab=lab, score=0 if output else 1,
                                 output=output or f"passed on {len(test.calls)} generated cases", hidden=True))
 
-    borrowed = [r.message for r in records.values() if BORROWED in r.message] + [
+    borrowed = [r.message[r.message.index(BORROWED):] for r in records.values() if BORROWED in r.message] + [
         o.get("message", "") for o in outcomes.values() if o.get("type") == BORROWED]
     if borrowed and not blocked:
         names = " and ".join(labs.lab(lab).functions)
