@@ -138,6 +138,20 @@ def test_a_def_after_a_statement_that_raises_is_never_reached() -> None:
             f"reaching it (KeyError: 'missing')") in result.notes
 
 
+def test_a_definition_cell_after_one_that_raises_names_what_the_first_never_defined() -> None:
+    """Lab 11.1: exercise cell 2 (the parser) runs, but needs the models exercise cell 1 stopped before defining."""
+    notebook = copy.deepcopy(solution("11.1"))
+    models = tagged(notebook, "exercise")[0]
+    models.source = "raise RuntimeError('not finished')\n" + models.source
+    result = grade_here("11.1", notebook)
+    assert (result.status, result.score) == ("ok", 0)
+    assert "NameError: name 'CompactionEntry' is not defined" in result.tests[0].output
+    line = next(n for n, text in enumerate(models.source.splitlines(), 1) if text.startswith("class CompactionEntry("))
+    assert result.notes == ("exercise cell 1: RuntimeError: not finished",
+                            f"`CompactionEntry` is defined at line {line} of exercise cell 1, but that cell stopped "
+                            f"before reaching it (RuntimeError: not finished)")
+
+
 def test_a_syntax_error_says_none_of_the_cell_ran() -> None:
     notebook = edited(solution("11.1"), "parse_session_entry", lambda s: s + "\n\ndef unfinished(value:\n")
     result = grade_here("11.1", notebook)
