@@ -29,9 +29,10 @@ def test_threshold_is_strict(impl: Implementation) -> None:
                      f"should_compact({tokens}, {WINDOW}, reserve 160) (compact only above {WINDOW - 160})")
     disabled = CompactionSettings(enabled=False, reserve_tokens=160, keep_recent_tokens=120)
     expect_equal(impl.should_compact(10_000, WINDOW, disabled), False, "L2", "should_compact when compaction is disabled")
-    for bad in (-1, float("nan"), float("inf"), True, "641"):
-        expect_rejects("L2", f"context_tokens {bad!r}", lambda b=bad: impl.should_compact(b, WINDOW, SETTINGS),
-                       ("context_tokens",))
+    for settings, mode in ((SETTINGS, "enabled"), (disabled, "disabled")):  # bad numbers are errors in either mode
+        for bad in (-1, float("nan"), float("inf"), True, "641"):
+            expect_rejects("L2", f"context_tokens {bad!r} (compaction {mode})",
+                           lambda b=bad, s=settings: impl.should_compact(b, WINDOW, s), ("context_tokens",))
     expect_rejects("L1", "a window no larger than the reserve (100 with reserve 160)",
                    lambda: impl.should_compact(10, 100, SETTINGS), ("reserve",))
 
@@ -62,6 +63,10 @@ def _answer(stop: str = "stop", error: str | None = None) -> AssistantMessage:
 
 OVERFLOW = _answer("error", "prompt is too long: 900 tokens > 800 maximum")
 REFUSED = _answer("error", "rate limited, try again later")
+TRUNCATED = AssistantMessage(content=(TextContent(text="answer"),), provider="scripted", model="scripted",
+                             usage=Usage(input=WINDOW + 100, output=5, total_tokens=WINDOW + 105), stop_reason="length",
+                             timestamp=1)  # type: ignore[arg-type]
+"""An overflow the provider reports only through its usage: more input tokens than the window (L4)."""
 
 
 def _recovery(impl: Implementation, answers: list[AssistantMessage], max_attempts: int) -> dict[str, Any]:
@@ -89,11 +94,15 @@ def test_overflow_recovery_is_bounded(impl: Implementation) -> None:
         ("an overflow every time, cap 3", [OVERFLOW], 3, "raised OverflowRecoveryError after 3 attempt(s)", [1, 2, 3]),
         ("an overflow, cap 0", [OVERFLOW], 0, "raised OverflowRecoveryError after 0 attempt(s)", []),
         ("another error (not an overflow)", [REFUSED], 3, "returned 'error' after 0 attempt(s)", []),
+        (f"input tokens above the window ({WINDOW + 100} > {WINDOW}), then an answer", [TRUNCATED, _answer()], 3,
+         "returned 'stop' after 1 attempt(s)", [1]),
     ]
     for what, answers, cap, ended, compacts in runs:
         seen = _recovery(impl, answers, cap)
         expect_equal(seen["ended"], ended, "L4", f"how the loop ends: {what}")
         expect_equal(seen["compact() calls"], compacts, "L4", f"compact(attempt) calls: {what}")
+    for bad in (-1, 1.5, True):  # the cap is what bounds the loop: a cap that is no count is refused (L4)
+        expect_rejects("L4", f"max_attempts {bad!r}", lambda b=bad: _recovery(impl, [OVERFLOW], b), ("max_attempts",))
 
 
 @case(19, CAPSTONE, "L5 L6")
