@@ -288,14 +288,16 @@ class Sandbox:
 
     def _clean_up(self) -> None:
         """What the limits saw, then nothing left: the cgroup (killing any straggler first) and the folders."""
-        if self.cgroup is not None:
-            self.peak_memory = self.cgroup.peak_bytes()
-            if self.cgroup.oom_killed() and self.failure is None:
-                self.failure = cgroup.memory_note(self.limits.memory_mb)
-                self.notes.append(self.failure)
-            self.cgroup.remove()
-            self.cgroup = None
-        shutil.rmtree(self.folder, ignore_errors=True)
+        try:
+            if self.cgroup is not None:
+                self.peak_memory = self.cgroup.peak_bytes()
+                if self.cgroup.oom_killed() and self.failure is None:
+                    self.failure = cgroup.memory_note(self.limits.memory_mb)
+                    self.notes.append(self.failure)
+                self.cgroup.remove()
+                self.cgroup = None
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     @property
     def elapsed(self) -> float:
