@@ -46,6 +46,15 @@ _Big()
 """
 """Before the bound, grading this grew the grader to about 1.2 GB (about 7 GB at 50 million rows)."""
 
+MANY_PARTS = """
+import zmq
+_socket = get_ipython().kernel.iopub_thread.socket  # the kernel's own IOPub socket, used raw
+_part = zmq.Frame(b"x" * (3 * 2**20))
+_socket.send_multipart([b"kernel.execute_result"] + [_part] * 2000, copy=False)  # 6 GB in parts of 3 MB, 3 MB here
+import time; time.sleep(5)
+"""
+"""Each part is under the frame limit; libzmq buffers a multipart message whole before anyone can count its parts."""
+
 CHILDREN = """
 import subprocess, sys
 _children = [subprocess.Popen([sys.executable, "-c", "import time; b = b'x' * (900 * 2**20); time.sleep(4)"]) for _ in range(8)]
@@ -93,21 +102,24 @@ def _notebook(folder: Path, code: str) -> Path:
 GRADE_AND_MEASURE = """
 import json, resource, sys
 from course_lib.grading import GradeOptions, Limits, grade_notebook
-result = grade_notebook(sys.argv[1], GradeOptions(limits=Limits(cell_timeout=20, budget=120)))
+result = grade_notebook(sys.argv[1], GradeOptions(limits=Limits(cell_timeout=20, budget=120, memory_mb=1024)))
 print(json.dumps({"status": result.status, "notes": list(result.notes), "score": result.score,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
 
 @pytest.mark.slow
-def test_a_reply_huge_as_json_is_refused_and_the_grader_stays_small(tmp_path: Path) -> None:
-    path = _notebook(tmp_path, AMPLIFIER)
+@pytest.mark.parametrize(("code", "says"), [(AMPLIFIER, f"grader's limit of {MAX_MESSAGE_MB} MB"),
+                                            (MANY_PARTS, "sandbox's memory limit of 1024 MB")], ids=["huge-json", "many-parts"])
+def test_a_reply_too_big_is_refused_and_the_grader_stays_small(code: str, says: str, tmp_path: Path) -> None:
+    path = _notebook(tmp_path, code)
     done = subprocess.run([sys.executable, "-c", GRADE_AND_MEASURE, str(path)], capture_output=True, text=True,
                           cwd=ROOT, timeout=300, check=True)
     outcome = json.loads(done.stdout.strip().splitlines()[-1])
     assert outcome["status"] == "error", outcome
-    assert any(f"grader's limit of {MAX_MESSAGE_MB} MB" in note for note in outcome["notes"]), outcome
-    assert outcome["peak_mb"] < 1024, outcome  # the grading process itself, kernel excluded
+    assert any(says in note for note in outcome["notes"]), outcome
+    assert any("its sandbox was stopped" in note for note in outcome["notes"]), outcome
+    assert outcome["peak_mb"] < 1024, outcome  # the grading process itself, kernel and relay excluded
 
 
 def _frames(content: bytes, extra: int = 0) -> list[bytes]:
@@ -244,3 +256,20 @@ def test_nothing_is_left_behind(ending: str, tmp_path: Path) -> None:
     if ending == "out of memory":
         assert box.failure == cgroup_module.memory_note(1024)
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("parts", "size", "says"), [(40, 1, f"more than {MAX_FRAMES} parts"),
+                                                     (3, 3 * 2**20, f"larger than the grader's limit of {MAX_MESSAGE_MB} MB")],
+                         ids=["many-small-parts", "few-big-parts"])
+def test_the_relay_counts_parts_and_bytes_before_the_grader_sees_them(parts: int, size: int, says: str,
+                                                                      tmp_path: Path) -> None:
+    code = (f"import zmq\n_part = zmq.Frame(b'x' * {size})\n"
+            f"get_ipython().kernel.iopub_thread.socket.send_multipart([b'kernel.x'] + [_part] * {parts}, copy=False)\n"
+            "import time; time.sleep(5)\n")
+    with Sandbox(tmp_path / "box", LIMITS, lab_view("11.2")) as box:
+        assert box.run("1 + 1").status == "ok"
+        run = box.run(code)
+        after = box.run("1 + 1")
+    assert run.status == "died" and after.status == "skipped", (run, after)
+    assert box.failure is not None and says in box.failure, box.failure

@@ -14,9 +14,11 @@ kernel's bytes pass through on their way in:
 - the notebook client keeps only the grader's reply of each cell (``sandbox.py``):
   printed and displayed outputs and widget messages are dropped as they arrive.
 
-Still out of reach: libzmq delivers a multipart message whole, so a kernel
-could send one message of very many frames, each under the frame limit, and
-libzmq buffers all of it before the session can count them.
+libzmq delivers a multipart message whole, so a kernel could send one message
+of very many frames, each under the frame limit, and have all of it buffered
+before anyone can count them. With bubblewrap, the kernel's sockets are
+therefore read by a relay in the sandbox's own cgroup (``relay.py``): such a
+message costs the submission's memory, not the grader's.
 """
 
 from __future__ import annotations
@@ -41,6 +43,18 @@ QUEUED = 8
 
 class ReplyTooLarge(GradingError):
     """A kernel message over the grader's limits: the sandbox is stopped, the submission gets an ``error`` note."""
+
+
+def relay_stopped(code: int | None) -> str | None:
+    """What the relay's exit status says about the kernel (``relay.py``), for the submission's notes."""
+    from .relay import DROPPED, TOO_LARGE, TOO_MANY_PARTS
+
+    return {
+        TOO_MANY_PARTS: f"the kernel sent a message of more than {MAX_FRAMES} parts, over the grader's limit; "
+                        "its sandbox was stopped",
+        TOO_LARGE: f"the kernel sent a message larger than the grader's limit of {MAX_MESSAGE_MB} MB; its sandbox was stopped",
+        DROPPED: refused_frame(),
+    }.get(code or 0)
 
 
 def refused_frame() -> str:

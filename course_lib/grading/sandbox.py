@@ -34,6 +34,7 @@ first on its path, and gives up everything else in the list above.
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
@@ -58,9 +59,10 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 from nbclient.util import run_sync
 from nbformat.v4 import new_code_cell, new_notebook
 
-from . import cgroup
+from . import cgroup, relay
 from .harness import MIME
-from .replies import BoundedContext, BoundedSession, ReplyTooLarge, refused_frame
+from .replies import (MAX_FRAMES, MAX_MESSAGE_MB, QUEUED, BoundedContext, BoundedSession, ReplyTooLarge,
+                      refused_frame, relay_stopped)
 from .withhold import PACKAGE
 
 CellStatus = Literal["ok", "error", "timeout", "died", "skipped", "budget"]
@@ -137,6 +139,13 @@ class _KernelManager(AsyncKernelManager):
 
     wrap_command: Any = None
     owner: int | None = None
+    on_launched: Any = None
+    """Called once the kernel is launched; returns where the grader's sockets connect (the relay's prefix)."""
+
+    async def _async_post_start_kernel(self, **kw: Any) -> None:
+        if self.on_launched is not None:
+            self.ip = self.on_launched()
+        await super()._async_post_start_kernel(**kw)
 
     @default("context")
     def _bounded_context(self) -> BoundedContext:
@@ -206,6 +215,9 @@ class Sandbox:
         self.peak_memory: int | None = None
         """Bytes the whole sandbox held at most (from its cgroup), when it had one."""
         self.cgroup: cgroup.SandboxCgroup | None = None
+        self._relay: subprocess.Popen[bytes] | None = None
+        self._relay_failure: str | None = None
+        self._relay_judged = threading.Event()
         self.uid = random.SystemRandom().randrange(61000, 64000) if isolate and os.geteuid() == 0 else None
         self._stack = ExitStack()
         self._timer: threading.Timer | None = None
@@ -218,6 +230,7 @@ class Sandbox:
         if isolate:
             manager.wrap_command = self._bwrap
             manager.owner = self.uid
+            manager.on_launched = self._start_relay
         self._client = _RepliesOnly(
             new_notebook(), km=manager, kernel_name="python3",
             timeout=math.ceil(limits.cell_timeout), startup_timeout=math.ceil(limits.startup_timeout),
@@ -291,9 +304,9 @@ class Sandbox:
         try:
             if self.cgroup is not None:
                 self.peak_memory = self.cgroup.peak_bytes()
-                if self.cgroup.oom_killed() and self.failure is None:
-                    self.failure = cgroup.memory_note(self.limits.memory_mb)
-                    self.notes.append(self.failure)
+                if self.cgroup.oom_killed():
+                    self.failure = self.failure or cgroup.memory_note(self.limits.memory_mb)
+                    self.notes.append(cgroup.memory_note(self.limits.memory_mb))
                 self.cgroup.remove()
                 self.cgroup = None
         finally:
@@ -304,13 +317,60 @@ class Sandbox:
         return time.monotonic() - self._started if self._started else 0.0
 
     def kill(self) -> None:
-        """SIGKILL the sandbox (bwrap's namespace init takes every process in it along)."""
+        """SIGKILL the sandbox (bwrap's namespace init takes every process in it along) and its relay."""
         process = getattr(getattr(self._client.km, "provisioner", None), "process", None)
         if process is not None and process.poll() is None:
             try:
                 os.killpg(process.pid, signal.SIGKILL)
             except OSError:
                 process.kill()
+        if self._relay is not None and self._relay.poll() is None:
+            self._relay.kill()
+
+    def _start_relay(self) -> str:
+        """The relay that reads the kernel's sockets inside the sandbox's cgroup (``relay.py``); returns its prefix."""
+        km = self._client.km
+        assert km is not None
+        front = self.folder / "relay"
+        front.mkdir(mode=0o700)
+        prefix = str(front / "kernel")
+        connection = json.loads(Path(km.connection_file).read_text())
+        group, memory = self.cgroup, self.limits.memory_mb * 2**20
+
+        def limits() -> None:  # the submission's memory pays for what its kernel makes the relay buffer
+            import resource
+
+            if group is not None:
+                group.join()
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+        self._relay = subprocess.Popen(
+            [sys.executable, "-I", relay.__file__, km.connection_file, prefix, str(MAX_MESSAGE_MB * 2**20),
+             str(MAX_FRAMES), str(QUEUED)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limits,
+            start_new_session=True)
+        deadline = time.monotonic() + self.limits.startup_timeout
+        while not relay.front_ready(prefix, connection):
+            if self._relay.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the grader's relay to the kernel did not start (exit status {self._relay.poll()})")
+            time.sleep(0.005)
+        threading.Thread(target=self._watch_relay, daemon=True).start()
+        return prefix
+
+    def _watch_relay(self) -> None:
+        """When the relay stops while the kernel runs, the kernel said too much: say why, stop the sandbox."""
+        assert self._relay is not None
+        code = self._relay.wait()
+        try:
+            if code == relay.DROPPED:
+                time.sleep(0.5)  # a kernel that died closed its sockets too: that is not a refused message
+            if self.alive and self._running():
+                self._relay_failure = relay_stopped(code) or (
+                    f"the kernel sent a message larger than its sandbox's memory limit of {self.limits.memory_mb} MB "
+                    "could hold; its sandbox was stopped")
+                self.kill()
+        finally:
+            self._relay_judged.set()
 
     def _expire(self) -> None:
         self.expired = True
@@ -345,10 +405,12 @@ class Sandbox:
         except ReplyTooLarge as exc:
             return self._refuse(str(exc))
         except CellTimeoutError:
-            if self._dropped():
-                return self._refuse(refused_frame())
+            if (why := self._connection_broken()) is not None:
+                return self._refuse(why)
             return CellRun("timeout", "TimeoutError", f"the cell ran longer than {timeout:g} s")
         except DeadKernelError:
+            if (why := self._connection_broken()) is not None:
+                return self._refuse(why)
             self.alive = False
             if self.expired:
                 return CellRun("budget", "TimeBudget", f"the submission's time budget of {self.limits.budget:g} s ran out")
@@ -357,14 +419,20 @@ class Sandbox:
             return CellRun("error", *_error_name(exc.ename, exc.evalue))
         finally:
             notebook.cells.pop()  # a long batch must not keep every cell's output
-        if self._dropped():
-            return self._refuse(refused_frame())
+        if (why := self._connection_broken()) is not None:
+            return self._refuse(why)
         reply, self._client.reply = self._client.reply, None
         return CellRun("ok", reply=reply)
 
-    def _dropped(self) -> bool:
+    def _connection_broken(self) -> str | None:
+        """Why the grader lost the kernel's connection while the kernel ran, if it did (a refused message)."""
+        if self._relay is not None and self._relay.poll() is not None:
+            self._relay_judged.wait(2)
+            return self._relay_failure
         context = self._client.km.context if self._client.km is not None else None
-        return isinstance(context, BoundedContext) and context.dropped() and self._running()
+        if isinstance(context, BoundedContext) and context.dropped() and self._running():
+            return refused_frame()
+        return None
 
     def _running(self) -> bool:
         process = getattr(getattr(self._client.km, "provisioner", None), "process", None)
