@@ -152,6 +152,20 @@ def unavailable() -> str | None:
     return None
 
 
+def made_here(pid: int | None = None) -> set[Path]:
+    """Every per-sandbox cgroup under this process's own cgroups (its sandboxes', its workers'), or only ``pid``'s."""
+    parents: tuple[Path, ...] = ()
+    if (v1 := _v1_parents()) is not None:
+        parents = v1
+    else:
+        try:
+            parents = (_v2_parent(),)
+        except NoCgroup:
+            return set()
+    pattern = f"{PREFIX}{pid}-*" if pid is not None else f"{PREFIX}*"
+    return {folder for parent in parents for folder in parent.glob(pattern) if folder.is_dir()}
+
+
 # --- where the grader may make cgroups -----------------------------------------------------
 
 
