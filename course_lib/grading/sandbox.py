@@ -87,7 +87,7 @@ class Limits:
     startup_timeout: float = 60.0
     interrupt_grace: float = 5.0
     processes: int = 64
-    """Processes and threads the sandbox may hold at once."""
+    """Processes and threads the sandbox may hold at once (its cgroup's ``pids.max``: the relay's few threads count)."""
     budget: float = 240.0
     """Hard wall-clock seconds for the whole submission, enforced by killing its sandbox."""
     file_mb: int = 64
