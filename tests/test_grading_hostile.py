@@ -335,3 +335,16 @@ def test_without_bubblewrap_grading_refuses_unless_told(tmp_path: Path, monkeypa
     assert "without a sandbox" in captured.err and "total 5/5" in captured.out
     assert "hidden cases drawn from seed" in captured.out
     assert pd.io.json.read_json(tmp_path / "r.json", typ="series")["score"] == 5
+
+
+# --- whole-sandbox limits (helper "sandbox", issue 22): every sandbox's cgroup is gone -------------------
+# The bwrap processes above are found by the batch's views folder in their command line; each sandbox
+# now binds a private copy of the view, so this check covers survivors instead: every process of a
+# sandbox is in its cgroup, and a cgroup is removed only once nothing is left in it.
+
+
+def test_no_sandbox_cgroup_survives_the_batch(batch) -> None:  # noqa: ANN001
+    from course_lib.grading import cgroup
+
+    assert cgroup.unavailable() is None, "the hostile batch must run with a cgroup per sandbox (CI runs as root)"
+    assert cgroup.made_here() == set()

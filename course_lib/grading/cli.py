@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .. import labs
+from . import cgroup
 from .batch import find_submissions, grade_folder, write_csv
 from .bundle import build_bundle, run_autograder
 from .grade import GradeOptions, grade_notebook
@@ -151,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
                      "or pass --no-sandbox where the machine itself is the sandbox")
     if not options.sandbox:
         print(f"warning: --no-sandbox: {GIVEN_UP}", file=sys.stderr)
+    if (no_cgroup := cgroup.unavailable()) is not None:
+        print(f"warning: {cgroup.fallback_note(no_cgroup)}; each result says so too", file=sys.stderr)
     print(f"hidden cases drawn from seed {options.seed} (--seed {options.seed} reproduces this run)")
 
     if target.is_dir():

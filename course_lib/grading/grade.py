@@ -67,6 +67,10 @@ class KernelRun:
     """A shrunk practice counterexample per failed hidden test (``practice.py``), by test name."""
     seconds: float = 0.0
     expired: bool = False
+    sandbox_notes: list[str] = field(default_factory=list)
+    """What the sandbox itself reported: its limits if per-process only, a memory limit reached, a refused message."""
+    failure: str | None = None
+    """Why the sandbox stopped abnormally (its memory limit, a refused message): the status is then ``error``."""
 
 
 def grade_notebook(path: str | Path, options: GradeOptions = GradeOptions(), *, student: str | None = None,
@@ -147,6 +151,7 @@ def _execute(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], optio
                 if stopped is None:
                     add_counterexamples(lab, run, lambda request: _practice_call(box, request), options.seed)
             run.seconds, run.expired = box.elapsed, box.expired
+        run.sandbox_notes, run.failure = box.notes, box.failure  # known once the sandbox is gone (its cgroup read)
     return run
 
 
@@ -194,6 +199,7 @@ def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, st
     notes += diagnose.exercise_notes(run.exercises, run.functions, options.limits.cell_timeout)
     if run.expired:
         notes.append(f"the submission's time budget of {options.limits.budget:g} s ran out; its sandbox was stopped")
+    notes.extend(run.sandbox_notes)
 
     blocked = _blocked(lab, run)
     explained_at = len(notes)  # why a name is missing goes first: it is the cause of what the notes after it say
@@ -292,6 +298,8 @@ def _hidden_output(test: HiddenTest, outcomes: dict[str, dict[str, Any]], counte
 def _status(run: KernelRun, records: dict[int, CheckRecord]) -> Status:
     """How grading went (results.py): a time limit first, then anything that stopped it, then a missing function."""
     cells = [*run.setup, *run.exercises, *([run.functions] if run.functions else []), *run.checks.values(), *run.calls.values()]
+    if run.failure:
+        return "error"
     if run.expired or any(c.status in ("timeout", "budget") for c in cells):
         return "timeout"
     memory = any(c.ename == "MemoryError" for c in cells) or any("MemoryError" in r.message for r in records.values())

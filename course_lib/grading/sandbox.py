@@ -5,18 +5,27 @@ Every submission gets a fresh IPython kernel inside bubblewrap (``bwrap``):
 - its own PID, network, IPC and UTS namespaces: it sees only its own
   processes, cannot signal the grader or another submission, and has no
   network (127.0.0.1 inside is not the host's);
-- a read-only view of the Python environment, no other host files, the
-  lab's view of ``course_lib`` (``withhold.py``) mounted over the package, one
-  private writable folder (the kernel's home and working directory) and a
-  small private ``/tmp``;
+- a read-only view of the Python environment, no other host files, a private
+  copy of the lab's view of ``course_lib`` (``withhold.py``) mounted over the
+  package (a copy: file locks on it are the sandbox's own), and a home folder
+  and a ``/tmp`` that are size-limited tmpfs mounts: nothing the kernel writes
+  reaches the host's disk;
+- a cgroup of its own (``cgroup.py``): memory and process count for the whole
+  sandbox; where none can be made, per-process limits only, and every result
+  says so;
 - a user id of its own (as root the kernel drops to an unused uid), so the
-  process-count limit holds; an address-space limit; a file-size limit;
+  process-count limit holds; an address-space limit per process as a second
+  line; a file-size limit;
 - ``--die-with-parent``: if the grader goes, the sandbox goes.
 
-The kernel talks to the grader over Unix sockets in the private folder
-(jupyter_client's IPC transport). Time is enforced from outside: a cell past
+The kernel talks to the grader over Unix sockets in a grader-owned folder
+(jupyter_client's IPC transport) that the kernel may write to only while it
+starts: once it answers, the folder is the grader's again (as root). Every
+message it sends is bounded before it is parsed, and only the grader's reply of
+each cell is kept (``replies.py``). Time is enforced from outside: a cell past
 its limit is interrupted, and a kernel that does not answer is killed with the
 whole sandbox; a hard wall-clock budget per submission kills it regardless.
+When the sandbox ends, its cgroup and its folders are removed.
 
 ``isolate=False`` (``--no-sandbox``, and Gradescope, whose container is the
 sandbox) starts a plain kernel with the same limits and the same package view
@@ -25,6 +34,7 @@ first on its path, and gives up everything else in the list above.
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
@@ -42,12 +52,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 from jupyter_client import AsyncKernelManager
+from jupyter_client.asynchronous import AsyncKernelClient
+from traitlets import default
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat.v4 import new_code_cell, new_notebook
 
+from . import cgroup, relay
 from .harness import MIME
+from .replies import (MAX_FRAMES, MAX_MESSAGE_MB, QUEUED, BoundedContext, BoundedSession, ReplyTooLarge,
+                      refused_frame, relay_stopped)
 from .withhold import PACKAGE
 
 CellStatus = Literal["ok", "error", "timeout", "died", "skipped", "budget"]
@@ -72,10 +87,15 @@ class Limits:
     startup_timeout: float = 60.0
     interrupt_grace: float = 5.0
     processes: int = 64
-    """Processes and threads the sandbox may hold at once."""
+    """Processes and threads the sandbox may hold at once (its cgroup's ``pids.max``: the relay's few threads count)."""
     budget: float = 240.0
     """Hard wall-clock seconds for the whole submission, enforced by killing its sandbox."""
     file_mb: int = 64
+    """Largest single file the kernel may write."""
+    home_mb: int = 128
+    """Size of the kernel's home folder (a tmpfs; it counts towards the sandbox's memory)."""
+    tmp_mb: int = 128
+    """Size of the kernel's ``/tmp`` (a tmpfs; it counts towards the sandbox's memory)."""
 
     def problems(self) -> list[str]:
         return [f"{f.name} must be > 0, got {getattr(self, f.name)!r}" for f in fields(self)
@@ -99,11 +119,47 @@ def bubblewrap() -> str | None:
     return shutil.which("bwrap")
 
 
+HOME = Path("/home/learner")
+"""The kernel's home and working folder inside the sandbox (a tmpfs)."""
+
+
+class _BoundedClient(AsyncKernelClient):
+    """The kernel client, without the channels the grader never reads (stdin, heartbeat): nothing queues there."""
+
+    def start_channels(self, shell: bool = True, iopub: bool = True, stdin: bool = True, hb: bool = True,
+                       control: bool = True) -> None:
+        super().start_channels(shell=shell, iopub=iopub, stdin=False, hb=False, control=control)
+
+
 class _KernelManager(AsyncKernelManager):
-    """jupyter_client's manager, starting the kernel through ``wrap`` and handing it its connection file."""
+    """jupyter_client's manager, starting the kernel through ``wrap`` and handing it its connection file.
+
+    Its sockets and session are the bounded ones of ``replies.py``, and so are its client's.
+    """
 
     wrap_command: Any = None
     owner: int | None = None
+    on_launched: Any = None
+    """Called once the kernel is launched; returns where the grader's sockets connect (the relay's prefix)."""
+
+    async def _async_post_start_kernel(self, **kw: Any) -> None:
+        if self.on_launched is not None:
+            self.ip = self.on_launched()
+        await super()._async_post_start_kernel(**kw)
+
+    @default("context")
+    def _bounded_context(self) -> BoundedContext:
+        self._created_context = True
+        return BoundedContext()
+
+    @default("session")
+    def _bounded_session(self) -> BoundedSession:
+        return BoundedSession(parent=self)
+
+    def client(self, **kwargs: Any) -> Any:
+        info = {**self.get_connection_info(session=True), "connection_file": self.connection_file, "parent": self,
+                "context": self.context, **kwargs}
+        return _BoundedClient(**info)
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         command = super().format_kernel_cmd(extra_arguments)
@@ -116,8 +172,35 @@ class _KernelManager(AsyncKernelManager):
         return result
 
 
+class _RepliesOnly(NotebookClient):
+    """nbclient, keeping of each cell only the grader's reply: printed, displayed and widget output is dropped.
+
+    A submission can print or display as much as it likes within its time; the
+    grader's memory does not grow with it.
+    """
+
+    reply: Any = None
+
+    def output(self, outs: list[Any], msg: dict[str, Any], display_id: str | None, cell_index: int) -> None:
+        data = msg["content"].get("data") if msg["msg_type"] == "execute_result" else None
+        if isinstance(data, dict) and MIME in data and self.reply is None:
+            self.reply = data[MIME]
+        return None
+
+    def handle_comm_msg(self, outs: list[Any], msg: dict[str, Any], cell_index: int) -> None:
+        return None
+
+    def _update_display_id(self, display_id: str, msg: dict[str, Any]) -> None:
+        return None
+
+
 class Sandbox:
-    """``with Sandbox(folder, limits, view) as box: box.run(code)`` — one submission's kernel."""
+    """``with Sandbox(folder, limits, view) as box: box.run(code)`` — one submission's kernel.
+
+    ``folder`` is the grader's private folder for this sandbox (created here, removed on exit);
+    ``notes`` and ``failure`` say what the sandbox itself went through (its limits, a memory
+    limit reached, a refused message), for the submission's results.
+    """
 
     def __init__(self, folder: str | Path, limits: Limits, view: Path, *, isolate: bool = True) -> None:
         self.folder = Path(folder)
@@ -126,22 +209,34 @@ class Sandbox:
         self.isolate = isolate
         self.alive = False
         self.expired = False
+        self.failure: str | None = None
+        """Why the sandbox did not finish normally, beyond a time limit: the memory limit, a refused message."""
+        self.notes: list[str] = []
+        self.peak_memory: int | None = None
+        """Bytes the whole sandbox held at most (from its cgroup), when it had one."""
+        self.cgroup: cgroup.SandboxCgroup | None = None
+        self._relay: subprocess.Popen[bytes] | None = None
+        self._relay_failure: str | None = None
+        self._relay_judged = threading.Event()
         self.uid = random.SystemRandom().randrange(61000, 64000) if isolate and os.geteuid() == 0 else None
         self._stack = ExitStack()
         self._timer: threading.Timer | None = None
         self._started = 0.0
+        self._ipc = self.folder / "ipc"
         manager = _KernelManager(kernel_name="python3", transport="ipc" if isolate else "tcp",
-                                 **({"ip": str(self.folder / "kernel")} if isolate else {}))
+                                 **({"ip": str(self._ipc / "kernel")} if isolate else {}))
         manager.connection_file = str(self.folder / "kernel.json")
         manager.kernel_spec.interrupt_mode = "message"  # a signal would reach bwrap, not the kernel
         if isolate:
             manager.wrap_command = self._bwrap
             manager.owner = self.uid
-        self._client = NotebookClient(
+            manager.on_launched = self._start_relay
+        self._client = _RepliesOnly(
             new_notebook(), km=manager, kernel_name="python3",
             timeout=math.ceil(limits.cell_timeout), startup_timeout=math.ceil(limits.startup_timeout),
             allow_errors=False, interrupt_on_timeout=False, record_timing=False,
             shutdown_kernel="immediate", resources={"metadata": {"path": str(self.folder)}}, log=_LOG,
+            store_widget_state=False,
         )
 
     # --- start and stop ---------------------------------------------------------
@@ -150,21 +245,23 @@ class Sandbox:
         if self.isolate and bubblewrap() is None:
             raise RuntimeError(f"the grading sandbox needs bubblewrap (bwrap): {INSTALL_HINT}")
         self.folder.mkdir(parents=True, exist_ok=True)
-        if self.uid is not None:
-            os.chown(self.folder, self.uid, self.uid)
         os.chmod(self.folder, 0o700)
-        self._started = time.monotonic()
-        self._timer = threading.Timer(self.limits.budget, self._expire)
-        self._timer.daemon = True
-        self._timer.start()
         try:
+            self._prepare()
+            self._started = time.monotonic()
+            self._timer = threading.Timer(self.limits.budget, self._expire)
+            self._timer.daemon = True
+            self._timer.start()
             self._stack.enter_context(self._client.setup_kernel(
-                cwd=str(self.folder), env=self._environment(), preexec_fn=_apply_limits(self.limits),
+                cwd=str(self.folder), env=self._environment(), preexec_fn=_apply_limits(self.limits, self.cgroup),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             ))
+            self._seal()
         except BaseException:
             self._stop_timer()
+            self.kill()
             self._stack.close()
+            self._clean_up()
             raise
         self.alive = True
         if not self.isolate:
@@ -179,19 +276,101 @@ class Sandbox:
             self._stack.close()
         except Exception:  # noqa: BLE001 - a killed kernel may complain on shutdown; it is gone either way
             pass
+        self._clean_up()
+
+    def _prepare(self) -> None:
+        """The sandbox's cgroup, its private copy of the view, and the folder for the kernel's sockets."""
+        try:
+            self.cgroup = cgroup.create(self.limits.memory_mb, self.limits.processes)
+        except cgroup.NoCgroup as exc:
+            self.notes.append(cgroup.fallback_note(str(exc)))
+        if not self.isolate:
+            return
+        private_view = self.folder / "view" / PACKAGE.name
+        shutil.copytree(self.view, private_view, symlinks=False)
+        self.view = private_view
+        self._ipc.mkdir(mode=0o700)
+        if self.uid is not None:
+            os.chown(self._ipc, self.uid, self.uid)  # the kernel binds its sockets here while it starts
+
+    def _seal(self) -> None:
+        """The kernel has bound its sockets: from now on it cannot add a file to the host folder (as root)."""
+        if self.isolate and self.uid is not None:
+            os.chown(self._ipc, 0, 0)
+            os.chmod(self._ipc, 0o755)
+
+    def _clean_up(self) -> None:
+        """What the limits saw, then nothing left: the cgroup (killing any straggler first) and the folders."""
+        try:
+            if self.cgroup is not None:
+                self.peak_memory = self.cgroup.peak_bytes()
+                if self.cgroup.oom_killed():
+                    self.failure = self.failure or cgroup.memory_note(self.limits.memory_mb)
+                    self.notes.append(cgroup.memory_note(self.limits.memory_mb))
+                self.cgroup.remove()
+                self.cgroup = None
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     @property
     def elapsed(self) -> float:
         return time.monotonic() - self._started if self._started else 0.0
 
     def kill(self) -> None:
-        """SIGKILL the sandbox (bwrap's namespace init takes every process in it along)."""
+        """SIGKILL the sandbox (bwrap's namespace init takes every process in it along) and its relay."""
         process = getattr(getattr(self._client.km, "provisioner", None), "process", None)
         if process is not None and process.poll() is None:
             try:
                 os.killpg(process.pid, signal.SIGKILL)
             except OSError:
                 process.kill()
+        if self._relay is not None and self._relay.poll() is None:
+            self._relay.kill()
+
+    def _start_relay(self) -> str:
+        """The relay that reads the kernel's sockets inside the sandbox's cgroup (``relay.py``); returns its prefix."""
+        km = self._client.km
+        assert km is not None
+        front = self.folder / "relay"
+        front.mkdir(mode=0o700)
+        prefix = str(front / "kernel")
+        connection = json.loads(Path(km.connection_file).read_text())
+        group, memory = self.cgroup, self.limits.memory_mb * 2**20
+
+        def limits() -> None:  # the submission's memory pays for what its kernel makes the relay buffer
+            import resource
+
+            if group is not None:
+                group.join()
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+        self._relay = subprocess.Popen(
+            [sys.executable, "-I", relay.__file__, km.connection_file, prefix, str(MAX_MESSAGE_MB * 2**20),
+             str(MAX_FRAMES), str(QUEUED)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limits,
+            start_new_session=True)
+        deadline = time.monotonic() + self.limits.startup_timeout
+        while not relay.front_ready(prefix, connection):
+            if self._relay.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the grader's relay to the kernel did not start (exit status {self._relay.poll()})")
+            time.sleep(0.005)
+        threading.Thread(target=self._watch_relay, daemon=True).start()
+        return prefix
+
+    def _watch_relay(self) -> None:
+        """When the relay stops while the kernel runs, the kernel said too much: say why, stop the sandbox."""
+        assert self._relay is not None
+        code = self._relay.wait()
+        try:
+            if code == relay.DROPPED:
+                time.sleep(0.5)  # a kernel that died closed its sockets too: that is not a refused message
+            if self.alive and self._running():
+                self._relay_failure = relay_stopped(code) or (
+                    f"the kernel sent a message larger than its sandbox's memory limit of {self.limits.memory_mb} MB "
+                    "could hold; its sandbox was stopped")
+                self.kill()
+        finally:
+            self._relay_judged.set()
 
     def _expire(self) -> None:
         self.expired = True
@@ -220,11 +399,18 @@ class Sandbox:
         notebook = self._client.nb
         notebook.cells.append(cell)
         self._client.timeout = max(1, math.ceil(timeout))
+        self._client.reply = None
         try:
             self._client.execute_cell(cell, len(notebook.cells) - 1)
+        except ReplyTooLarge as exc:
+            return self._refuse(str(exc))
         except CellTimeoutError:
+            if (why := self._connection_broken()) is not None:
+                return self._refuse(why)
             return CellRun("timeout", "TimeoutError", f"the cell ran longer than {timeout:g} s")
         except DeadKernelError:
+            if (why := self._connection_broken()) is not None:
+                return self._refuse(why)
             self.alive = False
             if self.expired:
                 return CellRun("budget", "TimeBudget", f"the submission's time budget of {self.limits.budget:g} s ran out")
@@ -233,9 +419,33 @@ class Sandbox:
             return CellRun("error", *_error_name(exc.ename, exc.evalue))
         finally:
             notebook.cells.pop()  # a long batch must not keep every cell's output
-        reply = next((output["data"][MIME] for output in cell.outputs
-                      if output.get("output_type") == "execute_result" and MIME in output.get("data", {})), None)
+        if (why := self._connection_broken()) is not None:
+            return self._refuse(why)
+        reply, self._client.reply = self._client.reply, None
         return CellRun("ok", reply=reply)
+
+    def _connection_broken(self) -> str | None:
+        """Why the grader lost the kernel's connection while the kernel ran, if it did (a refused message)."""
+        if self._relay is not None and self._relay.poll() is not None:
+            self._relay_judged.wait(2)
+            return self._relay_failure
+        context = self._client.km.context if self._client.km is not None else None
+        if isinstance(context, BoundedContext) and context.dropped() and self._running():
+            return refused_frame()
+        return None
+
+    def _running(self) -> bool:
+        process = getattr(getattr(self._client.km, "provisioner", None), "process", None)
+        return process is not None and process.poll() is None
+
+    def _refuse(self, why: str) -> CellRun:
+        """A message over the limits: the kernel is stopped, like one over its memory limit."""
+        self.failure = self.failure or why
+        if why not in self.notes:
+            self.notes.append(why)
+        self.alive = False
+        self.kill()
+        return CellRun("died", "ReplyTooLarge", "the grader refused a message of this cell's kernel (see the notes)")
 
     def _recover(self) -> None:
         """Interrupt the cell that timed out; if the kernel does not answer a no-op soon, kill the sandbox."""
@@ -259,7 +469,7 @@ class Sandbox:
         """A small, explicit environment: nothing of the grader's own variables reaches the learner."""
         env = {
             "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
-            "HOME": str(self.folder), "USER": "learner", "LANG": "C.UTF-8", "TMPDIR": "/tmp",
+            "HOME": str(HOME if self.isolate else self.folder), "USER": "learner", "LANG": "C.UTF-8", "TMPDIR": "/tmp",
             "MPLBACKEND": "Agg", "MALLOC_ARENA_MAX": "2",  # per-thread arenas reserve address space the limit counts
             "PYDEVD_DISABLE_FILE_VALIDATION": "1", "JUPYTER_PLATFORM_DIRS": "1", "PYTHONDONTWRITEBYTECODE": "1",
         }
@@ -273,13 +483,16 @@ class Sandbox:
         for folder in python_folders():
             mounts.bind(folder, folder)
         mounts.bind(self.view, PACKAGE)  # the lab's view over the package, wherever it is installed
-        mounts.bind(self.folder, self.folder, writable=True)
+        mounts.bind(Path(self._client.km.connection_file), Path(self._client.km.connection_file))
+        mounts.bind(self._ipc, self._ipc, writable=True)
         args = [
             "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--hostname", "grading",
             "--proc", "/proc", "--dev", "/dev",
-            "--size", str(self.limits.file_mb * 2**20), "--perms", "1777", "--tmpfs", "/tmp",
-            *mounts.args, "--chdir", str(self.folder), "--unsetenv", "JPY_PARENT_PID",  # the kernel's parent is bwrap's init here
+            "--size", str(self.limits.tmp_mb * 2**20), "--perms", "1777", "--tmpfs", "/tmp",
+            "--perms", "0755", "--dir", str(HOME.parent),
+            "--size", str(self.limits.home_mb * 2**20), "--perms", "1777", "--tmpfs", str(HOME),
+            *mounts.args, "--chdir", str(HOME), "--unsetenv", "JPY_PARENT_PID",  # the kernel's parent is bwrap's init here
         ]
         if self.uid is None:  # not root: a user namespace of our own; RLIMIT_NPROC counts inside it
             return [*args, "--unshare-user", "--disable-userns", "--", *command]
@@ -293,7 +506,7 @@ class _Mounts:
 
     def __init__(self) -> None:
         self.args: list[str] = []
-        self._made: set[Path] = {Path("/"), Path("/tmp")}  # /tmp is the sandbox's own tmpfs, mounted first
+        self._made: set[Path] = {Path("/"), Path("/tmp"), HOME.parent, HOME}  # the sandbox's own, mounted first
 
     def system(self) -> None:
         self.args += ["--ro-bind", "/usr", "/usr"]
@@ -321,9 +534,12 @@ def python_folders() -> list[Path]:
     return [f for f in folders if not any(f != other and f.is_relative_to(other) for other in folders)]
 
 
-def _apply_limits(limits: Limits) -> Any:
+def _apply_limits(limits: Limits, group: cgroup.SandboxCgroup | None = None) -> Any:
     def apply() -> None:  # runs in the sandbox's first process, between fork and exec; inherited by all
         import resource
+
+        if group is not None:
+            group.join()  # before exec: every process of the sandbox is counted from its first instruction
 
         for kind, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, limits.processes),
                             (resource.RLIMIT_AS, limits.memory_mb * 2**20), (resource.RLIMIT_FSIZE, limits.file_mb * 2**20)):
