@@ -81,11 +81,12 @@ def _as_account(account: LearnerAccount, command: list[str], *, cwd: str = "/", 
 
 
 _PROBE = """\
-import json, os, sys
+import importlib.util, json, os, sys
 found = []
 try:
-    import course_lib
-    found.append('course_lib imports from ' + os.path.dirname(course_lib.__file__))
+    spec = importlib.util.find_spec('course_lib')
+    with open(spec.origin, 'rb'):
+        found.append('course_lib imports from ' + os.path.dirname(spec.origin))
 except Exception:
     pass
 for path in sys.argv[1:]:
@@ -131,8 +132,7 @@ def kill_all(account: LearnerAccount, bound: float = KILL_BOUND) -> None:
     """Kill every process of ``account``; ``LearnerProcessesSurvived`` if some still live after ``bound`` seconds."""
     deadline = time.monotonic() + bound
     while True:
-        _as_account(account, [sys.executable, "-I", "-S", "-c",
-                              "import os\ntry:\n    os.kill(-1, 9)\nexcept ProcessLookupError:\n    pass\n"])
+        _as_account(account, ["/bin/sh", "-c", "kill -9 -1 2>/dev/null"])  # kill(-1): all of the account's but itself
         alive = processes_of(account.uid)
         if not alive:
             return
