@@ -289,9 +289,10 @@ def test_setup_makes_the_grader_root_only(dry_run) -> None:  # noqa: ANN001
 
 
 @pytest.mark.slow
-def test_an_honest_solution_scores_full_marks_and_sees_no_seed(dry_run) -> None:  # noqa: ANN001
+def test_an_honest_solution_next_to_another_labs_notebook_scores_full_marks_and_sees_no_seed(dry_run) -> None:  # noqa: ANN001
     autograder, folder = dry_run
-    data, said = autograder("11.3").submit({"lab_11_3_build_context.ipynb": solution("11.3")}, cwd=folder)
+    data, said = autograder("11.3").submit({"a_lab_11_2_group_interactions.ipynb": learner("11.2"),
+                                            "lab_11_3_build_context.ipynb": solution("11.3")}, cwd=folder)
     assert data["score"] == 7 and len(data["tests"]) == 7, _text(data)
     assert str(SECRET_SEED) not in json.dumps(data) and str(SECRET_SEED) not in said
     results = autograder("11.3").root / "results"
@@ -383,14 +384,10 @@ def test_a_detached_rewriter_is_dead_before_results_are_written(dry_run) -> None
 
 
 @pytest.mark.slow
-def test_two_uploads_grade_the_labs_notebook_or_refuse(dry_run) -> None:  # noqa: ANN001
+def test_two_uploads_for_the_lab_are_refused(dry_run) -> None:  # noqa: ANN001
     autograder, folder = dry_run
-    grader = autograder("11.3")
-    data, _ = grader.submit({"a_lab_11_2_group_interactions.ipynb": learner("11.2"),
-                             "lab_11_3_build_context.ipynb": solution("11.3")}, cwd=folder)
-    assert data["score"] == 7, _text(data)
-    data, _ = grader.submit({"a_draft.ipynb": learner("11.3"), "lab_11_3_build_context.ipynb": solution("11.3")},
-                            cwd=folder)
+    data, _ = autograder("11.3").submit({"a_draft.ipynb": learner("11.3"),
+                                         "lab_11_3_build_context.ipynb": solution("11.3")}, cwd=folder)
     assert data["score"] == 0 and "a_draft.ipynb" in data["output"], _text(data)
     assert "Upload only your Lab 11.3 notebook" in data["output"]
 

@@ -52,6 +52,8 @@ SECRET = "secret"
 """The bundle's file (in ``source/``) holding the assignment's hidden-case seed."""
 COURSE = "course"
 """The root-only folder (in ``ROOT``) course_lib is installed into."""
+LEARNER_SANDBOX = "learner account"
+"""``GradeResult.sandbox`` in Gradescope mode: no bubblewrap, the kernel runs as an unused uid."""
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, while it builds the autograder image.
@@ -223,7 +225,7 @@ def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -
             raise LearnerSetupIncomplete("the autograder is not set up: the learner's account can reach the grader "
                                          f"({'; '.join(exposure)}); run setup.sh as root (docs/grading.md)")
         options = replace(options, views=str(views), kernel_wrap=kernel_wrap(account, homes))
-        result = grade_notebook(path, options, student="submission")
+        result = grade_notebook(path, options, student="submission").model_copy(update={"sandbox": LEARNER_SANDBOX})
     finally:
         try:
             kill_all(account)
