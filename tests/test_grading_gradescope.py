@@ -149,6 +149,19 @@ def test_a_bundle_without_its_secret_grades_nothing(tmp_path: Path) -> None:
     assert "no usable secret" in json.loads((tmp_path / "results" / "results.json").read_text())["output"]
 
 
+@as_root
+def test_an_autograder_the_learner_could_read_refuses_to_grade(tmp_path: Path) -> None:
+    """This checkout's venv: course_lib importable from the checkout (or Python not runnable by another user)."""
+    (tmp_path / "source").mkdir()
+    (tmp_path / "source" / SECRET).write_text("12345\n")
+    (tmp_path / "submission").mkdir()
+    _notebook(tmp_path / "submission", "lab_11_3_build_context.ipynb", solution("11.3"))
+    result = run_autograder("11.3", root=tmp_path)
+    assert result.status == "error" and result.score == 0 and result.seed == 12345
+    output = json.loads((tmp_path / "results" / "results.json").read_text())["output"]
+    assert "the autograder is not set up" in output and "12345" not in output
+
+
 # --- the learner's account ------------------------------------------------------------------
 
 

@@ -95,6 +95,9 @@ else
   fi
 fi
 "$RUN" -m pip install --quiet --disable-pip-version-check -r "$SOURCE/requirements.txt"
+# The learner's kernel runs this Python as another uid: the venv must stay readable by all.
+chmod o+x "$ROOT"
+if [ -d "$ROOT/venv" ]; then chmod -R go+rX "$ROOT/venv"; fi
 rm -rf "$COURSE"
 "$RUN" -m pip install --quiet --disable-pip-version-check --no-deps --no-index --target "$COURSE" "$SOURCE"/wheels/*.whl
 chown -R 0:0 "$SOURCE" "$COURSE"
@@ -222,8 +225,7 @@ def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -
                 root / "submission_metadata.json"]
         exposure = exposed(account, sys.executable, [path for path in kept if path.exists()])
         if exposure:
-            raise LearnerSetupIncomplete("the autograder is not set up: the learner's account can reach the grader "
-                                         f"({'; '.join(exposure)}); run setup.sh as root (docs/grading.md)")
+            raise LearnerSetupIncomplete(f"the learner's account can reach the grader ({'; '.join(exposure)})")
         options = replace(options, views=str(views), kernel_wrap=kernel_wrap(account, homes))
         result = grade_notebook(path, options, student="submission").model_copy(update={"sandbox": LEARNER_SANDBOX})
     finally:

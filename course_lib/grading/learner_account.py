@@ -38,7 +38,10 @@ KILL_BOUND = 10.0
 
 
 class LearnerSetupIncomplete(GradingError):
-    """The learner's account could read what the grader keeps (the autograder's setup did not run, or failed)."""
+    """The learner's account could read what the grader keeps, or cannot run the kernel's Python (setup.sh did not run)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(f"the autograder is not set up: {why}; run setup.sh as root (docs/grading.md)")
 
 
 class LearnerProcessesSurvived(GradingError):
@@ -106,10 +109,13 @@ def exposed(account: LearnerAccount, python: str, secrets: list[Path]) -> list[s
     submission that drops the view from ``sys.path`` would find.
     """
     home = "/"
-    finished = _as_account(account, [python, "-c", _PROBE, *map(str, secrets)], cwd=home,
-                           env={"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8"})
+    try:
+        finished = _as_account(account, [python, "-c", _PROBE, *map(str, secrets)], cwd=home,
+                               env={"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8"})
+    except OSError as exc:  # e.g. the interpreter lives in a folder only root can enter
+        raise LearnerSetupIncomplete(f"the learner's account cannot run {python} ({exc.strerror})") from None
     if finished.returncode != 0:
-        raise LearnerSetupIncomplete(f"the learner's account cannot start {python}: {finished.stderr.strip()[-300:]}")
+        raise LearnerSetupIncomplete(f"the learner's account cannot run {python} ({finished.stderr.strip()[-300:]})")
     return list(json.loads(finished.stdout.strip().splitlines()[-1]))
 
 
