@@ -206,12 +206,17 @@ def run_autograder(
             result = _grade_as_learner(chosen, lab, root, options)
         except GradingError as exc:
             result = not_graded(chosen, "submission", lab, str(exc), started, options)
+        except OSError as exc:  # the machine refused something (a folder, a uid): still a results.json saying so
+            result = not_graded(chosen, "submission", lab, f"could not grade: {exc}", started, options)
     write_results(root, json.dumps(to_gradescope(result.model_copy(update={"seed": None})), indent=2))
     return result
 
 
 def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -> GradeResult:
     """Grade ``path`` in a kernel running as an unused uid; no process of that uid is left when this returns."""
+    if os.geteuid() != 0:
+        raise GradingError("course-grade autograder runs as root (as Gradescope runs it): it starts the learner's "
+                           "kernel as another uid, which only root can")
     _lock_down(root)
     account = unused_account()
     work = Path(tempfile.mkdtemp(prefix="course-grade-gradescope-"))
