@@ -141,6 +141,20 @@ def test_bundle_tells_the_instructor_the_secret_and_how_to_regrade(tmp_path: Pat
     assert "course-grade SUBMISSION.ipynb --lab capstone --seed 31337" in said
 
 
+def test_the_printed_table_shows_no_seed_and_no_hidden_feedback() -> None:
+    """run_autograder's stdout, which an instructor may make visible: what learners may see at once, no more."""
+    from course_lib.grading.bundle import for_stdout
+    from course_lib.grading.results import GradeResult, TestResult, format_table
+
+    tests = (TestResult(name="visible", number="7", lab="11.3", score=0, output="visible feedback"),
+             TestResult(name="generated", number="H1", lab="11.3", score=0, output="R12: the first failing session", hidden=True))
+    result = GradeResult(submission="s.ipynb", student="submission", lab="11.3", status="ok", tests=tests, seed=8675309)
+    assert "R12: the first failing session" in format_table(result)
+    shown_ = format_table(for_stdout(result))
+    assert "visible feedback" in shown_ and "hidden · generated" in shown_
+    assert "R12: the first failing session" not in shown_ and "8675309" not in shown_
+
+
 def test_a_bundle_without_its_secret_grades_nothing(tmp_path: Path) -> None:
     (tmp_path / "submission").mkdir()
     _notebook(tmp_path / "submission", "lab_11_3_build_context.ipynb", solution("11.3"))

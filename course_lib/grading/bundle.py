@@ -212,6 +212,16 @@ def run_autograder(
     return result
 
 
+def for_stdout(result: GradeResult) -> GradeResult:
+    """``run_autograder``'s printed table: no seed, and no hidden test's feedback before grades are published.
+
+    Gradescope shows stdout to instructors only (``stdout_visibility``), unless one
+    changes that; what it prints is kept to what learners may see at once anyway.
+    """
+    tests = tuple(test.model_copy(update={"output": ""}) if test.hidden else test for test in result.tests)
+    return result.model_copy(update={"seed": None, "tests": tests})
+
+
 def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -> GradeResult:
     """Grade ``path`` in a kernel running as an unused uid; no process of that uid is left when this returns."""
     if os.geteuid() != 0:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .. import labs
 from .batch import find_submissions, grade_folder, write_csv
-from .bundle import SECRET, build_bundle, bundle_secret, run_autograder
+from .bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
 from .grade import GradeOptions, grade_notebook
 from .results import format_table, to_gradescope, write_atomically
 from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         arguments = parser.parse_args(argv[1:])
         result = run_autograder(arguments.lab, root=arguments.root, labs_dir=arguments.labs,
                                 limits=_limits(parser, arguments), seed=arguments.seed)
-        print(format_table(result))
+        print(format_table(for_stdout(result)))
         return 0
 
     parser = _grade_parser()
