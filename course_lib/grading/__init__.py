@@ -7,7 +7,9 @@ stubbed out), ``sandbox`` (a bubblewrap-isolated kernel with limits),
 ``hidden`` (a hidden case and its verdict), ``hidden_cases`` (the generated
 cases of each lab), ``grade`` (one notebook, judged outside the kernel),
 ``results`` (records and Gradescope's format), ``batch`` (a folder to CSV),
-``bundle`` (a Gradescope autograder), ``wheel`` (course_lib as a wheel), ``cli``.
+``bundle`` (a Gradescope autograder), ``wheel`` (course_lib as a wheel),
+``upload`` (which uploaded notebook an autograder grades), ``learner_account``
+and ``learner_kernel`` (Gradescope mode's kernel as an unused uid), ``cli``.
 
 The names below are loaded on first use: the grading harness imports this
 package inside every learner's kernel, where only ``harness`` exists.

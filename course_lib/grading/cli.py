@@ -27,7 +27,7 @@ from pathlib import Path
 from .. import labs
 from . import cgroup
 from .batch import find_submissions, grade_folder, write_csv
-from .bundle import build_bundle, run_autograder
+from .bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
 from .grade import GradeOptions, grade_notebook
 from .results import format_table, to_gradescope, write_atomically
 from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
@@ -90,7 +90,10 @@ def _grade_parser() -> argparse.ArgumentParser:
 
 
 def _bundle_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="course-grade bundle", description="Build a Gradescope autograder zip for one lab.")
+    parser = argparse.ArgumentParser(
+        prog="course-grade bundle", description="Build a Gradescope autograder zip for one lab.",
+        epilog="--seed N makes N the assignment's secret (default: a fresh random one, printed for the instructor).",
+    )
     parser.add_argument("--lab", type=_lab, required=True, help=f"one of {', '.join(labs.LABS)}")
     parser.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"))
     _limits_options(parser)
@@ -100,8 +103,9 @@ def _bundle_parser() -> argparse.ArgumentParser:
 def _autograder_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-grade autograder",
-        description="Grade ROOT/submission and write ROOT/results/results.json (Gradescope's layout). "
-                    "Gradescope's container is the sandbox here, so bubblewrap is not used.",
+        description="Grade ROOT/submission and write ROOT/results/results.json (Gradescope's layout), as root: "
+                    "the kernel runs as an unused uid that cannot read the grader, and bubblewrap is not used. "
+                    "The hidden cases come from ROOT/source/secret unless --seed is given.",
     )
     parser.add_argument("--lab", type=_lab, required=True)
     parser.add_argument("--root", help="default $AUTOGRADER_ROOT or /autograder")
@@ -126,16 +130,21 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "bundle":
         parser = _bundle_parser()
         arguments = parser.parse_args(argv[1:])
+        secret = bundle_secret(arguments.seed)
         path = build_bundle(arguments.lab, arguments.output, labs_dir=arguments.labs, limits=_limits(parser, arguments),
-                            seed=_seed(arguments))
-        print(f"wrote {path} (Lab {arguments.lab}): upload it as the assignment's autograder on Gradescope")
+                            seed=secret)
+        print(f"wrote {path} ({labs.lab(arguments.lab).label}): upload it as the assignment's autograder on Gradescope")
+        print(f"the hidden cases come from the secret seed {secret}, kept in the zip as source/{SECRET} "
+              "(root-only on Gradescope, never shown to learners); keep this zip private")
+        print(f"regrade a downloaded submission with the same cases: "
+              f"course-grade SUBMISSION.ipynb --lab {arguments.lab} --seed {secret}")
         return 0
     if argv and argv[0] == "autograder":
         parser = _autograder_parser()
         arguments = parser.parse_args(argv[1:])
         result = run_autograder(arguments.lab, root=arguments.root, labs_dir=arguments.labs,
                                 limits=_limits(parser, arguments), seed=arguments.seed)
-        print(format_table(result))
+        print(format_table(for_stdout(result)))
         return 0
 
     parser = _grade_parser()

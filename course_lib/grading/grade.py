@@ -52,6 +52,8 @@ class GradeOptions:
     """A folder holding each lab's package view (built once per batch); a private one when ``None``."""
     seed: int | None = None
     """The hidden cases' seed (``hidden_cases.hidden_tests``); ``None`` is each lab's fixed one."""
+    kernel_wrap: Callable[[list[str]], list[str]] | None = None
+    """How a kernel without bubblewrap is started (Gradescope: as the learner's account, ``learner_account.py``)."""
 
 
 @dataclass
@@ -132,7 +134,8 @@ def _execute(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], optio
     limits = options.limits
     names = list(labs.lab(lab).functions)
     with tempfile.TemporaryDirectory(prefix="course-grade-") as folder:
-        box = Sandbox(Path(folder) / "home", limits, lab_view(lab, options.views), isolate=options.sandbox)
+        box = Sandbox(Path(folder) / "home", limits, lab_view(lab, options.views), isolate=options.sandbox,
+                      wrap=options.kernel_wrap)
         with box:
             # The course's own setup gets the start-up allowance: a slow import is not the learner's fault.
             run.setup = [box.run(source, timeout=limits.startup_timeout) for source in setup]

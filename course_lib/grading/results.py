@@ -54,7 +54,7 @@ class GradeResult(BaseModel):
     budget: float = 0.0
     """The hard wall-clock budget the submission had, in seconds."""
     sandbox: str = ""
-    """``bubblewrap``, or ``none`` when graded without a sandbox."""
+    """``bubblewrap``; ``learner account`` (Gradescope mode: an unused uid, ``bundle.py``); ``none`` without a sandbox."""
     seed: int | None = None
     """The seed the hidden cases were drawn from (``--seed`` reproduces the run); ``None``: each lab's fixed one."""
     notes: tuple[str, ...] = ()

@@ -46,6 +46,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -202,7 +203,8 @@ class Sandbox:
     limit reached, a refused message), for the submission's results.
     """
 
-    def __init__(self, folder: str | Path, limits: Limits, view: Path, *, isolate: bool = True) -> None:
+    def __init__(self, folder: str | Path, limits: Limits, view: Path, *, isolate: bool = True,
+                 wrap: Callable[[list[str]], list[str]] | None = None) -> None:
         self.folder = Path(folder)
         self.limits = limits
         self.view = view
@@ -231,6 +233,8 @@ class Sandbox:
             manager.wrap_command = self._bwrap
             manager.owner = self.uid
             manager.on_launched = self._start_relay
+        elif wrap is not None:  # the plain kernel started through ``wrap`` (Gradescope: as the learner, learner_account.py)
+            manager.wrap_command = wrap
         self._client = _RepliesOnly(
             new_notebook(), km=manager, kernel_name="python3",
             timeout=math.ceil(limits.cell_timeout), startup_timeout=math.ceil(limits.startup_timeout),

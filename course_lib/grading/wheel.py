@@ -30,6 +30,16 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
+def project_table(root: str | Path) -> dict:
+    """``[project]`` of ``root/pyproject.toml``: the one place the dependency ranges live."""
+    return tomllib.loads((Path(root) / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def requirements(root: str | Path) -> list[str]:
+    """What grading installs besides course_lib: the base dependencies (the wheel's ``Requires-Dist``)."""
+    return list(project_table(root).get("dependencies", []))
+
+
 def _metadata(project: dict) -> str:
     lines = [
         "Metadata-Version: 2.1",
@@ -47,7 +57,7 @@ def _metadata(project: dict) -> str:
 def write_wheel(root: str | Path, destination: str | Path, package: str = "course_lib") -> Path:
     """Write ``<name>-<version>-py3-none-any.whl`` for ``root/package`` into ``destination``."""
     root, destination = Path(root), Path(destination)
-    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    project = project_table(root)
     stem = f"{_normalised(project['name'])}-{project['version']}"
     dist_info = f"{stem}.dist-info"
     files: dict[str, bytes] = {}
