@@ -34,19 +34,48 @@ def until_implemented() -> Iterator[None]:
         print(f"⏳ {exc or 'not implemented yet'} (write it in the exercise cell, run that cell, then this one)")
 
 
-def compare(actual: Any, expected: Any, what: str) -> bool:
+def compare(actual: Any, expected: Any, what: str, *, brief: str | None = None) -> bool:
     """One line saying whether the learner's result is the expected one (the hand-worked answer).
 
     It never says "predicted": the learner's own prediction is judged only by
     ``prediction_table``, against the worked answer, so a right prediction is
-    never called wrong because the code is.
+    never called wrong because the code is. ``brief`` stands for a long value
+    on the ✅ line; a ❌ on a list or dict names the first place that differs.
     """
     actual, expected = to_json_dict(actual), to_json_dict(expected)
     if actual == expected:
-        print(f"✅ {what}: {_short(actual)}, as expected")
+        print(f"✅ {what}: {brief or _short(actual)}, as expected")
         return True
-    print(f"❌ {what}: expected {_short(expected)}, got {_short(actual)}")
+    where, theirs, ours = _first_difference(actual, expected)
+    at = f" at {where}" if where else ""
+    print(f"❌ {what}{at}: expected {_short(ours)}, got {_short(theirs)}")
     return False
+
+
+class _Missing:
+    """Where one side of a comparison has no item or key."""
+
+    def __repr__(self) -> str:
+        return "nothing"
+
+
+_MISSING = _Missing()
+
+
+def _first_difference(actual: Any, expected: Any, path: str = "") -> tuple[str, Any, Any]:
+    """The first path (``[2].content[0].text``) where two JSON values differ, and the two values there."""
+    if isinstance(actual, list) and isinstance(expected, list):
+        for index in range(max(len(actual), len(expected))):
+            if index >= len(actual) or index >= len(expected):
+                return (f"{path}[{index}]", actual[index] if index < len(actual) else _MISSING,
+                        expected[index] if index < len(expected) else _MISSING)
+            if actual[index] != expected[index]:
+                return _first_difference(actual[index], expected[index], f"{path}[{index}]")
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        for key in [*expected, *(k for k in actual if k not in expected)]:
+            if actual.get(key, _MISSING) != expected.get(key, _MISSING):
+                return _first_difference(actual.get(key, _MISSING), expected.get(key, _MISSING), f"{path}.{key}")
+    return path.lstrip("."), actual, expected
 
 
 @dataclass(frozen=True)
