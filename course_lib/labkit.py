@@ -181,13 +181,16 @@ def prediction_table(
     function is. The ``ok`` column says whether the function agrees with the
     worked answer (✅/❌); a ❌ points at the checklist, which names the rule.
     ``yours()`` computes the function's answers; until it is written the table
-    still judges the predictions and says ``⏳ not implemented yet``.
+    still judges the predictions and says ``⏳ not implemented yet`` (a crash shows
+    in the same column, marked ❌).
     """
+    actual: Mapping[Any, Any] | None = None
     try:
-        actual: Mapping[Any, Any] | None = yours()
-        pending = ""
+        actual, pending, mark = yours(), "", ""
     except NotImplementedError:
-        actual, pending = None, "⏳ not implemented yet"
+        pending, mark = "⏳ not implemented yet", "⏳"
+    except Exception as exc:  # noqa: BLE001 - a crash in learner code is shown in its column, not raised
+        pending, mark = f"💥 crashed: {type(exc).__name__}: {one_line(exc, 100)}", "❌"
     rows = {}
     for what, guess in predictions.items():
         expected = worked[what]
@@ -199,7 +202,7 @@ def prediction_table(
             verdict = f"🤔 not what the worked answer says ({_short(to_json_dict(expected), 60)}): read it again"
         row = {"your prediction": "—" if guess is None else _short(to_json_dict(guess), 60), "against the worked answer": verdict}
         if actual is None:
-            row[f"your {function}"], row["ok"] = pending, "⏳"
+            row[f"your {function}"], row["ok"] = pending, mark
         else:
             got = actual[what]
             agrees = _same(got, expected)

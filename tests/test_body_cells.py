@@ -288,3 +288,14 @@ def test_an_id_is_named_as_a_whole_word() -> None:
     tried = labkit.attempt(lambda: (_ for _ in ()).throw(ValueError("firstKeptEntryId is a system message")))
     assert tried.rejected and not tried.names("sys")
     assert labkit.attempt(lambda: (_ for _ in ()).throw(ValueError("entry 'sys' is a system message"))).names("sys")
+
+
+def test_a_crashing_function_still_gets_its_predictions_judged() -> None:
+    from course_lib import labkit
+
+    def broken() -> dict[str, Any]:
+        raise KeyError("u3")
+
+    table = labkit.prediction_table({"a": 1}, worked={"a": 1}, yours=broken, function="f")
+    assert table["against the worked answer"]["a"].startswith("🎯") and table["ok"]["a"] == "❌"
+    assert table["your f"]["a"] == "💥 crashed: KeyError: 'u3'"
