@@ -15,9 +15,9 @@ once for the mutant and once for the solution (same cells, same order), and:
    "rejected"; whether the error names the right ids is the row's own check):
    a row that calls a different result correct did not check what it shows;
 2. a cell that shows a ✅ and no ❌, ⚠️ or crash must show exactly what the
-   solution's cell shows: if the mutant changed anything the cell displays (the
-   summary in a messages table, a token count), the cell's own comparisons must
-   have caught it.
+   solution's cell shows (error wording aside, as in 1): if the mutant changed
+   anything the cell displays (the summary in a messages table, a token count),
+   the cell's own comparisons must have caught it.
 
 A cell that shows no ✅ makes no claim and is not judged; a mutant whose
 checklist passes is left to ``test_mutants`` (its body may not show a ❌).
@@ -166,8 +166,9 @@ def violations(reference: Run, mutant: Run) -> list[str]:
             if PASS in row and _claim(row) != _claim(solution.rows.get(label, "")):
                 found.append(f"cell {number}, a ✅ row showing something else than the solution's:\n"
                              f"  shows {row}\n  solution {solution.rows.get(label)}")
-        if cell.praises and not cell.fails and cell.items != solution.items:
-            differs = next((mine, theirs) for mine, theirs in zip([*cell.items, ""], [*solution.items, ""]) if mine != theirs)
+        mine, theirs = [*map(_claim, cell.items), ""], [*map(_claim, solution.items), ""]
+        if cell.praises and not cell.fails and mine != theirs:
+            differs = next((a, b) for a, b in zip(mine, theirs) if a != b)
             found.append(f"cell {number} shows ✅ and no ❌, yet shows something else than the solution's:\n"
                          f"  shows {differs[0]}\n  solution {differs[1]}")
     return found
