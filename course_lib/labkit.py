@@ -1,4 +1,4 @@
-"""Small helpers the five lab notebooks share: a friendly stop for unfinished stubs, and tables.
+"""Small helpers the lab notebooks share: a friendly stop for unfinished stubs, predict-then-run, and tables.
 
 They only display. None of them implements a lab function, so whatever a lab
 shows about the learner's function comes from the learner's own code.
@@ -7,11 +7,14 @@ shows about the learner's function comes from the learner's own code.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+from pydantic import ValidationError
 
 from .parsing import to_json_dict
 
@@ -31,27 +34,198 @@ def until_implemented() -> Iterator[None]:
         print(f"⏳ {exc or 'not implemented yet'} (write it in the exercise cell, run that cell, then this one)")
 
 
-def compare(actual: Any, expected: Any, what: str) -> bool:
-    """The 'run' half of predict-then-run: one line saying whether the result matches the hand-worked answer."""
+def compare(actual: Any, expected: Any, what: str, *, brief: str | None = None) -> bool:
+    """One line saying whether the learner's result is the expected one (the hand-worked answer).
+
+    It never says "predicted": the learner's own prediction is judged only by
+    ``prediction_table``, against the worked answer, so a right prediction is
+    never called wrong because the code is. ``brief`` stands for a long value
+    on the ✅ line; a ❌ on a list or dict names the first place that differs.
+    """
     actual, expected = to_json_dict(actual), to_json_dict(expected)
     if actual == expected:
-        print(f"✅ {what}: {_short(actual)}, as predicted")
+        print(f"✅ {what}: {brief or _short(actual)}, as expected")
         return True
-    print(f"❌ {what}: predicted {_short(expected)}, got {_short(actual)}")
+    where, theirs, ours = _first_difference(actual, expected)
+    at = f" at {where}" if where else ""
+    print(f"❌ {what}{at}: expected {_short(ours)}, got {_short(theirs)}")
     return False
 
 
-def outcome(call: Callable[[], Any]) -> str:
-    """``"accepted"`` or ``"rejected: <message>"``; a stub's ``NotImplementedError`` goes through."""
+class _Missing:
+    """Where one side of a comparison has no item or key."""
+
+    def __repr__(self) -> str:
+        return "nothing"
+
+
+_MISSING = _Missing()
+
+
+def _first_difference(actual: Any, expected: Any, path: str = "") -> tuple[str, Any, Any]:
+    """The first path (``[2].content[0].text``) where two JSON values differ, and the two values there."""
+    if isinstance(actual, list) and isinstance(expected, list):
+        for index in range(max(len(actual), len(expected))):
+            if index >= len(actual) or index >= len(expected):
+                return (f"{path}[{index}]", actual[index] if index < len(actual) else _MISSING,
+                        expected[index] if index < len(expected) else _MISSING)
+            if actual[index] != expected[index]:
+                return _first_difference(actual[index], expected[index], f"{path}[{index}]")
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        for key in [*expected, *(k for k in actual if k not in expected)]:
+            if actual.get(key, _MISSING) != expected.get(key, _MISSING):
+                return _first_difference(actual.get(key, _MISSING), expected.get(key, _MISSING), f"{path}.{key}")
+    return path.lstrip("."), actual, expected
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What one call of a learner's function did: its value, or the error it raised."""
+
+    value: Any = None
+    error: BaseException | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.error is None
+
+    @property
+    def rejected(self) -> bool:
+        """Refused with a ``ValueError``, as every lab asks for bad input."""
+        return isinstance(self.error, ValueError)
+
+    @property
+    def message(self) -> str:
+        """The whole message of the error, for checks (``""`` when accepted)."""
+        return "" if self.error is None else str(self.error)
+
+    def names(self, *ids: str) -> bool:
+        """Whether the error's message names every id as a whole word (``sys`` is not named by "system")."""
+        return all(re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", self.message) for name in ids)
+
+    @property
+    def shown(self) -> str:
+        """``accepted``, ``rejected: <one line>`` or ``crashed: <Type>: <one line>``: fits in a table cell."""
+        if self.error is None:
+            return "accepted"
+        if self.rejected:
+            return f"rejected: {one_line(self.error)}"
+        return f"crashed: {type(self.error).__name__}: {one_line(self.error)}"
+
+
+def attempt(call: Callable[[], Any]) -> Attempt:
+    """Call ``call`` once; a stub's ``NotImplementedError`` goes through, any other error is kept."""
     try:
-        call()
+        return Attempt(value=call())
     except NotImplementedError:
         raise
-    except ValueError as exc:
-        return f"rejected: {exc}"
     except Exception as exc:  # noqa: BLE001 - a crash in learner code is shown, not raised
-        return f"crashed: {type(exc).__name__}: {exc}"
-    return "accepted"
+        return Attempt(error=exc)
+
+
+def outcome(call: Callable[[], Any]) -> str:
+    """``"accepted"`` or ``"rejected: <one line>"``; a stub's ``NotImplementedError`` goes through."""
+    return attempt(call).shown
+
+
+def one_line(error: BaseException, limit: int = 160) -> str:
+    """An error as one line: pydantic's many-line report becomes its first error with the field path.
+
+    A table row holds one line; pydantic's report on a learner's own model lists
+    every error over several lines and made the row unreadably wide.
+    """
+    if isinstance(error, ValidationError):
+        errors = error.errors(include_url=False)
+        if errors:
+            first = errors[0]
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            where = _field_path(first.get("loc", ()))
+            text = f"{type(error).__name__}, {where or 'the value'}: {first.get('msg', '')}{more}"
+            return _clip(text, limit)
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(error).__name__
+    return _clip(lines[0] + (" …" if len(lines) > 1 else ""), limit)
+
+
+_UNION_MEMBER = re.compile(r"^(constrained-)?(int|float|str|bool|list|dict|tuple|none)$|\[")
+
+
+def _field_path(location: Sequence[Any]) -> str:
+    """pydantic's ``("summary", "decisions", 1)`` as R2 writes it: ``summary.decisions[1]``.
+
+    A union's member tags (``tokensBefore.constrained-int``) are pydantic's, not the data's: left out.
+    """
+    path = ""
+    for part in location:
+        if isinstance(part, str) and _UNION_MEMBER.search(part):
+            continue
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+NO_PREDICTION = "✏️ no prediction yet"
+
+
+def prediction_table(
+    predictions: Mapping[Any, Any], worked: Mapping[Any, Any], yours: Callable[[], Mapping[Any, Any]], *, function: str
+) -> pd.DataFrame:
+    """Predict-then-run in one table: the prediction against the **worked answer**, the learner's code separately.
+
+    A prediction is judged only against the worked answer (🎯 right, 🤔 not what
+    it says), so a right prediction is never called wrong because the learner's
+    function is. The ``ok`` column says whether the function agrees with the
+    worked answer (✅/❌); a ❌ points at the checklist, which names the rule.
+    ``yours()`` computes the function's answers; until it is written the table
+    still judges the predictions and says ``⏳ not implemented yet`` (a crash shows
+    in the same column, marked ❌).
+    """
+    actual: Mapping[Any, Any] | None = None
+    try:
+        actual, pending, mark = yours(), "", ""
+    except NotImplementedError:
+        pending, mark = "⏳ not implemented yet", "⏳"
+    except Exception as exc:  # noqa: BLE001 - a crash in learner code is shown in its column, not raised
+        pending, mark = f"💥 crashed: {type(exc).__name__}: {one_line(exc, 100)}", "❌"
+    rows = {}
+    for what, guess in predictions.items():
+        expected = worked[what]
+        if guess is None:
+            verdict = NO_PREDICTION
+        elif _same(guess, expected):
+            verdict = "🎯 right: the worked answer says so too"
+        else:
+            verdict = f"🤔 not what the worked answer says ({_short(to_json_dict(expected), 60)}): read it again"
+        row = {"your prediction": "—" if guess is None else _short(to_json_dict(guess), 60), "against the worked answer": verdict}
+        if actual is None:
+            row[f"your {function}"], row["ok"] = pending, mark
+        else:
+            got = actual[what]
+            agrees = _same(got, expected)
+            row[f"your {function}"] = _short(to_json_dict(got), 60) + ("" if agrees else " ≠ the worked answer: see the checklist")
+            row["ok"] = "✅" if agrees else "❌"
+        rows[what] = row
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("prediction")
+
+
+def _same(left: Any, right: Any) -> bool:
+    """Equal as the learner would mean it: ``"Rejected"`` is ``"rejected"``, a set of ids is the sorted list."""
+    return _normal(left) == _normal(right)
+
+
+def _normal(value: Any) -> Any:
+    value = to_json_dict(value)
+    if isinstance(value, str):
+        return value.strip().casefold()
+    if isinstance(value, (set, frozenset)):
+        return sorted(_normal(item) for item in value)
+    if isinstance(value, list):
+        return [_normal(item) for item in value]
+    return value
 
 
 def describe(item: Any) -> str:

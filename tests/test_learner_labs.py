@@ -8,9 +8,11 @@ setup cell) do not pass that lab's part of the checklist on their own.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import inspect
 import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -200,3 +202,117 @@ def test_regions_become_stubs_at_their_indentation() -> None:
 def test_malformed_regions_are_refused(source: str) -> None:
     with pytest.raises(generator.SolutionRegionError):
         generator.strip_solutions(source, "11.9")
+
+
+# --- what each lab asks for, named where the learner looks ----------------------------------
+
+
+def _asked_for(notebook: Any) -> list[str]:
+    """Every def or class whose body holds a solution region: what the learner writes."""
+    names = []
+    for cell in notebook.cells:
+        if "exercise" not in _tags(cell):
+            continue
+        lines = cell.source.split("\n")
+        for number, line in enumerate(lines):
+            if line.strip() == generator.BEGIN:
+                indent = len(line) - len(line.lstrip())
+                for before in reversed(lines[:number]):
+                    match = generator._DEFINITION.match(before)
+                    if match and len(match.group("indent")) < indent:
+                        names.append(match.group("name"))
+                        break
+    return names
+
+
+def _start_page_rows() -> dict[str, str]:
+    """The start page's lab table: lab id -> its row."""
+    start = _read(ROOT / "notebooks" / "00_start_here.ipynb")
+    rows = {}
+    for cell in start.cells:
+        for line in cell.source.splitlines():
+            cells = [part.strip() for part in line.strip().strip("|").split("|")]
+            if line.startswith("| ") and cells[0] in labs.LABS:
+                rows[cells[0]] = line
+    return rows
+
+
+@pytest.mark.parametrize("solution_path", SOLUTIONS, ids=_ids(SOLUTIONS))
+def test_the_start_page_lists_everything_a_lab_asks_for(solution_path: Path) -> None:
+    """Every function and model a lab's exercise cells leave to the learner is named in its row of the start page."""
+    notebook = _read(solution_path)
+    lab = notebook.metadata["course"]["lab"]
+    asked = _asked_for(notebook)
+    assert set(notebook.metadata["course"]["functions"]) <= set(asked)
+    row = _start_page_rows().get(lab)
+    assert row is not None, f"the start page's lab table has no row for {lab}"
+    missing = [name for name in asked if f"`{name}`" not in row]
+    assert not missing, f"the start page's row for {lab} does not name {missing}"
+
+
+@pytest.mark.parametrize("solution_path", SOLUTIONS, ids=_ids(SOLUTIONS))
+def test_each_task_names_what_its_exercise_defines(solution_path: Path) -> None:
+    """The 'Your task' text before an exercise cell names every def or class that cell leaves to the learner."""
+    notebook = _read(solution_path)
+    tasks = ""
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and "**Your task:**" in cell.source:
+            tasks = cell.source
+        elif "exercise" in _tags(cell):
+            missing = [name for name in _asked_for(nbformat.v4.new_notebook(cells=[cell])) if f"`{name}" not in tasks]
+            assert not missing, f"the task before the exercise defining {missing} does not name them"
+
+
+def _course_imports(setup: str) -> set[str]:
+    """Names the setup cell imports from the course (``from course_lib… import x``, ``import course_lib``)."""
+    names = set()
+    for node in ast.walk(ast.parse(setup)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("course_lib"):
+            names |= {alias.asname or alias.name for alias in node.names}
+        elif isinstance(node, ast.Import):
+            names |= {alias.asname or alias.name for alias in node.names if alias.name.startswith("course_lib")}
+    return names
+
+
+def _solution_regions(source: str) -> str:
+    """The code inside the solution regions of a cell, dedented, one region after the other."""
+    regions, inside = [], None
+    for line in source.split("\n"):
+        if line.strip() == generator.BEGIN:
+            inside = []
+        elif line.strip() == generator.END:
+            regions.append(textwrap.dedent("\n".join(inside or [])))
+            inside = None
+        elif inside is not None:
+            inside.append(line)
+    return "\n".join(regions)
+
+
+@pytest.mark.parametrize("solution_path", SOLUTIONS, ids=_ids(SOLUTIONS))
+def test_each_task_names_the_course_names_its_solution_uses(solution_path: Path) -> None:
+    """A learner should not need the hints to learn which course type or helper to use (issue 21).
+
+    Every name the setup cell imports from ``course_lib`` and the solution
+    regions use must be named (in backticks) in the task text before the exercise,
+    or in an earlier task of the same notebook; the hints do not count. So must
+    every keyword the solution passes to such a name (``entry_id=``, ``max_tokens=``).
+    """
+    notebook = _read(solution_path)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    course = _course_imports(code[0].source)
+    tasks = ""
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and "**Your task:**" in cell.source:
+            tasks += cell.source.split("<details><summary>Hint")[0]  # the hints do not count
+        elif "exercise" in _tags(cell):
+            used = {node.id for node in ast.walk(ast.parse(_solution_regions(cell.source))) if isinstance(node, ast.Name)}
+            used |= {f"course_lib.{node.attr}" for node in ast.walk(ast.parse(_solution_regions(cell.source)))
+                     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "course_lib"}
+            missing = sorted(name for name in used if name in course or name.startswith("course_lib."))
+            missing = [name for name in missing if f"`{name}" not in tasks and name != "course_lib"]
+            assert not missing, f"the task text does not name {missing}, which the solution uses"
+            keywords = {(node.func.id, keyword.arg) for node in ast.walk(ast.parse(_solution_regions(cell.source)))
+                        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in course
+                        for keyword in node.keywords if keyword.arg}
+            unnamed = sorted(f"{call}({keyword}=…)" for call, keyword in keywords if not re.search(rf"\b{keyword}=", tasks))
+            assert not unnamed, f"the task text does not name the keywords {unnamed}, which the solution passes"
