@@ -196,9 +196,8 @@ def resume_candidates(path: Sequence[SessionEntry], compaction: CompactionEntry)
     the replayed head (``interaction_spans`` skips them).
     """
     first_kept = compaction.first_kept_entry_id
-    index = {entry.id: position for position, entry in enumerate(path)}
-    start = index.get(first_kept)
-    if start is None or start > index[compaction.id]:
+    start = _last_position(path, first_kept)
+    if start is None or start > _last_position(path, compaction.id):
         raise CompactionError(
             f"compaction {compaction.id!r} keeps from {first_kept!r}, which is not on the path before it",
             entry_id=first_kept,
@@ -210,6 +209,15 @@ def resume_candidates(path: Sequence[SessionEntry], compaction: CompactionEntry)
             entry_id=first_kept,
         )
     return [entry for entry in path[start:] if entry.type == "message"]
+
+
+def _last_position(path: Sequence[SessionEntry], entry_id: str) -> int | None:
+    """Where ``entry_id`` last appears, looking from the end: the latest compaction and the
+    entry it keeps from are near the end of a long path, so this reads only the tail."""
+    for position in range(len(path) - 1, -1, -1):
+        if path[position].id == entry_id:
+            return position
+    return None
 
 
 def _newest_groups_that_fit(

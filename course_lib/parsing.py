@@ -75,7 +75,7 @@ def fresh_copy(value: T) -> T:
     it cannot change (``changeable_fields`` says which fields can).
     """
     if isinstance(value, BaseModel):
-        return _copy_model(value, always=True)
+        return _copy_model(value, True)
     return _copy_part(value)
 
 
@@ -103,28 +103,35 @@ def _may_change(annotation: Any) -> bool:
     return True  # dict, list, Any: free JSON
 
 
+_PLANS: dict[type, tuple[str, ...]] = {}
+"""``changeable_fields`` of each model class met so far, looked up without hashing arguments."""
+
 _new = object.__new__
 _set = object.__setattr__
 
 
-def _copy_model(model: BaseModel, *, always: bool) -> Any:
+def _copy_model(model: Any, always: bool) -> Any:
     """The model with its changeable parts copied; the model itself when it has none and may be shared."""
+    kind = type(model)
+    plan = _PLANS.get(kind)
+    if plan is None:
+        plan = _PLANS[kind] = changeable_fields(kind)
     fields = model.__dict__
     copied: dict[str, Any] | None = None
-    for name in changeable_fields(type(model)):
+    for name in plan:
         item = fields[name]
-        fresh = _copy_part(item)
+        fresh = item if type(item) in _ATOMS else _copy_part(item)
         if fresh is not item:
             if copied is None:
-                copied = dict(fields)
+                copied = fields.copy()
             copied[name] = fresh
     if copied is None and not always:
         return model
     if model.__pydantic_extra__ or model.__pydantic_private__:
         return copy.deepcopy(model)  # state outside the fields: not worth a special case
-    clone = _new(type(model))  # what pydantic's __copy__ does, for the few attributes a frozen model has
-    _set(clone, "__dict__", dict(fields) if copied is None else copied)
-    _set(clone, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    clone = _new(kind)  # what pydantic's __copy__ does, for the few attributes a frozen model has
+    _set(clone, "__dict__", fields.copy() if copied is None else copied)
+    _set(clone, "__pydantic_fields_set__", model.__pydantic_fields_set__.copy())
     _set(clone, "__pydantic_extra__", None)
     _set(clone, "__pydantic_private__", None)
     return clone
@@ -135,13 +142,19 @@ def _copy_part(value: Any) -> Any:
     kind = type(value)
     if kind in _ATOMS:
         return value
+    plan = _PLANS.get(kind)
+    if plan is not None:  # a model class met before
+        return _copy_model(value, False) if plan else value
     if kind is dict or kind is list:
         return _copy_json(value)
     if kind is tuple:
-        items = [_copy_part(item) for item in value]
-        return value if all(new is old for new, old in zip(items, value)) else tuple(items)
+        for position, item in enumerate(value):
+            fresh = _copy_part(item)
+            if fresh is not item:
+                return (*value[:position], fresh, *map(_copy_part, value[position + 1 :]))
+        return value
     if isinstance(value, BaseModel):
-        return _copy_model(value, always=False)
+        return _copy_model(value, False)
     return copy.deepcopy(value)  # anything else, subclasses of dict or tuple included
 
 
