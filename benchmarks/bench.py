@@ -31,8 +31,11 @@ Every measurement runs in a Python process of its own (``python bench.py --part
 the process holds a large, fragmented heap that slows every allocation after it,
 and a ratio would then depend on the order of the measurements.
 
-Timing is timeit-style (best of N ``time.perf_counter`` runs, garbage collector
-paused) with one difference: every run starts with cold CPU caches. Warm, a 1k
+Timing is timeit-style (best of N runs, garbage collector paused) with two
+differences. The clock is the process's CPU time (``time.process_time``): the
+work timed is single-threaded, so on an idle machine that is the wall time, and on
+a machine shared with other jobs it leaves out the time the process waited for a
+core, which otherwise swamps every ratio. And every run starts with cold CPU caches. Warm, a 1k
 session fits in this machine's 32 MiB L3 cache and a 100k one does not, so warm
 timings grow faster than 10x even for the floor, a plain loop; that is the
 cache, not the code. Starting cold, every size pays the same price per entry
@@ -113,9 +116,9 @@ def best_time(fn: Callable[[], object], *, repeat: int = 11, max_total: float = 
     try:
         while len(times) < max(2, repeat):
             cold_caches()
-            start = time.perf_counter()
+            start = time.process_time()
             fn()
-            times.append(time.perf_counter() - start)
+            times.append(time.process_time() - start)
             if len(times) >= 2 and sum(times) > max_total:
                 break
     finally:
