@@ -18,10 +18,11 @@ from pydantic.alias_generators import to_camel
 from .compaction import summary_message
 from .errors import CompactionError
 from .grouping import interaction_spans
-from .models import AgentMessage, CompactionEntry, MessageEntry, SessionEntry, SystemMessage, UserMessage
-from .parsing import fresh_copy, parse_session_entry
+from .models import AgentMessage, CompactionEntry, MessageEntry, MetadataEntry, SessionEntry, SystemMessage, UserMessage
+from .parsing import copy_model, fresh_copy, parse_session_entry
 from .system_prompt import current_system_message
 
+_ENTRY_MODELS = frozenset({MessageEntry, MetadataEntry, CompactionEntry})
 _FLOAT_RANGE = 2**1023
 """Up to here an int is a finite number as ``is_token_count`` sees it, checked in one comparison."""
 
@@ -104,7 +105,7 @@ def estimate_path(active_path: Sequence[SessionEntry], estimate_tokens: Estimato
     for group in groups:
         group_cost: int | float = 0
         for entry in group:
-            value = estimate_tokens(fresh_copy(entry.message))  # R15: a copy, never the session's object
+            value = estimate_tokens(copy_model(entry.message))  # R15: a copy, never the session's object
             if type(value) is not int or not 0 <= value <= _FLOAT_RANGE:  # the common case first, the rest in full
                 _check_estimate(value, f"entry {entry.id!r}")
             group_cost += value
@@ -169,13 +170,15 @@ def _scan(active_path: Iterable[SessionEntry | Mapping[str, Any]]) -> _Scan:
     systems: list[SystemMessage] = []
     compaction: CompactionEntry | None = None
     for item in active_path:
-        entry = item if isinstance(item, BaseModel) else parse_session_entry(item)
+        # An exact type check first: isinstance on a pydantic class goes through ABCMeta.
+        entry = item if type(item) in _ENTRY_MODELS or isinstance(item, BaseModel) else parse_session_entry(item)
         path.append(entry)
-        if entry.type == "message":
+        kind = entry.type
+        if kind == "message":
             messages.append(entry)
-            if isinstance(entry.message, SystemMessage):
+            if entry.message.role == "system":
                 systems.append(entry.message)
-        elif entry.type == "compaction":
+        elif kind == "compaction":
             compaction = entry
     return _Scan(path, messages, systems, compaction)
 

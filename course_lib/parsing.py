@@ -137,6 +137,11 @@ def _copy_model(model: Any, always: bool) -> Any:
     return clone
 
 
+def copy_model(model: BaseModel) -> Any:
+    """``fresh_copy`` of a model, for callers that know it is one (``build_context``'s estimates)."""
+    return _copy_model(model, True)
+
+
 def _copy_part(value: Any) -> Any:
     """``value`` itself when nothing in it can change, else a copy of it (dicts and lists always)."""
     kind = type(value)
