@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
@@ -17,9 +18,13 @@ from pydantic.alias_generators import to_camel
 from .compaction import summary_message
 from .errors import CompactionError
 from .grouping import interaction_spans
-from .models import AgentMessage, CompactionEntry, MessageEntry, SessionEntry, SystemMessage, UserMessage
-from .parsing import fresh_copy, parse_session_entry
+from .models import AgentMessage, CompactionEntry, MessageEntry, MetadataEntry, SessionEntry, SystemMessage, UserMessage
+from .parsing import copy_model, fresh_copy, parse_session_entry
 from .system_prompt import current_system_message
+
+_ENTRY_MODELS = frozenset({MessageEntry, MetadataEntry, CompactionEntry})
+_FLOAT_RANGE = 2**1023
+"""Up to here an int is a finite number as ``is_token_count`` sees it, checked in one comparison."""
 
 Reason = Literal["within_budget", "trimmed", "single_group_overflow"]
 Estimator = Callable[[Any], int | float]
@@ -61,32 +66,63 @@ def build_context(
     estimate_tokens: Estimator,
 ) -> BuildContextResult:
     """Project the active path onto a token budget (R15–R23)."""
-    max_tokens = _budget_number("max_tokens", max_tokens)
-    reserved_output = _budget_number("reserved_output", reserved_output)
-    safety_margin = _budget_number("safety_margin", safety_margin)
+    budget = check_budget(max_tokens, reserved_output, safety_margin)
+    return select_context(estimate_path(active_path, estimate_tokens), **budget)
+
+
+@dataclass(frozen=True)
+class EstimatedPath:
+    """Everything about a path that its budget cannot change: the replayed head, the
+    candidate groups and every estimate (R15, R16, R18). ``select_context`` chooses from it;
+    the explorer keeps one per path and estimator, so a slider move only re-selects groups."""
+
+    system: SystemMessage | None
+    system_cost: int | float
+    summary: UserMessage | None
+    summary_cost: int | float
+    groups: tuple[tuple[MessageEntry, ...], ...]
+    group_costs: tuple[int | float, ...]
+
+
+def estimate_path(active_path: Sequence[SessionEntry], estimate_tokens: Estimator) -> EstimatedPath:
+    """Replay the system message, take the candidates and estimate each once (R15–R18).
+
+    Every candidate is estimated, kept or not (R15), each on a copy.
+    """
     path, messages, systems, compaction = _scan(active_path)
-
-    def cost(message: Any, label: str) -> int | float:
-        return _estimate(estimate_tokens, message, label)
-
     system = current_system_message(systems)  # R16
-    system_cost = cost(system, "the replayed system message") if system else 0
-    available = max(0, max_tokens - system_cost - reserved_output - safety_margin)  # R17
-
-    head: list[Any] = [system] if system else []
+    system_cost = _estimate(estimate_tokens, system, "the replayed system message") if system else 0
     if compaction is None:
         candidates = messages
+        summary = None
         summary_cost: int | float = 0
     else:
         candidates = resume_candidates(path, compaction)
         summary = summary_message(compaction)
-        summary_cost = cost(summary, f"the summary of {compaction.id!r}")
-        head.append(summary)
-
+        summary_cost = _estimate(estimate_tokens, summary, f"the summary of {compaction.id!r}")
     groups = interaction_spans(candidates)
-    costs = [sum(cost(entry.message, f"entry {entry.id!r}") for entry in group) for group in groups]  # R15: every candidate
+    costs = []
+    for group in groups:
+        group_cost: int | float = 0
+        for entry in group:
+            value = estimate_tokens(copy_model(entry.message))  # R15: a copy, never the session's object
+            if type(value) is not int or not 0 <= value <= _FLOAT_RANGE:  # the common case first, the rest in full
+                _check_estimate(value, f"entry {entry.id!r}")
+            group_cost += value
+        costs.append(group_cost)
+    return EstimatedPath(system, system_cost, summary, summary_cost, tuple(groups), tuple(costs))
+
+
+def select_context(
+    estimated: EstimatedPath, *, max_tokens: int | float, reserved_output: int | float, safety_margin: int | float
+) -> BuildContextResult:
+    """The newest whole groups that fit what the budget leaves, and the result of R17–R22."""
+    max_tokens, reserved_output, safety_margin = check_budget(max_tokens, reserved_output, safety_margin).values()
+    system_cost, summary_cost, groups = estimated.system_cost, estimated.summary_cost, estimated.groups
+    available = max(0, max_tokens - system_cost - reserved_output - safety_margin)  # R17
+    head = [message for message in (estimated.system, estimated.summary) if message is not None]
     room = max(0, available - summary_cost)  # R17, R18: the summary may use up the allowance, never more
-    kept, used, newest_cost = _newest_groups_that_fit(groups, costs, room)
+    kept, used, newest_cost = _newest_groups_that_fit(groups, estimated.group_costs, room)
     if len(kept) == len(groups):
         reason: Reason = "within_budget"
     elif kept:
@@ -98,7 +134,7 @@ def build_context(
     kept_entries = [entry for group in reversed(kept) for entry in group]
     messages_cost = summary_cost + used
     return BuildContextResult(
-        messages=(*head, *(fresh_copy(entry.message) for entry in kept_entries)),  # R21
+        messages=tuple(fresh_copy(message) for message in (*head, *(entry.message for entry in kept_entries))),  # R21
         kept_entry_ids=tuple(entry.id for entry in kept_entries),
         reason=reason,
         tokens=TokenProjection(
@@ -134,13 +170,15 @@ def _scan(active_path: Iterable[SessionEntry | Mapping[str, Any]]) -> _Scan:
     systems: list[SystemMessage] = []
     compaction: CompactionEntry | None = None
     for item in active_path:
-        entry = item if isinstance(item, BaseModel) else parse_session_entry(item)
+        # An exact type check first: isinstance on a pydantic class goes through ABCMeta.
+        entry = item if type(item) in _ENTRY_MODELS or isinstance(item, BaseModel) else parse_session_entry(item)
         path.append(entry)
-        if entry.type == "message":
+        kind = entry.type
+        if kind == "message":
             messages.append(entry)
-            if isinstance(entry.message, SystemMessage):
+            if entry.message.role == "system":
                 systems.append(entry.message)
-        elif entry.type == "compaction":
+        elif kind == "compaction":
             compaction = entry
     return _Scan(path, messages, systems, compaction)
 
@@ -161,9 +199,8 @@ def resume_candidates(path: Sequence[SessionEntry], compaction: CompactionEntry)
     the replayed head (``interaction_spans`` skips them).
     """
     first_kept = compaction.first_kept_entry_id
-    index = {entry.id: position for position, entry in enumerate(path)}
-    start = index.get(first_kept)
-    if start is None or start > index[compaction.id]:
+    start = _last_position(path, first_kept)
+    if start is None or start > _last_position(path, compaction.id):
         raise CompactionError(
             f"compaction {compaction.id!r} keeps from {first_kept!r}, which is not on the path before it",
             entry_id=first_kept,
@@ -177,8 +214,17 @@ def resume_candidates(path: Sequence[SessionEntry], compaction: CompactionEntry)
     return [entry for entry in path[start:] if entry.type == "message"]
 
 
+def _last_position(path: Sequence[SessionEntry], entry_id: str) -> int | None:
+    """Where ``entry_id`` last appears, looking from the end: the latest compaction and the
+    entry it keeps from are near the end of a long path, so this reads only the tail."""
+    for position in range(len(path) - 1, -1, -1):
+        if path[position].id == entry_id:
+            return position
+    return None
+
+
 def _newest_groups_that_fit(
-    groups: list[tuple[MessageEntry, ...]], costs: list[int | float], room: int | float
+    groups: Sequence[tuple[MessageEntry, ...]], costs: Sequence[int | float], room: int | float
 ) -> tuple[list[tuple[MessageEntry, ...]], int | float, int | float]:
     """Newest first, stopping at the first group that does not fit (R19).
 
@@ -204,6 +250,15 @@ def is_token_count(value: Any) -> bool:
     )
 
 
+def check_budget(max_tokens: Any, reserved_output: Any, safety_margin: Any) -> dict[str, int | float]:
+    """The three options by name, each a finite number >= 0 (R15); checked before anything is estimated."""
+    return {
+        "max_tokens": _budget_number("max_tokens", max_tokens),
+        "reserved_output": _budget_number("reserved_output", reserved_output),
+        "safety_margin": _budget_number("safety_margin", safety_margin),
+    }
+
+
 def _budget_number(name: str, value: Any) -> int | float:
     if not is_token_count(value):
         raise ValueError(f"{name} must be a finite number >= 0, got {value!r} (R15)")
@@ -212,8 +267,10 @@ def _budget_number(name: str, value: Any) -> int | float:
 
 def _estimate(estimate_tokens: Estimator, message: Any, label: str) -> int | float:
     """The estimator sees a copy, never the session's object, and must return a valid cost (R15)."""
-    value = estimate_tokens(fresh_copy(message))
+    return _check_estimate(estimate_tokens(fresh_copy(message)), label)
+
+
+def _check_estimate(value: Any, label: str) -> int | float:
     if not is_token_count(value):
         raise ValueError(f"estimate_tokens returned {value!r} for {label}; expected a finite number >= 0 (R15)")
     return value
-

@@ -9,8 +9,12 @@ field path (R2).
 from __future__ import annotations
 
 import copy
+import functools
+import marshal
+import types
+import typing
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, Union
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -55,45 +59,117 @@ SHARED_TYPES = frozenset({str, int, float, bool, type(None), TextContent, Usage,
 """Values a copy may share: they cannot change. The three models are frozen and hold
 only strings, numbers and tuples of strings (tests/test_fast_paths.py keeps it so)."""
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+_JSON_CONTAINERS = (dict, list)
+
 
 def fresh_copy(value: T) -> T:
-    """A copy that shares nothing a caller could change with ``value`` (R3, R21, R23).
+    """A new object that shares nothing a caller could change with ``value`` (R3, R7, R13, R15, R21).
 
     Models are frozen and their lists are tuples, so a change can only travel
     through a dict or list inside a free-form JSON field (tool arguments,
-    details, sections, metadata values). The copy is a new object; inside it,
-    every model, tuple, dict and list on the way to such a field is rebuilt and
-    everything else (``SHARED_TYPES``) is shared. That is the independence of
-    ``copy.deepcopy`` for a fraction of its cost: ``build_context`` copies every
-    message it estimates and returns, and ``copy.deepcopy`` was most of its time.
+    details, sections, metadata values). The copy costs only those: the object
+    handed out is always new, every model or tuple on the way to such a dict or
+    list is rebuilt, the dicts and lists are copied, and every other part (a text
+    block, usage, a summary, a user message inside an entry) is shared, because
+    it cannot change (``changeable_fields`` says which fields can).
     """
-    if not isinstance(value, BaseModel):
-        return _copy_part(value)
-    if value.__pydantic_extra__ or value.__pydantic_private__:
-        return copy.deepcopy(value)  # state outside the fields: not worth a special case
-    clone = copy.copy(value)  # pydantic's __copy__: a new instance with its own __dict__
-    fields = clone.__dict__  # pydantic's model_copy(update=...) writes a frozen copy the same way
-    for name, item in fields.items():
-        if type(item) not in SHARED_TYPES:
-            fields[name] = _copy_part(item)
+    if isinstance(value, BaseModel):
+        return _copy_model(value, True)
+    return _copy_part(value)
+
+
+@functools.cache
+def changeable_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``model`` whose value can hold a dict or a list, at any depth (R3).
+
+    Read from the annotations, so a field added later is copied unless its type
+    is an immutable one (strings, numbers, literals, tuples, frozen models of those).
+    """
+    return tuple(name for name, field in model.model_fields.items() if _may_change(field.annotation))
+
+
+def _may_change(annotation: Any) -> bool:
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if annotation in _ATOMS or origin is Literal:
+        return False
+    if origin is Annotated:
+        return _may_change(args[0])
+    if origin in (Union, types.UnionType) or origin is tuple:
+        return any(_may_change(arg) for arg in args if arg is not Ellipsis)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        frozen = annotation.model_config.get("frozen") is True and annotation.model_config.get("extra") != "allow"
+        return not frozen or bool(changeable_fields(annotation))
+    return True  # dict, list, Any: free JSON
+
+
+_PLANS: dict[type, tuple[str, ...]] = {}
+"""``changeable_fields`` of each model class met so far, looked up without hashing arguments."""
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _copy_model(model: Any, always: bool) -> Any:
+    """The model with its changeable parts copied; the model itself when it has none and may be shared."""
+    kind = type(model)
+    plan = _PLANS.get(kind)
+    if plan is None:
+        plan = _PLANS[kind] = changeable_fields(kind)
+    fields = model.__dict__
+    copied: dict[str, Any] | None = None
+    for name in plan:
+        item = fields[name]
+        fresh = item if type(item) in _ATOMS else _copy_part(item)
+        if fresh is not item:
+            if copied is None:
+                copied = fields.copy()
+            copied[name] = fresh
+    if copied is None and not always:
+        return model
+    if model.__pydantic_extra__ or model.__pydantic_private__:
+        return copy.deepcopy(model)  # state outside the fields: not worth a special case
+    clone = _new(kind)  # what pydantic's __copy__ does, for the few attributes a frozen model has
+    _set(clone, "__dict__", fields.copy() if copied is None else copied)
+    _set(clone, "__pydantic_fields_set__", model.__pydantic_fields_set__.copy())
+    _set(clone, "__pydantic_extra__", None)
+    _set(clone, "__pydantic_private__", None)
     return clone
 
 
+def copy_model(model: BaseModel) -> Any:
+    """``fresh_copy`` of a model, for callers that know it is one (``build_context``'s estimates)."""
+    return _copy_model(model, True)
+
+
 def _copy_part(value: Any) -> Any:
+    """``value`` itself when nothing in it can change, else a copy of it (dicts and lists always)."""
     kind = type(value)
-    if kind in SHARED_TYPES:
+    if kind in _ATOMS:
         return value
+    plan = _PLANS.get(kind)
+    if plan is not None:  # a model class met before
+        return _copy_model(value, False) if plan else value
+    if kind is dict or kind is list:
+        return _copy_json(value)
     if kind is tuple:
-        if all(type(item) in SHARED_TYPES for item in value):
-            return value  # a tuple of unchangeable values cannot change either
-        return tuple(_copy_part(item) for item in value)
-    if kind is list:
-        return [_copy_part(item) for item in value]
-    if kind is dict:
-        return {key: _copy_part(item) for key, item in value.items()}
+        for position, item in enumerate(value):
+            fresh = _copy_part(item)
+            if fresh is not item:
+                return (*value[:position], fresh, *map(_copy_part, value[position + 1 :]))
+        return value
     if isinstance(value, BaseModel):
-        return fresh_copy(value)
+        return _copy_model(value, False)
     return copy.deepcopy(value)  # anything else, subclasses of dict or tuple included
+
+
+def _copy_json(value: dict[Any, Any] | list[Any]) -> Any:
+    """A free JSON value rebuilt in C: ``marshal`` knows exactly the JSON kinds (and tuples),
+    and refuses anything else (a subclass, an object), which ``copy.deepcopy`` then copies."""
+    try:
+        return marshal.loads(marshal.dumps(value))
+    except ValueError:
+        return copy.deepcopy(value)
 
 
 # --- error messages (R2) --------------------------------------------------------

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import jiter
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from . import file_lock
 from .errors import SessionEntryError, SessionLockedError, SessionStoreError, quoted
@@ -65,11 +65,12 @@ class InMemorySessionStore:
         return snapshot if kept is not snapshot else fresh_copy(snapshot)  # the store kept its own line
 
     def entries(self) -> list[SessionEntry]:
-        return [_handed_out(entry) for entry in self._entries]
+        """Every entry as a copy (R7): a model nobody else holds."""
+        return _handed_out(self._entries)
 
     def path_to(self, leaf_id: str) -> list[SessionEntry]:
         """Root → leaf copies (R10); only the entries on the chain are built."""
-        return [_handed_out(entry) for entry in walk_path(self._entries, leaf_id)]
+        return _handed_out(walk_path(self._entries, leaf_id))
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -87,9 +88,10 @@ class JsonlSessionStore(InMemorySessionStore):
     """One entry per line; a newline commits it; existing bytes are never touched (R8, R9).
 
     Reopening a file it has read before takes the verdict from the file's validated
-    index (``store_index``) and validates only the lines appended since. The lines the
-    index covers, and the lines this store writes, are kept as bytes: each is built
-    into a new model when it is handed out, and that model is the copy (R3).
+    index (``store_index``) and validates only the lines appended since. Every line is
+    kept as its bytes: a model built from them when it is handed out is the copy (R3).
+    The models validating a line produced at open are handed out once, by the first
+    ``entries()`` or ``path_to`` that reaches them: nobody else ever held them.
 
     Reading needs no lock. Appending does: the first append (or ``lock_for_appending``)
     locks the file itself until ``close``, so a second writer is refused under any name
@@ -337,43 +339,78 @@ def recover_jsonl(text: str, *, parse: Parser = parse_session_entry) -> SessionR
 # --- reading -----------------------------------------------------------------------
 
 
-class _Line(NamedTuple):
-    """A committed line the store vouches for, kept as its bytes: the index covered it, or the
-    store wrote it. Handing it out builds a new model, and that is the copy (R3, R7)."""
+class _Line:
+    """A committed line the store vouches for, kept as its bytes: it was validated when the
+    file was read, the index covered it, or the store wrote it (R3, R7).
 
-    id: str
-    parent_id: str | None
-    raw: bytes
-    number: int
-    """Its line in the file, for the message should the line not match its index; 0 if written here."""
+    ``fresh`` is the model validating the line produced, until it is handed out: it was
+    built from the bytes just now and nobody else holds it, so it can go out once as the
+    copy. After that, handing the line out builds a new model from the bytes.
+    """
+
+    __slots__ = ("id", "parent_id", "raw", "number", "fresh")
+
+    def __init__(self, id: str, parent_id: str | None, raw: bytes, number: int, fresh: Any = None) -> None:  # noqa: A002
+        self.id = id
+        self.parent_id = parent_id
+        self.raw = raw
+        self.number = number
+        """Its line in the file, for the message should the line not match its index; 0 if written here."""
+        self.fresh = fresh
 
 
-def _handed_out(item: Any) -> Any:
-    """A model nobody else holds: built from the line, or copied from the kept snapshot (R3)."""
-    return _from_line(item) if type(item) is _Line else fresh_copy(item)
+def _handed_out(items: list[Any]) -> list[Any]:
+    """Models nobody else holds, in order: built from lines, or copied from kept snapshots (R3, R7).
+
+    The lines with no model waiting are built together, in one call into the validator.
+    """
+    out: list[Any] = []
+    waiting: list[int] = []
+    for item in items:
+        if type(item) is not _Line:
+            out.append(fresh_copy(item))
+        elif item.fresh is not None:
+            out.append(item.fresh)
+            item.fresh = None  # handed out: from now on the bytes are the only copy the store keeps
+        else:
+            waiting.append(len(out))
+            out.append(None)
+    if waiting:
+        for position, entry in zip(waiting, _from_lines([items[position] for position in waiting])):
+            out[position] = entry
+    return out
 
 
-def _from_line(line: _Line) -> Any:
-    """The model of a line the store vouches for, checked against the id and parent it was kept under."""
+def _from_lines(lines: list[_Line]) -> list[Any]:
+    """The models of lines the store vouches for, checked against the ids and parents they were kept under."""
     try:
-        entry = _VALIDATE_JSON(line.raw, by_alias=True, by_name=False)
+        entries = _VALIDATE_ARRAY(_json_array([line.raw for line in lines]), by_alias=True, by_name=False)
     except ValueError:
-        entry = _parse_line(line.raw, line.number, parse_session_entry)  # words what is wrong, naming the line
-    if entry.id != line.id or entry.parent_id != line.parent_id:
-        raise SessionStoreError(
-            f"{_where(line.number or None)}entry {quoted(entry.id)} is not the entry {quoted(line.id)} the "
-            "session's index names; remove the index (course_lib.store_index.forget_index) and open the file again",
-            entry_id=entry.id,
-            line=line.number or None,
-        )
-    return entry
+        entries = None
+    if entries is None or len(entries) != len(lines):  # only if the bytes were not what was vouched for
+        entries = [_parse_line(line.raw, line.number, parse_session_entry) for line in lines]
+    for line, entry in zip(lines, entries):
+        if entry.id != line.id or entry.parent_id != line.parent_id:
+            raise SessionStoreError(
+                f"{_where(line.number or None)}entry {quoted(entry.id)} is not the entry {quoted(line.id)} the "
+                "session's index names; remove the index (course_lib.store_index.forget_index) and open the file again",
+                entry_id=entry.id,
+                line=line.number or None,
+            )
+    return entries
+
+
+def _json_array(raws: list[bytes]) -> bytes:
+    """Lines that each hold one JSON value, as one JSON array: one call into the validator for all."""
+    return b"[" + b",".join(raws) + b"]"
 
 
 @dataclass
 class _Read:
     """The committed entries in file order and their ids, before any copy is handed out.
 
-    Lines the file's index vouches for stay ``_Line``s; the rest were validated into models.
+    With the course parser every entry is a ``_Line`` (validated now, or vouched for by the
+    file's index); a custom parser's entries are its models.
     """
 
     entries: list[Any] = field(default_factory=list)
@@ -381,10 +418,9 @@ class _Read:
     warnings: tuple[ReadWarning, ...] = ()
 
     def as_result(self) -> SessionReadResult:
-        """The models themselves, not copies: they were parsed from bytes just now and
-        nothing else holds them, so they already share nothing with anyone (R3)."""
-        models = [_from_line(item) if type(item) is _Line else item for item in self.entries]
-        return SessionReadResult(entries=models, warnings=self.warnings)
+        """Models nobody else holds (R3): the ones validating the lines produced just now,
+        lines the index vouched for built now, or copies of a custom parser's models."""
+        return SessionReadResult(entries=_handed_out(self.entries), warnings=self.warnings)
 
 
 def _read_jsonl(data: bytes, parse: Parser, *, session: Path | None = None) -> _Read:
@@ -392,32 +428,34 @@ def _read_jsonl(data: bytes, parse: Parser, *, session: Path | None = None) -> _
 
     Every way in (``open``, ``read``, ``recover_jsonl``, ``recover_into``) comes here, so
     each applies the same rules: the parser's (R1) and the tree's (R7), naming the line.
-    With the course parser the lines go straight from bytes into the models
-    (``_validate_lines``), which is faster than building dicts first, and when the file
-    was read before (``session``) the lines its index covers are not validated again.
+    With the course parser the lines go straight from bytes into the models, all in one
+    call into the validator (``_validate_lines``), and when the file was read before
+    (``session``) the lines its index covers are not validated again.
     """
     lines = data.split(b"\n")
     tail = lines.pop()
     # A blank line is ignored (R8); isspace() avoids copying the line like strip() would.
     numbers = [number for number, raw in enumerate(lines, start=1) if raw and not raw.isspace()]
-    raws = [lines[number - 1] for number in numbers]
+    raws = lines if len(numbers) == len(lines) else [lines[number - 1] for number in numbers]
     course = parse is parse_session_entry
     index = load_index(session, data) if course and session is not None else None
     vouched = _vouched_lines(index, data, numbers, raws) if index is not None else []
     result = _Read(entries=vouched, ids={line.id for line in vouched})
     ids, covered = result.ids, len(vouched)
-    entries = _validate_lines(raws[covered:]) if course else None
-    if entries is None:  # line by line, so the first bad line is the one named, whatever is wrong with it
-        entries = []
-        for number, raw in zip(numbers[covered:], raws[covered:]):
+    new_numbers, new_raws = numbers[covered:], raws[covered:]
+    entries: list[Any] = []
+    models = _validate_lines(new_raws) if course else None
+    if models is None:  # line by line, so the first bad line is the one named, whatever is wrong with it
+        for number, raw in zip(new_numbers, new_raws):
             entry = _validate_line(raw, number) if course else _parse_line(raw, number, parse)
             _check_place(ids, entry, line=number)
             ids.add(entry.id)
-            entries.append(entry)
+            entries.append(_Line(entry.id, entry.parent_id, raw, number, entry) if course else entry)
     else:
-        for number, entry in zip(numbers[covered:], entries):
+        for number, raw, entry in zip(new_numbers, new_raws, models):
             _check_place(ids, entry, line=number)
             ids.add(entry.id)
+            entries.append(_Line(entry.id, entry.parent_id, raw, number, entry))
     result.entries = vouched + entries if vouched else entries
     if tail.strip():
         line = len(lines) + 1
@@ -444,27 +482,36 @@ def _vouched_lines(index: SessionIndex, data: bytes, numbers: list[int], raws: l
 
 
 _VALIDATE_JSON = ENTRY_ADAPTER.validator.validate_json
+_VALIDATE_ARRAY = TypeAdapter(list[SessionEntry]).validator.validate_json
 
 
 def _from_bytes(raw: bytes) -> Any:
-    """The fast path: JSON text straight into the models, finite numbers included (R1).
+    """The fast path for one line: JSON text straight into the models, finite numbers included (R1).
 
     pydantic-core keeps the last of two equal keys, so jiter (the JSON parser
     pydantic-core uses) reads the line once more to refuse them. Any refusal is a
     ``ValueError`` (pydantic's ValidationError and jiter's errors alike).
     """
-    entry = _VALIDATE_JSON(raw, by_alias=True, by_name=False)
     jiter.from_json(raw, catch_duplicate_keys=True, cache_mode="keys")
-    return entry
+    return _VALIDATE_JSON(raw, by_alias=True, by_name=False)
 
 
 def _validate_lines(raws: list[bytes]) -> list[Any] | None:
-    """Every line on the fast path, or ``None`` if one is refused: the caller then goes
-    line by line, and the slow path words the first bad line's error (R2, R8)."""
+    """Every line validated in one call into the validator, or ``None`` if one is refused:
+    the caller then goes line by line, and the slow path words the first bad line's error
+    (R2, R8).
+
+    jiter reads each line first, for two things the array cannot tell: that no object
+    repeats a key, and that the line is exactly one JSON value, so that joining the
+    lines with commas makes an array of exactly one element per line.
+    """
     try:
-        return [_from_bytes(raw) for raw in raws]
+        for raw in raws:
+            jiter.from_json(raw, catch_duplicate_keys=True, cache_mode="keys")
+        entries = _VALIDATE_ARRAY(_json_array(raws), by_alias=True, by_name=False) if raws else []
     except ValueError:
         return None
+    return entries if len(entries) == len(raws) else None
 
 
 def _validate_line(raw: bytes, number: int) -> Any:

@@ -24,14 +24,24 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
 from ..compaction import summary_message
-from ..context import BuildContextResult, Estimator, build_context, is_token_count, latest_compaction
+from ..context import (
+    BuildContextResult,
+    EstimatedPath,
+    Estimator,
+    check_budget,
+    estimate_path,
+    is_token_count,
+    latest_compaction,
+    select_context,
+)
 from ..errors import InteractionError
 from ..fixtures import OPENING_BUDGET, RESUME_BUDGET, opening_path, resumed_path, system_replay_path, teaching_estimator
 from ..grouping import interaction_spans
@@ -103,22 +113,18 @@ def project(
 ) -> Projection:
     """Build the context once and label every path entry with what happened to it.
 
-    ``layout`` (``path_layout`` of the same path and estimator) saves estimating and
-    grouping every row again when only the budget changed: the explorer redraws on
-    every slider move, while ``build_context`` still decides from its own estimates.
+    ``layout`` (``path_layout`` of the same path and estimator) holds everything the
+    budget cannot change, estimates included, so the explorer's redraw after a slider
+    move only re-selects groups: ``select_context``, the half of ``build_context`` that
+    chooses, decides from the estimates ``build_context`` itself made (R15–R22).
     """
-    path = [entry if isinstance(entry, BaseModel) else parse_session_entry(entry) for entry in active_path]
-    result = build_context(
-        path,
-        max_tokens=max_tokens,
-        reserved_output=reserved_output,
-        safety_margin=safety_margin,
-        estimate_tokens=estimate_tokens,
-    )
-    layout = path_layout(path, estimate_tokens) if layout is None else layout
+    budget = check_budget(max_tokens, reserved_output, safety_margin)  # R15: refused before any estimate
+    if layout is None:
+        layout = path_layout(active_path, estimate_tokens)
+    result = select_context(layout.estimated, **budget)
     return Projection(
         result=result,
-        table=_frame(_rows(layout, result)),
+        table=_table(layout, result),
         breakdown=_breakdown(result, layout.summary_cost),
         reason=_reason(result, layout.summary_cost, layout.groups),
     )
@@ -244,10 +250,21 @@ class PathLayout:
     rows: tuple[Row, ...]
     groups: _Groups
     summary_cost: int | float
+    estimated: EstimatedPath = field(repr=False, compare=False)
+    """What ``build_context`` estimated on this path: ``select_context`` decides from it."""
+    frame: pd.DataFrame = field(repr=False, compare=False)
+    """The table with the fixed statuses; the undecided rows' statuses are filled per budget."""
+    undecided: np.ndarray = field(repr=False, compare=False)
+    """The positions of the rows whose status the budget decides, and (below) their groups."""
+    undecided_groups: np.ndarray = field(repr=False, compare=False)
 
 
 def path_layout(active_path: Sequence[SessionEntry], estimate_tokens: Estimator) -> PathLayout:
-    """Number the groups from the start of the path and estimate every row once (R14, R15, R18)."""
+    """Number the groups from the start of the path and estimate every row once (R14, R15, R18).
+
+    ``build_context``'s own estimates come first (``estimate_path``), so a bad estimate is
+    refused with its words; then each row's cost, for the table.
+    """
 
     def cost(message: Any) -> int | float:
         value = estimate_tokens(fresh_copy(message))  # R15: the estimator sees a copy
@@ -256,6 +273,7 @@ def path_layout(active_path: Sequence[SessionEntry], estimate_tokens: Estimator)
         return value
 
     path = [entry if isinstance(entry, BaseModel) else parse_session_entry(entry) for entry in active_path]
+    estimated = estimate_path(path, estimate_tokens)
     compaction = latest_compaction(path)
     first_kept = compaction.first_kept_entry_id if compaction else None
     messages = [entry for entry in path if isinstance(entry, MessageEntry)]
@@ -286,16 +304,31 @@ def path_layout(active_path: Sequence[SessionEntry], estimate_tokens: Estimator)
             if entry is compaction:
                 summary_cost = cost(summary_message(entry))
                 rows.append((f"{entry.id}:summary", "user (synthetic)", None, summary_cost, "summary"))
-    return PathLayout(tuple(rows), groups, summary_cost)
+    undecided = [position for position, row in enumerate(rows) if row[4] is None]
+    return PathLayout(
+        rows=tuple(rows),
+        groups=groups,
+        summary_cost=summary_cost,
+        estimated=estimated,
+        frame=_frame([row if row[4] is not None else (*row[:4], "dropped") for row in rows]),  # type: ignore[misc]
+        undecided=np.array(undecided, dtype=np.intp),
+        undecided_groups=np.array([rows[position][2] for position in undecided], dtype=np.int64),
+    )
 
 
-def _rows(layout: PathLayout, result: BuildContextResult) -> list[Row]:
-    """The layout's rows with the budget's decision filled in: kept, or else dropped (R19)."""
-    kept = set(result.kept_entry_ids)
-    return [
-        row if row[4] is not None else (*row[:4], "kept" if row[0] in kept else "dropped")  # type: ignore[misc]
-        for row in layout.rows
-    ]
+def _table(layout: PathLayout, result: BuildContextResult) -> pd.DataFrame:
+    """The layout's table with the budget's decision filled in: kept, or else dropped (R19).
+
+    Only the status column is new; pandas shares the other columns with the layout's
+    frame until someone changes them (copy-on-write), so a redraw costs one column.
+    """
+    kept_groups = sorted({layout.groups.number[entry_id] for entry_id in result.kept_entry_ids})
+    statuses = layout.frame["status"].to_numpy(dtype=object, copy=True)
+    kept = np.isin(layout.undecided_groups, kept_groups)
+    statuses[layout.undecided] = np.where(kept, "kept", "dropped")
+    table = layout.frame.copy()
+    table["status"] = pd.array(statuses, dtype=layout.frame["status"].dtype)
+    return table
 
 
 def _spans(entries: list[MessageEntry]) -> list[tuple[MessageEntry, ...]]:

@@ -18,7 +18,7 @@ import ipywidgets as widgets
 
 from pydantic import BaseModel
 
-from ..context import Estimator, build_context
+from ..context import Estimator, select_context
 from ..estimators import estimate_tokens_chars
 from ..fixtures import teaching_estimator
 from ..models import SessionEntry
@@ -212,12 +212,12 @@ def _costs_to_send(path: list[SessionEntry], estimate_tokens: Estimator) -> tupl
     """What the input costs with every candidate group, and with only the newer half of them.
 
     Both include the replayed system message and the summary, as ``build_context``
-    counts them (R16–R18, R22); the groups' costs are the explorer's layout.
+    counts them (R16–R18, R22): the whole cost is its selection with room for everything.
     """
     if not path:
         return 0, 0
-    everything = build_context(path, max_tokens=1e300, reserved_output=0, safety_margin=0, estimate_tokens=estimate_tokens)
     layout = path_layout(path, estimate_tokens)
+    everything = select_context(layout.estimated, max_tokens=1e300, reserved_output=0, safety_margin=0)
     candidates = layout.groups.candidates
     older = sum(layout.groups.cost[number] for number in candidates[: len(candidates) // 2])
     total = everything.tokens.total
