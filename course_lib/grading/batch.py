@@ -36,7 +36,7 @@ from tqdm import tqdm
 from .. import labs
 from .grade import GradeOptions, grade_notebook, lab_view, not_graded
 from .notebook import identify, lab_in_name, not_regular, refusal, submission_name
-from .results import GradeResult, write_atomically
+from .results import GradeResult, Status, write_atomically
 
 Grade = Callable[..., GradeResult]
 """``grade(path, options, root=root)``, like ``grade_notebook``; module-level, so a spawned worker can import it."""
@@ -154,13 +154,13 @@ def grade_folder(
                                      lab=lab_in_name(paths[index])))
                 else:
                     rows[index] = rows[index].model_copy(update={"notes": (
-                        f"graded again alone: the worker grading it first died ({died(exitcode)})", *rows[index].notes)})
+                        f"graded again alone after {died(exitcode)}", *rows[index].notes)})
     results = [rows[index] for index in range(len(entries))]
     results = flag_duplicates(results, {submission_name(e.path, root): e.modified for e in entries})
     return results + [_row(path, root, options, f"the folder {path} could not be read") for path in unreadable]
 
 
-def _row(path: Path, root: str, options: GradeOptions, note: str, *, status: str = "error",
+def _row(path: Path, root: str, options: GradeOptions, note: str, *, status: Status = "error",
          lab: str | None = None) -> GradeResult:
     """A row for a submission that was not graded (refused, unreadable, its worker died or hung), every test at 0."""
     who, source = identify(path, root) if Path(path) != Path(root) else (Path(path).name, "folder")
