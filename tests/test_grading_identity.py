@@ -130,6 +130,14 @@ def test_the_student_option_wins_in_single_file_mode(tmp_path: Path, monkeypatch
     assert (alone.student, alone.student_source) == ("alice", "file name") and "names 'bob'" in notes(alone)
 
 
+@pytest.mark.parametrize(("name", "student"), [
+    ("carol_02_lifecycle_capstone.ipynb", "carol"), ("lazy_mutant_lab_capstone.ipynb", "lazy_mutant"),
+    ("frank_capstone_v2.ipynb", "frank"), ("capstones_fan.ipynb", "capstones_fan"),
+])
+def test_a_capstone_file_name_names_its_student_without_the_lab(name: str, student: str) -> None:
+    assert identify(name) == (student, "file name")
+
+
 # --- duplicates and conflicts ---------------------------------------------------------------
 
 

@@ -248,7 +248,10 @@ def find_template(lab: str, labs_dir: str | Path | None = None) -> NotebookNode:
 
 _LAB_SUFFIX = re.compile(r"[\s_.-]*lab[\s_-]*\d+[\s_.-]*\d+(?!\d).*$", re.IGNORECASE)
 _NOTEBOOK_SUFFIX = re.compile(
-    "[\\s_.-]*(?:" + "|".join(re.escape(entry.notebook) for entry in labs.LABS.values()) + ").*$", re.IGNORECASE)
+    "[\\s_.-]*(?:" + "|".join([*(re.escape(entry.notebook) for entry in labs.LABS.values()),
+                                *(rf"(?:lab[\s_-]*)?{entry.id}(?![a-z])" for entry in labs.LABS.values() if not entry.id[0].isdigit())])
+    + ").*$", re.IGNORECASE)
+"""A lab's notebook name or a named lab (``…_lab_capstone``, ``…_capstone_v2``): not part of the student's name."""
 
 
 def identify(path: str | Path, root: str | Path | None = None) -> tuple[str, str]:
