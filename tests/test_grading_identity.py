@@ -286,6 +286,10 @@ def test_single_file_mode_refuses_a_link_or_a_fifo_and_never_reads_through_it(tm
         assert stopped.value.code == 2 and what in captured.err and "only regular files" in captured.err
         assert "very-secret" not in captured.out + captured.err
     assert not (tmp_path / "r.json").exists()
+    for path in (link, solved):  # called from Python: an error result, still never read through
+        result = grade_notebook(path, GradeOptions(limits=LIMITS))
+        assert result.status == "error" and result.score == 0 and "a symbolic link" in notes(result)
+        assert "very-secret" not in notes(result) + "".join(test.output for test in result.tests)
 
 
 # --- the CSV ------------------------------------------------------------------------------
