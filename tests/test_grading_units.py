@@ -101,16 +101,20 @@ def test_student_id_from_the_file_name(name: str, student: str) -> None:
     assert student_id(name) == student
 
 
-def test_student_id_from_metadata_then_the_folder_and_it_says_which(tmp_path: Path) -> None:
-    """A notebook keeping the lab's own file name is not labelled with that name (it names no student)."""
-    from course_lib.grading.notebook import identify
+def test_student_id_from_the_folder_never_the_metadata_and_it_says_which(tmp_path: Path) -> None:
+    """A notebook keeping the lab's own file name is not labelled with that name (it names no student);
+    the metadata's ``course.student`` is the learner's to edit: it only earns a note."""
+    from course_lib.grading.notebook import claimed_student, identify
 
     (tmp_path / "erin").mkdir()
     path = tmp_path / "erin" / "lab_11_3_build_context.ipynb"
     assert identify(path) == ("erin", "containing folder")
     notebook = nbformat.v4.new_notebook(metadata={"course": {"lab": "11.3", "student": "frank"}})
-    assert identify(path, notebook) == ("frank", "notebook metadata (course.student)")
+    assert identify(path, tmp_path) == ("erin", "folder")
+    assert "names 'frank'" in claimed_student(notebook, "erin")
+    assert claimed_student(notebook, "frank") is None
     assert identify(tmp_path / "gina_lab_11_3.ipynb") == ("gina", "file name")
+    assert identify(tmp_path / "carol_02_lifecycle_capstone.ipynb") == ("carol", "file name")
 
 
 def test_student_id_from_a_folder_per_student(tmp_path: Path) -> None:

@@ -21,13 +21,16 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "find_submissions": "batch", "grade_folder": "batch", "results_frame": "batch", "write_csv": "batch",
+    "discover": "batch", "find_submissions": "batch", "flag_duplicates": "batch", "grade_folder": "batch",
+    "results_frame": "batch", "write_csv": "batch",
     "build_bundle": "bundle", "run_autograder": "bundle",
-    "GradingError": "errors", "NotALabNotebook": "errors", "TemplateNotFound": "errors",
+    "GradingError": "errors", "NotALabNotebook": "errors", "NotARegularFile": "errors", "SubmissionTooLarge": "errors",
+    "TemplateNotFound": "errors",
     "GradeOptions": "grade", "grade_notebook": "grade", "grading_request": "grade",
     "HiddenTest": "hidden", "hidden_calls": "hidden_cases", "hidden_tests": "hidden_cases",
     "LAB_FUNCTIONS": "notebook", "find_template": "notebook", "identify": "notebook", "lab_of": "notebook",
-    "read_submission": "notebook", "student_id": "notebook", "build_view": "withhold",
+    "read_regular_file": "notebook", "read_submission": "notebook", "student_id": "notebook",
+    "submission_name": "notebook", "build_view": "withhold",
     "STATUSES": "results", "GradeResult": "results", "Status": "results", "TestResult": "results",
     "format_table": "results", "to_gradescope": "results", "write_atomically": "results",
     "CellRun": "sandbox", "Limits": "sandbox", "Sandbox": "sandbox",

@@ -9,7 +9,8 @@ Everything that can be checked before grading is checked first (limits, the
 labs folder, where the output goes, that there is something to grade, that
 the sandbox tool is installed), so a batch never grades for an hour and then
 fails to write its results. The exit status is 0 once results are written,
-whatever the score; 2 for a usage error.
+whatever the score; 2 for a usage error, which includes a single SUBMISSION
+that is not a regular file (a link is never followed) or is over the size limit.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from . import cgroup
 from .batch import find_submissions, grade_folder, write_csv
 from .bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
 from .grade import GradeOptions, grade_notebook
+from .notebook import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal
 from .results import format_table, to_gradescope, write_atomically
 from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
 
@@ -124,6 +126,16 @@ def _writable(parser: argparse.ArgumentParser, path: Path, option: str) -> None:
         parser.error(f"{option} {path}: the folder {folder} is not writable")
 
 
+def _readable_file(parser: argparse.ArgumentParser, path: Path) -> None:
+    """Only a regular file of a notebook's size is graded: a link (to a solution, to /etc/shadow) is never followed."""
+    status = os.lstat(path)
+    what = not_regular(path, status)
+    if what:
+        parser.error(f"{refusal(path, what)}; give the file itself")
+    if status.st_size > MAX_NOTEBOOK_BYTES:
+        parser.error(f"{path}: a file of {status.st_size / 2**20:.1f} MB exceeds the {MAX_NOTEBOOK_MB} MB limit for a notebook")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # a dead kernel's pending tasks are reported by us
@@ -152,8 +164,10 @@ def main(argv: list[str] | None = None) -> int:
     options = GradeOptions(limits=_limits(parser, arguments), labs_dir=arguments.labs, sandbox=not arguments.no_sandbox,
                            seed=_seed(arguments))
     target: Path = arguments.target
-    if not target.exists():
+    if not os.path.lexists(target):
         parser.error(f"{target} does not exist")
+    if not target.is_dir():  # one file: refused before anything opens it (a folder given may be a link: the instructor's)
+        _readable_file(parser, target)
     if arguments.jobs < 1:
         parser.error(f"--jobs must be >= 1, got {arguments.jobs}")
     if options.sandbox and bubblewrap() is None:

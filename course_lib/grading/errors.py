@@ -13,3 +13,11 @@ class NotALabNotebook(GradingError):
 
 class TemplateNotFound(GradingError):
     """The course's copy of the lab (for its setup cells) is not where the grader looked."""
+
+
+class NotARegularFile(NotALabNotebook):
+    """A symbolic link, FIFO, device, socket or folder where a notebook file was expected: never opened or followed."""
+
+
+class SubmissionTooLarge(NotALabNotebook):
+    """A submitted file larger than the grader reads (``notebook.MAX_NOTEBOOK_BYTES``)."""

@@ -31,7 +31,7 @@ from .errors import GradingError
 from . import diagnose, practice
 from .hidden import HiddenTest, call_verdict
 from .hidden_cases import hidden_calls, hidden_tests
-from .notebook import find_template, identify, read_submission, setup_sources
+from .notebook import claimed_student, find_template, identify, read_submission, setup_sources, submission_name
 from .results import GradeResult, Status, TestResult
 from .sandbox import CellRun, Limits, Sandbox
 from .withhold import build_view
@@ -77,23 +77,31 @@ class KernelRun:
 
 def grade_notebook(path: str | Path, options: GradeOptions = GradeOptions(), *, student: str | None = None,
                    root: str | Path | None = None) -> GradeResult:
-    """Grade one submission; never raises for anything the submission does."""
+    """Grade one submission; never raises for anything the submission does.
+
+    ``root`` is the batch's submissions folder: who the file belongs to comes
+    from it (``notebook.identify``), and ``submission`` is the path under it.
+    """
     started = time.monotonic()
     path = Path(path)
     lab = options.expected_lab
-    who, source = (student, "--student") if student else identify(path, None, root)
+    who, source = (student, "--student") if student else identify(path, root)
+    claims: tuple[str, ...] = ()
     try:
         submission = read_submission(path, expected_lab=options.expected_lab)
         lab = submission.lab
-        if not student:
-            who, source = identify(path, submission.notebook, root)
+        claimed = None if student else claimed_student(submission.notebook, who)  # --student: the instructor said who
+        claims = (*submission.notes, *([claimed] if claimed else []))
         setup = setup_sources(find_template(lab, options.labs_dir))
         run = _execute(lab, setup, submission.exercise_sources, options)
     except GradingError as exc:
-        return not_graded(path, who, lab, str(exc), started, options)
+        result = not_graded(path, who, lab, str(exc), started, options)
     except Exception as exc:  # noqa: BLE001 - e.g. the kernel could not start; one bad file must not stop a batch
-        return not_graded(path, who, lab, f"could not grade: {type(exc).__name__}: {exc}", started, options)
-    return assemble(path, who, source, lab, run, started, options, notebook=submission.notebook)
+        result = not_graded(path, who, lab, f"could not grade: {type(exc).__name__}: {exc}", started, options)
+    else:
+        result = assemble(path, who, source, lab, run, started, options, notebook=submission.notebook)
+    return result.model_copy(update={"submission": submission_name(path, root), "student_source": source,
+                                     "notes": (*claims, *result.notes)})
 
 
 def not_graded(path: Path, student: str, lab: str | None, note: str, started: float,

@@ -44,6 +44,7 @@ class GradeResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     submission: str
+    """The file: its path under the submissions folder in a batch (``alice/lab.ipynb``), else its name."""
     student: str
     student_source: str = ""
     """How ``student`` was decided: --student, notebook metadata, folder, file name."""
@@ -58,6 +59,8 @@ class GradeResult(BaseModel):
     seed: int | None = None
     """The seed the hidden cases were drawn from (``--seed`` reproduces the run); ``None``: each lab's fixed one."""
     notes: tuple[str, ...] = ()
+    counts: bool = True
+    """False for a duplicate that does not count: another file of the same student and lab does (see notes)."""
 
     @property
     def score(self) -> float:

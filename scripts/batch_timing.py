@@ -1,0 +1,66 @@
+"""Per-notebook time of a batch of honest submissions: the figure the grading issue asks for.
+
+    .venv/bin/python scripts/batch_timing.py [--students 50] [-j 2] [--seed 1] [--keep DIR]
+
+Writes ``--students`` folders ``submissions/s00/…`` holding the course's own solutions
+(the five labs and the capstone, in turn), grades them with ``python -m course_lib.grading``
+as an instructor would, and prints the wall-clock time, the time per notebook and the
+statuses. Only the command line is used, so the same script times any version of the grader.
+The machine's load matters: compare runs made back to back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from course_lib import labs  # noqa: E402
+
+
+def write_class(folder: Path, students: int) -> None:
+    """One solution per student, the labs in turn, under the lab's own file name."""
+    solutions = [ROOT / entry.folder / "solutions" / f"{entry.notebook}.ipynb" for entry in labs.LABS.values()]
+    for index in range(students):
+        source = solutions[index % len(solutions)]
+        student = folder / f"s{index:02d}"
+        student.mkdir(parents=True)
+        shutil.copyfile(source, student / source.name)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=50)
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", type=Path, help="write the class and the CSV here instead of a temporary folder")
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="batch-timing-") as temporary:
+        base = arguments.keep or Path(temporary)
+        submissions, out = base / "submissions", base / "grades.csv"
+        write_class(submissions, arguments.students)
+        command = [sys.executable, "-m", "course_lib.grading", str(submissions), "--out", str(out),
+                   "-j", str(arguments.jobs), "--no-progress", "--seed", str(arguments.seed)]
+        started = time.monotonic()
+        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        seconds = time.monotonic() - started
+        with out.open(encoding="utf-8") as file:
+            rows = list(csv.DictReader(file))
+    statuses = Counter(row["status"] for row in rows)
+    full = sum(row["percent"] == "100.0" for row in rows)
+    print(f"{len(rows)} notebooks, -j {arguments.jobs}: {seconds:.1f} s, {seconds / len(rows):.2f} s per notebook; "
+          f"statuses {dict(statuses)}; {full} at 100 %")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
