@@ -72,11 +72,12 @@ def graded_under(mutant: Mutant, seeds: Iterable[int]) -> dict[int, GradeResult]
     return results
 
 
-def covering_failures(mutant: Mutant) -> list[str]:
+def covering_failures(mutant: Mutant, *, first_only: bool = False) -> list[str]:
     """The hidden tests the mutant fails on the fixed covering set alone, without a single drawn case.
 
     Each call goes through the kernel-side harness and JSON, and is judged by
-    ``call_verdict``, as in a graded run.
+    ``call_verdict``, as in a graded run. ``first_only`` stops at the first
+    failed test (enough to know the set catches the mutant).
     """
     names = quiet_namespace(mutant)
     outcomes: dict[str, Any] = {}
@@ -90,6 +91,8 @@ def covering_failures(mutant: Mutant) -> list[str]:
                 if call_verdict(test, call, outcomes[call.key]):
                     failed.append(test.name)
                     break
+            if failed and first_only:
+                break
     return failed
 
 
