@@ -6,7 +6,8 @@ a solution notebook) is judged by the grader's own code in this process
 ``call_verdict`` and ``judge_record`` as for a kernel's replies) under
 ``--seeds`` seeds, since a grade must not depend on the seed ``course-grade``
 draws. Each mutant's lab checklist also runs as the notebook's checklist cell
-would. Then the whole corpus is graded once more by ``course-grade`` in one
+would, and the hidden tests' fixed covering set alone is tried on it (the
+``fixed set`` column: it needs no seed). Then the whole corpus is graded once more by ``course-grade`` in one
 sandboxed batch at ``--batch-seed``: the end-to-end column.
 
 The table says, per lab, how many mutants each layer catches; the targets are
@@ -30,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from mutants import INLINE_TARGET, MUTANTS, Mutant  # noqa: E402
-from mutants.run import graded_under, inline, loses_marks  # noqa: E402
+from mutants.run import covering_failures, graded_under, inline, loses_marks  # noqa: E402
 
 from course_lib import labs  # noqa: E402
 from course_lib.grading import GradeOptions, grade_folder  # noqa: E402
@@ -45,6 +46,8 @@ class Sweep:
     inline_caught: bool
     checklist_caught: bool
     """The grader's checklist tests (the same under every seed)."""
+    covering_caught: bool
+    """The hidden tests' fixed covering set alone, without a drawn case."""
     hidden_caught: dict[int, bool]
     full_marks: tuple[int, ...]
     """The seeds under which the mutant keeps full marks (the target is none)."""
@@ -57,6 +60,7 @@ def sweep(mutant: Mutant, seeds: Sequence[int]) -> Sweep:
         name=mutant.name,
         inline_caught=not inline(mutant).all_passed,
         checklist_caught=checklist_caught,
+        covering_caught=bool(covering_failures(mutant, first_only=True)),
         hidden_caught={seed: any(not t.passed for t in result.tests if t.hidden) for seed, result in results.items()},
         full_marks=tuple(seed for seed, result in results.items() if not loses_marks(result)),
     )
@@ -85,7 +89,7 @@ def grade_all(mutants: Sequence[Mutant], jobs: int, seed: int) -> dict[str, Grad
     return {Path(result.submission).name: result for result in results}
 
 
-COLUMNS = ("lab", "mutants", "inline", "checklist", "hidden, every seed", "grader, every seed", "course-grade")
+COLUMNS = ("lab", "mutants", "inline", "checklist", "fixed set", "hidden, every seed", "grader, every seed", "course-grade")
 
 
 def table(mutants: Sequence[Mutant], swept: dict[str, Sweep], batch: dict[str, GradeResult] | None,
@@ -99,6 +103,7 @@ def table(mutants: Sequence[Mutant], swept: dict[str, Sweep], batch: dict[str, G
             lab or "all", len(chosen),
             sum(swept[m.name].inline_caught for m in chosen),
             sum(swept[m.name].checklist_caught for m in chosen),
+            sum(swept[m.name].covering_caught for m in chosen),
             sum(all(swept[m.name].hidden_caught.values()) for m in chosen),
             sum(not swept[m.name].full_marks for m in chosen),
         ]
