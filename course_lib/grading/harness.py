@@ -107,7 +107,7 @@ def call(namespace: Mapping[str, Any], request_json: str) -> Reply:
 
 
 MAX_SENDS = 50
-"""More ``send()`` calls than any hidden case needs: a loop without a cap ends here instead of running on (L4)."""
+"""More ``send()`` (or ``compact()``) calls than any hidden case needs: a loop without a cap ends here, not never (L4)."""
 
 
 def driven(request: Mapping[str, Any], function: Callable[..., Any]) -> Callable[..., Any]:
@@ -168,7 +168,9 @@ def drive_recovery(retry: Callable[..., Any], script: Mapping[str, Any], *, cont
         return replies[min(len(sent), len(replies)) - 1]
 
     def compact(attempt: Any) -> None:
-        compacted.append(attempt if isinstance(attempt, (int, float, str, bool, type(None))) else repr(attempt))
+        if len(compacted) >= MAX_SENDS:
+            raise ScriptExhaustedError(f"compact() was called {MAX_SENDS} times: the retries are not bounded (L4)")
+        compacted.append(attempt if isinstance(attempt, (int, float, bool, type(None))) else repr(attempt)[:80])
 
     try:
         answer, attempts = retry(send, compact, context_window=context_window, max_attempts=max_attempts)
