@@ -65,13 +65,13 @@ def hidden_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
     return tuple(dataclasses.replace(test, calls=fixed.get(test.name, ()) + test.calls) for test in drawn)
 
 
+@functools.cache
 def covering_tests(lab: str) -> tuple[HiddenTest, ...]:
     """The lab's hidden tests holding only their fixed covering calls: what every seed's run contains."""
     from .covering import covering_calls
 
     fixed = covering_calls(lab)
-    return tuple(dataclasses.replace(test, calls=fixed[test.name]) for test in GENERATORS[lab](random.Random(lab_seed(lab)))
-                 if test.name in fixed)
+    return tuple(dataclasses.replace(test, calls=fixed[test.name]) for test in hidden_tests(lab) if test.name in fixed)
 
 
 def hidden_calls(lab: str, seed: int | None = None) -> list[HiddenCall]:

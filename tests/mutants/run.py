@@ -76,24 +76,26 @@ def covering_failures(mutant: Mutant, *, first_only: bool = False) -> list[str]:
     """The hidden tests the mutant fails on the fixed covering set alone, without a single drawn case.
 
     Each call goes through the kernel-side harness and JSON, and is judged by
-    ``call_verdict``, as in a graded run. ``first_only`` stops at the first
-    failed test (enough to know the set catches the mutant).
+    ``call_verdict`` for every test that holds it, as in a graded run.
+    ``first_only`` stops at the first failed call, trying the smaller tests
+    (mostly quick rejections) first: enough to know the set catches the mutant.
     """
     names = quiet_namespace(mutant)
-    outcomes: dict[str, Any] = {}
-    failed = []
+    tests = covering_tests(mutant.lab)
+    holders: dict[str, list[Any]] = {}
+    calls = {}
+    for test in sorted(tests, key=lambda t: len(t.calls)) if first_only else tests:
+        for call in test.calls:
+            holders.setdefault(call.key, []).append(test)
+            calls.setdefault(call.key, call)
+    failed: set[str] = set()
     with contextlib.redirect_stdout(io.StringIO()):
-        for test in covering_tests(mutant.lab):
-            for call in test.calls:
-                if call.key not in outcomes:
-                    reply = harness.call(names, json.dumps(call.request())).data
-                    outcomes[call.key] = json.loads(json.dumps(reply, default=repr))
-                if call_verdict(test, call, outcomes[call.key]):
-                    failed.append(test.name)
-                    break
+        for key, call in calls.items():
+            outcome = json.loads(json.dumps(harness.call(names, json.dumps(call.request())).data, default=repr))
+            failed |= {test.name for test in holders[key] if call_verdict(test, call, outcome)}
             if failed and first_only:
                 break
-    return failed
+    return [test.name for test in tests if test.name in failed]
 
 
 def loses_marks(result: GradeResult | None) -> bool:
