@@ -23,8 +23,9 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from .. import fixtures
+from .. import context, fixtures
 from ..builders import PathBuilder
+from ..lifecycle.cut_point import context_groups, group_cost
 from ..models import SessionEntry
 from ..parsing import to_json_dict
 from . import harness
@@ -327,8 +328,6 @@ def _rejected_budgets(calls: _Calls, path: list[SessionEntry]) -> list[HiddenCal
 
 
 def _candidate_ids(path: list[SessionEntry]) -> set[str]:
-    from .. import context
-
     compaction = context.latest_compaction(path)
     entries = context.resume_candidates(path, compaction) if compaction else path
     return {entry.id for entry in entries}
@@ -451,9 +450,7 @@ def _keeps(path: list[SessionEntry]) -> list[int | float]:
     return sorted({0.5, 1, *(keep for total in totals for keep in (total - 1, total - 0.5, total, total + 1) if keep > 0)})
 
 
-def _context_costs(path: list[SessionEntry]) -> list[int]:
-    from ..lifecycle.cut_point import context_groups, group_cost
-
+def _context_costs(path: list[SessionEntry]) -> list[int | float]:
     return [group_cost(group, fixtures.teaching_estimator) for group in context_groups(path)]
 
 
