@@ -236,18 +236,34 @@ def namespace(lab: str, notebook: NotebookNode) -> dict[str, object]:
     return names
 
 
-def grade_in_process(lab: str, names: dict[str, object], folder: Path | None = None):  # noqa: ANN201
+def grade_in_process(lab: str, names: dict[str, object], folder: Path | None = None, *,  # noqa: ANN201
+                     seed: int | None = None, counterexamples: bool = True, checks: dict | None = None):
     """The grader's checks and hidden cases on functions in this process: no kernel, the same judging.
 
     Each harness reply goes through JSON as it would leave a kernel, and
-    ``assemble`` judges it exactly as for a sandboxed run.
+    ``assemble`` judges it exactly as for a sandboxed run. ``seed`` draws the
+    hidden cases as ``course-grade --seed`` does.
     """
     import time
 
+    from course_lib.grading.grade import GradeOptions, assemble
+
+    run = run_in_process(lab, names, seed=seed, counterexamples=counterexamples, checks=checks)
+    return assemble(Path("in_process.ipynb"), "someone", "", lab, run, time.monotonic(), GradeOptions(seed=seed))
+
+
+def run_in_process(lab: str, names: dict[str, object], *, seed: int | None = None,  # noqa: ANN201
+                   counterexamples: bool = True, checks: dict | None = None):
+    """The ``KernelRun`` a sandboxed kernel would report, made in this process.
+
+    A seed sweep that only needs scores can leave out the practice
+    counterexamples (they never change a score) and pass the checklist's cells
+    of an earlier run as ``checks`` (no seed changes a check).
+    """
     from course_lib import labs
     from course_lib.checklist.runner import select
     from course_lib.grading import harness
-    from course_lib.grading.grade import GradeOptions, KernelRun, add_counterexamples, assemble
+    from course_lib.grading.grade import KernelRun, add_counterexamples
     from course_lib.grading.hidden_cases import hidden_calls
     from course_lib.grading.sandbox import CellRun
 
@@ -258,8 +274,9 @@ def grade_in_process(lab: str, names: dict[str, object], folder: Path | None = N
     run = KernelRun(setup=[CellRun("ok")], exercises=[CellRun("ok")], functions=cell(harness.functions(names, functions)))
     if all(run.functions.reply.values()):
         for case in select(lab):
-            run.checks[case.number] = cell(harness.check(names, case.number, functions))
-        for call in hidden_calls(lab):
+            run.checks[case.number] = checks[case.number] if checks else cell(harness.check(names, case.number, functions))
+        for call in hidden_calls(lab, seed):
             run.calls[call.key] = cell(harness.call(names, json.dumps(call.request())))
-        add_counterexamples(lab, run, lambda request: cell(harness.call(names, json.dumps(request))))
-    return assemble(Path("in_process.ipynb"), "someone", "", lab, run, time.monotonic(), GradeOptions())
+        if counterexamples:
+            add_counterexamples(lab, run, lambda request: cell(harness.call(names, json.dumps(request))), seed)
+    return run

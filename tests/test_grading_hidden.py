@@ -136,3 +136,47 @@ def test_numbers_compare_by_value() -> None:
     assert hidden.describe_difference({"total": 3}, {"total": 3.0}) is None
     assert hidden.describe_difference({"total": 3, "reason": "x"}, {"total": 4, "reason": "x"}) == "wrong total"
     assert hidden.describe_difference([1, 2], [1]) == "1 items where the rules give 2"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_every_seed_holds_the_fixed_covering_set(lab: str) -> None:
+    """The covering calls are in every run whatever the seed, with the same inputs and expectations."""
+    fixed = [(call.key, json.dumps(call.request()), repr(call.expected))
+             for test in hidden_cases.covering_tests(lab) for call in test.calls]
+    assert fixed and all(key.split("-")[-2] == "fixed" for key, _, _ in fixed)
+    for seed in (None, 0, 7):
+        drawn = {call.key: (call.key, json.dumps(call.request()), repr(call.expected)) for call in hidden_cases.hidden_calls(lab, seed)}
+        assert all(drawn.get(item[0]) == item for item in fixed)
+    assert [t.name for t in hidden_cases.covering_tests(lab)] == [t.name for t in hidden_cases.hidden_tests(lab)]
+
+
+def test_an_unbounded_recovery_loop_ends_and_fails() -> None:
+    """A retry loop without a cap stops at the harness's send() limit instead of hanging the grader (L4)."""
+    def retry_after_overflow(send, compact, *, context_window, max_attempts):  # noqa: ANN001, ANN202
+        answer, attempts = send(), 0
+        while answer.stop_reason == "error":
+            attempts += 1
+            compact(attempts)
+            answer = send()
+        return answer, attempts
+
+    test = next(t for t in hidden_cases.covering_tests("capstone") if t.name == "generated_overflow_recovery")
+    call = next(c for c in test.calls if "an overflow every time" in c.description)
+    reply = harness.call({"retry_after_overflow": retry_after_overflow}, json.dumps(call.request())).data
+    assert reply["kind"] == "raised" and reply["type"] == "ScriptExhaustedError"
+    assert hidden.call_verdict(test, call, reply).startswith("raised ScriptExhaustedError")
+
+
+def test_a_parser_must_return_a_new_frozen_entry_when_handed_a_parsed_one() -> None:
+    """Lab 11.1's already-parsed input: returning the entry itself, or a changeable one, fails (R3)."""
+    names = namespace("11.1", solution("11.1"))
+    right = names["parse_session_entry"]
+    test = next(t for t in hidden_cases.covering_tests("11.1") if t.name == "generated_compactions_round_trip")
+    reparsed = [call for call in test.calls if call.reparse]
+    assert reparsed
+    for call in reparsed:
+        reply = json.loads(json.dumps(harness.call(names, json.dumps(call.request())).data))
+        assert hidden.call_verdict(test, call, reply) is None
+    names["parse_session_entry"] = lambda value: value if not isinstance(value, dict) else right(value)
+    reply = json.loads(json.dumps(harness.call(names, json.dumps(reparsed[0].request())).data))
+    assert "wrong" in hidden.call_verdict(test, reparsed[0], reply)

@@ -1,8 +1,10 @@
 """The learner-bug corpus against both layers, and no lab that contradicts itself.
 
-``make mutants`` grades the corpus with ``course-grade`` in sandboxed kernels;
-here the same checks and hidden cases are judged in-process
-(``grade_in_process``), which is what the targets need and takes seconds.
+``make mutants`` grades the corpus under 20 seeds in process and once with
+``course-grade`` in sandboxed kernels; here the same checks and hidden cases
+are judged in-process (``grade_in_process``), which is what the targets need
+and takes seconds. The seed-free test: the hidden tests' fixed covering set
+alone takes marks from every mutant, so no seed's draw can spare one.
 """
 
 from __future__ import annotations
@@ -11,18 +13,28 @@ from collections import Counter
 
 import pytest
 from mutants import INLINE_TARGET, MUTANTS, Mutant
-from mutants.run import graded, inline, loses_marks, run_notebook
+from mutants.run import covering_failures, graded, inline, loses_marks, run_notebook
 
 from course_lib import labs
 
 
 def test_corpus_covers_every_lab() -> None:
     per_lab = Counter(m.lab for m in MUTANTS)
-    chapter = {lab for lab in labs.LABS if lab.startswith("11.")}  # the five labs; the capstone has its own checks
-    assert len(MUTANTS) >= 80 and set(per_lab) == chapter, per_lab
+    assert len(MUTANTS) >= 80 and set(per_lab) == set(labs.LABS), per_lab
     assert all(m.rule and m.description for m in MUTANTS)
     for mutant in MUTANTS:  # every edit still applies to the solution as it is now
         mutant.notebook()
+
+
+def test_the_covering_set_alone_takes_marks_from_every_mutant() -> None:
+    """No seed can spare a mutant: the hidden tests' fixed cases catch each one without any drawn case."""
+    spared = [m.name for m in MUTANTS if not covering_failures(m, first_only=True)]
+    assert not spared, f"the fixed covering set gives full hidden marks to {spared}"
+
+
+@pytest.mark.parametrize("lab", labs.LABS)
+def test_the_solutions_pass_the_covering_set(lab: str) -> None:
+    assert covering_failures(_reference(lab)) == []
 
 
 @pytest.mark.slow

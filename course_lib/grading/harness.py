@@ -11,6 +11,7 @@ expected value, the reference, or a score.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -20,6 +21,7 @@ from ..checklist.expect import children
 from ..checklist.runner import record_case
 from ..estimators import estimate_tokens_chars
 from ..fixtures import teaching_estimator
+from ..lifecycle.errors import OverflowRecoveryError, ScriptExhaustedError
 from ..lifecycle.settings import CompactionSettings
 from ..parsing import parse_session_entry, to_json_dict
 
@@ -83,7 +85,7 @@ def check(namespace: Mapping[str, Any], number: int, names: list[str]) -> Reply:
 def call(namespace: Mapping[str, Any], request_json: str) -> Reply:
     """One hidden call: the learner's function on generated input, and what came back."""
     request = json.loads(request_json)
-    function = namespace[request["function"]]
+    function = driven(request, namespace[request["function"]])
     args, kwargs = decode(request)
     before = _snapshot(args, kwargs)
     try:
@@ -102,6 +104,82 @@ def call(namespace: Mapping[str, Any], request_json: str) -> Reply:
     after = _snapshot(args, kwargs)
     _poke(value, set())
     return Reply({"kind": "returned", "value": wire, "mutated": after != before, "shared": _snapshot(args, kwargs) != after})
+
+
+MAX_SENDS = 50
+"""More ``send()`` (or ``compact()``) calls than any hidden case needs: a loop without a cap ends here, not never (L4)."""
+
+
+def driven(request: Mapping[str, Any], function: Callable[..., Any]) -> Callable[..., Any]:
+    """The call a request makes of ``function`` (the learner's, or the reference outside the kernel).
+
+    Most requests call the function on their arguments. Two need a driver that
+    reports what happened as data: overflow recovery (``send`` and ``compact``
+    are scripted callbacks, L4) and a parser handed an entry it parsed itself
+    (R3: the result must be a new object).
+    """
+    if request["function"] == "retry_after_overflow":
+        return functools.partial(drive_recovery, function)
+    if request.get("reparse"):
+        return functools.partial(_reparse, function)
+    return function
+
+
+def _reparse(parse: Callable[[Any], Any], value: Any) -> dict[str, Any]:
+    """Parse ``value``, then parse the parsed entry again: equal, a new object, and nothing in it can change (R3)."""
+    first = parse(value)
+    again = parse(first)
+    return {"entry": again, "newObject": again is not first, "changeable": changeable(parse(value))}
+
+
+def changeable(entry: Any) -> list[str]:
+    """What of a parsed entry can be changed in place: an assignable field, a list or dict where a tuple belongs (R3).
+
+    Probed on an entry of its own, so the one compared is left as it came back.
+    """
+    found = []
+    for where, target, field_name in (("entry", entry, "id"), ("summary", getattr(entry, "summary", None), "goal")):
+        if isinstance(target, (dict, list)):
+            found.append(f"{where} is a {type(target).__name__}")
+            continue
+        if target is None or not hasattr(target, field_name):
+            continue
+        try:
+            setattr(target, field_name, getattr(target, field_name))
+            found.append(f"{where}.{field_name} can be assigned")
+        except Exception:  # noqa: BLE001, S110 - refusing the assignment is what a frozen entry does
+            pass
+        found += [f"{where}.{name} is a {type(value).__name__}" for name, value in vars(target).items()
+                  if isinstance(value, (dict, list))]
+    return found
+
+
+def drive_recovery(retry: Callable[..., Any], script: Mapping[str, Any], *, context_window: Any,
+                   max_attempts: Any) -> dict[str, Any]:
+    """``retry`` on scripted answers (the last one repeats): how it ended, each compact() and send() (L4)."""
+    replies = [parse_session_entry(entry).message for entry in script["answers"]]
+    sent: list[int] = []
+    compacted: list[Any] = []
+
+    def send() -> Any:
+        if len(sent) >= MAX_SENDS:
+            raise ScriptExhaustedError(f"send() was called {MAX_SENDS} times: the retries are not bounded (L4)")
+        sent.append(1)
+        return replies[min(len(sent), len(replies)) - 1]
+
+    def compact(attempt: Any) -> None:
+        if len(compacted) >= MAX_SENDS:
+            raise ScriptExhaustedError(f"compact() was called {MAX_SENDS} times: the retries are not bounded (L4)")
+        compacted.append(attempt if isinstance(attempt, (int, float, bool, type(None))) else repr(attempt)[:80])
+
+    try:
+        answer, attempts = retry(send, compact, context_window=context_window, max_attempts=max_attempts)
+    except OverflowRecoveryError as exc:
+        return {"ended": "raised OverflowRecoveryError", "attempts": exc.attempts, "sends": len(sent),
+                "compactCalls": compacted}
+    answered = next((number for number, reply in enumerate(replies, start=1) if reply is answer), None)
+    return {"ended": "returned", "answer": f"scripted answer {answered}" if answered else repr(answer)[:200],
+            "attempts": attempts, "sends": len(sent), "compactCalls": compacted}
 
 
 def _poke(value: Any, seen: set[int]) -> None:

@@ -40,6 +40,8 @@ class HiddenCall:
     value: dict[str, Any] | None = field(default=None, repr=False)
     options: dict[str, Any] = field(default_factory=dict, repr=False)
     estimator: str | None = None
+    reparse: bool = False
+    """The parser is handed the entry it made of ``value``, not ``value`` itself (R3; ``harness.driven``)."""
 
     def request(self) -> dict[str, Any]:
         """The call as JSON for the kernel: inputs only, never the expected outcome."""
@@ -48,6 +50,8 @@ class HiddenCall:
             data["value"] = self.value
         if self.estimator:
             data["estimator"] = self.estimator
+        if self.reparse:
+            data["reparse"] = True
         return data
 
 

@@ -11,6 +11,7 @@ the reference on the same input, here, outside the learner's kernel.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import math
 import random
@@ -18,7 +19,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .. import compaction, context, fixtures, grouping, labs, parsing
-from ..lifecycle import cut_point
+from ..builders import PathBuilder
+from ..lifecycle import cut_point, overflow
 from ..lifecycle import settings as lifecycle_settings
 from ..generate import SessionRecipe, group_starts, random_session, random_summary
 from ..models import SessionEntry
@@ -33,6 +35,7 @@ REFERENCES: dict[str, Callable[..., Any]] = {
     "create_compaction_entry": compaction.create_compaction_entry,
     "should_compact": lifecycle_settings.should_compact,
     "find_cut_point": cut_point.find_cut_point,
+    "retry_after_overflow": overflow.retry_after_overflow,
 }
 """The reference of each lab function: it decides what every hidden call should return."""
 
@@ -45,12 +48,30 @@ def lab_seed(lab: str, seed: int | None = None) -> int:
 
 @functools.cache
 def hidden_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
-    """The hidden tests of one lab drawn from ``seed``: the same on every call and machine for one seed.
+    """The hidden tests of one lab: the fixed covering set, then the cases drawn from ``seed``.
 
-    ``course-grade`` draws a new seed for every run (and records it), so nobody can
-    tabulate the answers in advance; ``None`` is the lab's fixed seed (tests, examples).
+    The covering set (``covering.py``) is the same in every run, so no seed can
+    skip an edge case. The drawn cases are the same on every call and machine
+    for one seed; ``course-grade`` draws a new seed for every run (and records
+    it), so nobody can tabulate their answers in advance; ``None`` is the lab's
+    fixed seed (tests, examples).
     """
-    return GENERATORS[lab](random.Random(lab_seed(lab, seed)))
+    from .covering import covering_calls  # it builds its calls with this module's _Calls
+
+    fixed = covering_calls(lab)
+    drawn = GENERATORS[lab](random.Random(lab_seed(lab, seed)))
+    unknown = set(fixed) - {test.name for test in drawn}
+    assert not unknown, f"covering calls for hidden tests that {lab} does not have: {sorted(unknown)}"
+    return tuple(dataclasses.replace(test, calls=fixed.get(test.name, ()) + test.calls) for test in drawn)
+
+
+@functools.cache
+def covering_tests(lab: str) -> tuple[HiddenTest, ...]:
+    """The lab's hidden tests holding only their fixed covering calls: what every seed's run contains."""
+    from .covering import covering_calls
+
+    fixed = covering_calls(lab)
+    return tuple(dataclasses.replace(test, calls=fixed[test.name]) for test in hidden_tests(lab) if test.name in fixed)
 
 
 def hidden_calls(lab: str, seed: int | None = None) -> list[HiddenCall]:
@@ -62,35 +83,39 @@ def hidden_calls(lab: str, seed: int | None = None) -> list[HiddenCall]:
     return list(seen.values())
 
 
-def reference_call(function: str, path: Any, value: Any, options: Mapping[str, Any], estimator: str | None) -> Any:
-    request = {"function": function, "path": path, "options": dict(options)}
+def reference_call(function: str, path: Any, value: Any, options: Mapping[str, Any], estimator: str | None,
+                   *, reparse: bool = False) -> Any:
+    """What the reference returns for one call, in the wire format (a ValueError propagates)."""
+    request = {"function": function, "path": path, "options": dict(options), "reparse": reparse}
     if value is not None:
         request["value"] = value
     if estimator:
         request["estimator"] = estimator
     args, kwargs = harness.decode(request)
-    return harness.wire_result(function, REFERENCES[function](*args, **kwargs))
+    return harness.wire_result(function, harness.driven(request, REFERENCES[function])(*args, **kwargs))
 
 
 class _Calls:
     """Collects the calls of one lab; each one's expectation comes from running the reference."""
 
-    def __init__(self, lab: str, function: str) -> None:
+    def __init__(self, lab: str, function: str, kind: str = "") -> None:
         self.lab = lab
         self.function = function
+        self.kind = kind
+        """``fixed-`` for the covering set's calls, whose keys must never collide with a drawn one's."""
         self.count = 0
 
     def make(
         self, description: str, *, path: Iterable[SessionEntry] | list[dict[str, Any]] | None = None,
         value: dict[str, Any] | None = None, options: Mapping[str, Any] | None = None,
-        estimator: str | None = None, reject: tuple[str, ...] | None = None,
+        estimator: str | None = None, reject: tuple[str, ...] | None = None, reparse: bool = False,
     ) -> HiddenCall:
         """A call; ``reject`` lists the ids the error must name when the input is invalid."""
         self.count += 1
         wire_path = None if path is None else [e if isinstance(e, dict) else to_json_dict(e) for e in path]
         options = dict(options or {})
         try:
-            expected: Expected = Returned(reference_call(self.function, wire_path, value, options, estimator))
+            expected: Expected = Returned(reference_call(self.function, wire_path, value, options, estimator, reparse=reparse))
         except ValueError as exc:
             if reject is None:
                 raise AssertionError(f"hidden case {description!r}: the reference rejected it: {exc}") from None
@@ -101,8 +126,8 @@ class _Calls:
         else:
             if reject is not None:
                 raise AssertionError(f"hidden case {description!r}: the reference accepted it")
-        key = f"h{self.lab.replace('.', '')}-{self.function}-{self.count:03d}"
-        return HiddenCall(key, self.function, description, expected, wire_path, value, options, estimator)
+        key = f"h{self.lab.replace('.', '')}-{self.function}-{self.kind}{self.count:03d}"
+        return HiddenCall(key, self.function, description, expected, wire_path, value, options, estimator, reparse)
 
 
 def describe_path(path: Iterable[Any]) -> str:
@@ -609,14 +634,36 @@ def _capstone(rng: random.Random) -> tuple[HiddenTest, ...]:
         keep = rng.choice((1, rng.randint(2, 60), rng.randint(60, 400)))
         made.append(cuts.make(f"{describe_path(path)}, keep_recent_tokens={keep}, {estimator} estimator", path=path,
                               options={"keep_recent_tokens": keep}, estimator=estimator))
+    recoveries = _Calls("capstone", "retry_after_overflow")
+    recovered = []
+    for _ in range(8):
+        window = rng.randint(100, 10_000)
+        answers = [_scripted_answer(rng, window, number) for number in range(1, rng.randint(1, 5) + 1)]
+        cap = rng.randint(0, 4)
+        recovered.append(recoveries.make(f"{len(answers)} scripted answer(s), window {window}, max_attempts {cap}",
+                                         value={"answers": answers}, options={"context_window": window, "max_attempts": cap}))
     return (
         HiddenTest("generated_thresholds", "capstone", "L1 L2",
-                   "compact only when enabled and strictly above window minus reserve; a bad count is a ValueError",
-                   tuple(decided)),
+                   "compact only when enabled and strictly above window minus reserve, in both modes refusing bad numbers "
+                   "with a ValueError", tuple(decided)),
         HiddenTest("generated_cut_points", "capstone", "L3",
                    "newest whole groups until keep_recent_tokens is reached; the first kept entry opens a group",
                    tuple(made)),
+        HiddenTest("generated_overflow_recovery", "capstone", "L4",
+                   "an error or length stop is an overflow when its text says so or its reported input is above the window; "
+                   "compact and resend at most max_attempts times (an int >= 0), then raise OverflowRecoveryError",
+                   tuple(recovered)),
     )
+
+
+def _scripted_answer(rng: random.Random, window: int, number: int) -> dict[str, Any]:
+    """One model answer for overflow recovery: an overflow (by text or by size), another error, or a plain stop (L4)."""
+    stop = rng.choice(("stop", "error", "error", "length", "aborted"))
+    error = rng.choice((None, None, "prompt is too long", "exceeds the context window", "rate limited"))
+    size = rng.choice((rng.randint(0, window), window, window + 1, rng.randint(window, window * 2)))
+    entry = PathBuilder().assistant(f"reply-{number}", f"Scripted answer {number}.", stop_reason=stop, input_tokens=size,
+                                    error_message=error if stop != "stop" else None).entries[-1]
+    return to_json_dict(entry)
 
 
 GENERATORS: dict[str, Callable[[random.Random], tuple[HiddenTest, ...]]] = {

@@ -146,7 +146,8 @@ def _with_path(call: HiddenCall, path: list[dict[str, Any]]) -> HiddenCall | Non
     """The call on ``path``, expecting what the reference does there; ``None`` if the reference now behaves otherwise."""
     expected: Expected
     try:
-        expected = Returned(reference_call(call.function, path, call.value, call.options, call.estimator))
+        expected = Returned(reference_call(call.function, path, call.value, call.options, call.estimator,
+                                            reparse=call.reparse))
     except ValueError as exc:
         if not isinstance(call.expected, Rejected) or not all(name in str(exc) for name in call.expected.names):
             return None

@@ -1,4 +1,4 @@
-"""Learner bugs: plausible wrong answers to the five labs, each a small edit of a solution notebook.
+"""Learner bugs: plausible wrong answers to the five labs and the capstone, each a small edit of a solution notebook.
 
 The checklist and the grader are only as good as the wrong code they fail. Every
 ``Mutant`` here is one mistake a learner could make, written as text
@@ -62,9 +62,10 @@ def mutant(lab: str, name: str, rule: str, description: str, *edits: tuple[str, 
 
 
 def all_mutants() -> tuple[Mutant, ...]:
-    from . import lab_11_1, lab_11_2, lab_11_3, lab_11_4, lab_11_5
+    from . import capstone, lab_11_1, lab_11_2, lab_11_3, lab_11_4, lab_11_5
 
-    found = (*lab_11_1.MUTANTS, *lab_11_2.MUTANTS, *lab_11_3.MUTANTS, *lab_11_4.MUTANTS, *lab_11_5.MUTANTS)
+    found = (*lab_11_1.MUTANTS, *lab_11_2.MUTANTS, *lab_11_3.MUTANTS, *lab_11_4.MUTANTS, *lab_11_5.MUTANTS,
+             *capstone.MUTANTS)
     names = [m.name for m in found]
     assert len(set(names)) == len(names), "mutant names must be unique"
     return found

@@ -53,7 +53,17 @@ ORPHAN = '''        elif not current:
 '''
 LAST_GROUP = "    if current:\n        close(current)\n    return groups"
 
+RESULT = "            call_id = message.tool_call_id\n"
+CALL_FIRST = RESULT + '''            if call_id not in calls:
+                raise InteractionError(
+                    f"tool result {entry.id!r} answers call {call_id!r}, which was not made before it",
+                    entry_ids=(entry.id,), call_id=call_id,
+                )
+'''
+
 MUTANTS = (
+    mutant(LAB, "result_before_call_refused", "R12", "a result must come after its call: one placed before it is rejected",
+           (RESULT, CALL_FIRST)),
     mutant(LAB, "paired_by_position", "R12", "results must come in the order of the calls",
            ("    start = group[0].id\n", BY_POSITION + "    start = group[0].id\n")),
     mutant(LAB, "duplicate_call_accepted", "R12", "a call id declared twice is not checked", (DUPLICATE_CALL, "")),

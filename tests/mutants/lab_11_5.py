@@ -19,7 +19,7 @@ ROLE_CHECK = '''    if first.type != "message" or first.message.role != "user":
             entry_id=first_kept,
         )
 '''
-SHARED = ("fits_only_below", "skips_and_goes_on", "no_clamp_at_zero", "estimator_gets_originals",
+SHARED = ("fits_only_below", "skips_and_goes_on", "skips_once_something_is_kept", "off_by_one_fit", "no_clamp_at_zero", "estimator_gets_originals",
           "estimates_only_walked_groups", "results_share_messages", "newest_group_first", "overflow_returns_nothing",
           "within_budget_only_when_empty", "bools_are_numbers")
 
@@ -49,6 +49,10 @@ MUTANTS = (
     mutant(LAB, "system_from_suffix", "R16", "the system message is replayed from the resumed suffix only",
            (REPLAY, "system = current_system_message([entry.message for entry in (resume_candidates(active_path, "
                     "latest_compaction(active_path)) if latest_compaction(active_path) else message_entries)])")),
+    mutant(LAB, "system_from_kept_part", "R16", "the system message is replayed from the kept groups' part of the path only",
+           (COPIES, "messages=[m for m in [current_system_message([e.message for e in message_entries[[e.id for e in message_entries]"
+                    ".index(kept_entries[0].id):]]) if kept_entries else system] if m is not None]"
+                    " + head[1 if system is not None else 0:] + [copy.deepcopy(entry.message) for entry in kept_entries],")),
     mutant(LAB, "system_up_to_compaction", "R16", "system patches after the compaction are not replayed",
            (REPLAY, "system = current_system_message([entry.message for entry in message_entries "
                     "if entry.timestamp <= (latest_compaction(active_path) or entry).timestamp])")),

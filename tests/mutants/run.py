@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import sys
+import time
 import types
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from grading_corpus import grade_in_process, namespace
+from grading_corpus import grade_in_process, namespace, run_in_process
 
 from course_lib import checklist, labs
 from course_lib.checklist.runner import ChecklistReport
+from course_lib.grading import harness
+from course_lib.grading.grade import GradeOptions, assemble
+from course_lib.grading.hidden import call_verdict
+from course_lib.grading.hidden_cases import covering_tests
 from course_lib.grading.results import GradeResult
 
 from . import Mutant
@@ -41,9 +49,53 @@ def inline(mutant: Mutant) -> ChecklistReport:
     return checklist.run(lab=mutant.lab, **lab_functions(mutant))
 
 
-def graded(mutant: Mutant) -> GradeResult:
+def graded(mutant: Mutant, seed: int | None = None) -> GradeResult:
     """The grader's verdict on the mutant, judged exactly as ``course-grade`` judges a kernel's replies."""
-    return grade_in_process(mutant.lab, quiet_namespace(mutant))
+    return grade_in_process(mutant.lab, quiet_namespace(mutant), seed=seed)
+
+
+def graded_under(mutant: Mutant, seeds: Iterable[int]) -> dict[int, GradeResult]:
+    """The grader's verdict under each seed (``course-grade --seed``), without practice counterexamples.
+
+    The exercise cells and the checklist run once (no seed changes a check);
+    each seed draws the lab's hidden cases afresh.
+    """
+    names = quiet_namespace(mutant)
+    results: dict[int, GradeResult] = {}
+    checks = None
+    with contextlib.redirect_stdout(io.StringIO()):
+        for seed in seeds:
+            run = run_in_process(mutant.lab, names, seed=seed, counterexamples=False, checks=checks)
+            checks = run.checks
+            results[seed] = assemble(Path(mutant.file_name), mutant.name, "", mutant.lab, run, time.monotonic(),
+                                     GradeOptions(seed=seed))
+    return results
+
+
+def covering_failures(mutant: Mutant, *, first_only: bool = False) -> list[str]:
+    """The hidden tests the mutant fails on the fixed covering set alone, without a single drawn case.
+
+    Each call goes through the kernel-side harness and JSON, and is judged by
+    ``call_verdict`` for every test that holds it, as in a graded run.
+    ``first_only`` stops at the first failed call, trying the smaller tests
+    (mostly quick rejections) first: enough to know the set catches the mutant.
+    """
+    names = quiet_namespace(mutant)
+    tests = covering_tests(mutant.lab)
+    holders: dict[str, list[Any]] = {}
+    calls = {}
+    for test in sorted(tests, key=lambda t: len(t.calls)) if first_only else tests:
+        for call in test.calls:
+            holders.setdefault(call.key, []).append(test)
+            calls.setdefault(call.key, call)
+    failed: set[str] = set()
+    with contextlib.redirect_stdout(io.StringIO()):
+        for key, call in calls.items():
+            outcome = json.loads(json.dumps(harness.call(names, json.dumps(call.request())).data, default=repr))
+            failed |= {test.name for test in holders[key] if call_verdict(test, call, outcome)}
+            if failed and first_only:
+                break
+    return [test.name for test in tests if test.name in failed]
 
 
 def loses_marks(result: GradeResult | None) -> bool:
