@@ -66,8 +66,21 @@ def _size(megabytes: float) -> str:
     return f"{megabytes / 1024:.1f} GB" if megabytes >= 1024 else f"{megabytes:.1f} MB"
 
 
+MALFORMED = "the kernel sent a message that is not a Jupyter message; its sandbox was stopped"
+
+
 class BoundedSession(Session):
-    """jupyter_client's session, counting a message's frames and bytes before parsing it, and its depth after."""
+    """jupyter_client's session, counting a message's frames and bytes before parsing it, and its depth after.
+
+    Frames that are no message at all (no delimiter, a header that is not JSON) are refused the same way:
+    the kernel controls every byte it sends, so a parse error is the submission's, never the grader's.
+    """
+
+    def feed_identities(self, msg_list: Any, copy: bool = True) -> Any:
+        try:
+            return super().feed_identities(msg_list, copy=copy)
+        except ValueError as exc:
+            raise ReplyTooLarge(MALFORMED) from exc
 
     def deserialize(self, msg_list: Any, content: bool = True, copy: bool = True) -> dict[str, Any]:
         if len(msg_list) > MAX_FRAMES:
@@ -82,6 +95,8 @@ class BoundedSession(Session):
         except RecursionError as exc:
             raise ReplyTooLarge(f"a kernel message nested deeper than the grader's limit of {MAX_DEPTH}; "
                                 "its sandbox was stopped") from exc
+        except (ValueError, KeyError, TypeError, IndexError) as exc:  # a hostile kernel's frames need not parse
+            raise ReplyTooLarge(MALFORMED) from exc
         if not within_depth(message.get("content"), MAX_DEPTH) or not within_depth(message.get("metadata"), MAX_DEPTH):
             raise ReplyTooLarge(f"a kernel message nested deeper than the grader's limit of {MAX_DEPTH}; "
                                 "its sandbox was stopped")
