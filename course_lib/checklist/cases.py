@@ -481,6 +481,11 @@ def test_trims_only_at_group_boundaries(impl: Implementation) -> None:
         result = _build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET, max_tokens=max_tokens)
         expect_equal({"kept_entry_ids": list(result.kept_entry_ids), "reason": result.reason},
                      opening.expected(max_tokens, "kept_entry_ids", "reason"), "R19/R20", f"kept ids and reason at max_tokens={max_tokens}")
+    ladder = PathBuilder().user("u1", "u1").user("u2", "u2").user("u3", "u3").entries
+    stopped = impl.build_context(ladder, max_tokens=10, reserved_output=0, safety_margin=0,
+                                 estimate_tokens=_costed({"u1": 2, "u2": 14, "u3": 3}))
+    expect_equal(list(stopped.kept_entry_ids), ["u3"], "R19",
+                 "kept ids when u2 (14) does not fit after u3 (3) in 10, though u1 (2) would: the selection stops there")
     path = fixtures.opening_path()
     before = wire(path)
     first = _build(impl, path, fixtures.OPENING_BUDGET)
