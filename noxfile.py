@@ -44,6 +44,6 @@ os.environ["PATH"] = os.pathsep.join([*_pyenv_bin_folders(), os.environ.get("PAT
 
 @nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
-    """``make test`` with this session's interpreter; extra arguments go to make (e.g. ``-- test-unit``)."""
-    targets = session.posargs or ["test"]
+    """``make test test-sandboxed`` with this session's interpreter; extra arguments go to make instead (e.g. ``-- test-unit``)."""
+    targets = session.posargs or ["test", "test-sandboxed"]
     session.run("make", *targets, f"VENV={session.virtualenv.location}", external=True)

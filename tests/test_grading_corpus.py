@@ -1,7 +1,7 @@
 """The grader end to end, in real kernels: the corpus of synthetic submissions, the CLI, the Gradescope bundle.
 
 Marked ``slow`` (each notebook starts a kernel, about a second); they still run
-in ``make test``. The whole corpus is graded in one batch run with two
+in ``make test-sandboxed``. The whole corpus is graded in one batch run with two
 workers, which also covers the CSV path; every row is then checked against the
 outcome ``tests/grading_corpus.py`` declares for it.
 """
@@ -24,7 +24,7 @@ from grading_corpus import CORPUS, Submission, solution
 from course_lib.grading import GradeOptions, GradeResult, Limits, Sandbox, grade_folder, write_csv
 from course_lib.grading.grade import lab_view
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]
 
 TIME_LIMIT = 3.0
 LIMITS = Limits(cell_timeout=TIME_LIMIT)

@@ -38,6 +38,8 @@ from course_lib.grading.notebook import find_template, setup_sources
 from course_lib.grading.upload import choose, shown, uploaded
 from course_lib.grading.wheel import requirements
 
+pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
+
 ROOT = Path(__file__).resolve().parent.parent
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="Gradescope runs the autograder as root")
 

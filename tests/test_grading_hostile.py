@@ -12,7 +12,7 @@ score proves the isolation, not just a failing one.
 The batch runs with two workers; afterwards the test checks that the honest
 submissions got full marks, no file outside the sandbox changed, no process
 of the sandbox survived, nobody connected to the listening socket, and the
-batch finished within its budget. Marked ``slow``; part of ``make test``.
+batch finished within its budget. Marked ``slow`` and ``sandboxed``: part of ``make test-sandboxed``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from course_lib.grading import GradeOptions, GradeResult, Limits, cli, grade_fol
 from course_lib.grading import sandbox as sandbox_module
 from course_lib.grading.batch import find_submissions
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]
 
 LIMITS = Limits(cell_timeout=3, interrupt_grace=2, budget=60)
 MARKER = f"course-grade-hostile-{uuid.uuid4().hex[:8]}"

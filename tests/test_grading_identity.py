@@ -28,6 +28,8 @@ from course_lib.grading.batch import died, discover, neutralised, results_frame
 from course_lib.grading.errors import NotARegularFile, SubmissionTooLarge
 from course_lib.grading.notebook import identify, read_regular_file, read_submission, submission_name
 
+pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
+
 LIMITS = Limits(cell_timeout=3, budget=60)
 
 

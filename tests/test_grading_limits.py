@@ -34,6 +34,8 @@ from course_lib.grading.grade import lab_view
 from course_lib.grading.replies import MAX_DEPTH, MAX_FRAMES, MAX_MESSAGE_MB, BoundedSession, ReplyTooLarge, within_depth
 from course_lib.grading.sandbox import Sandbox, bubblewrap
 
+pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
+
 ROOT = Path(__file__).resolve().parent.parent
 LIMITS = Limits(cell_timeout=20, interrupt_grace=2, budget=120)
 

@@ -31,6 +31,8 @@ from course_lib.grading.hidden_cases import hidden_calls
 from course_lib.grading.notebook import exercise_sources, find_template, setup_sources
 from course_lib.grading.sandbox import CellRun
 
+pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
+
 TAGS = diagnose.HOW_TO_TAG
 
 
