@@ -191,14 +191,32 @@ def _sandbox_processes(views: Path) -> list[str]:
     return found
 
 
+def _listen_below_the_ephemeral_ports() -> socket.socket:
+    """A host port that nothing in a sandbox can hold by chance.
+
+    A sandbox's kernel listens on an ephemeral port of its own network namespace, and an outgoing
+    connection takes one as its source (a socket can even connect to itself). A port below that
+    range (32768 in a new namespace) is never one of them, so ``connects_out`` connecting means
+    it reached the host.
+    """
+    for port in range(32767, 20000, -1):
+        listener = socket.socket()
+        try:
+            listener.bind(("127.0.0.1", port))
+        except OSError:
+            listener.close()
+            continue
+        return listener
+    raise RuntimeError("no free port between 20000 and 32767 on 127.0.0.1")
+
+
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, GradeResult], float, list[str], bytes, list[str]]:
     if sandbox_module.bubblewrap() is None:
         pytest.fail("bubblewrap is not installed: run `make grading-tools`")
     root = tmp_path_factory.mktemp("hostile")
     folder = root / "submissions"
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
+    listener = _listen_below_the_ephemeral_ports()
     listener.listen()
     listener.setblocking(False)
     port = listener.getsockname()[1]
