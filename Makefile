@@ -61,9 +61,9 @@ test-browser: $(STAMP)
 	@$(ENSURE_DEBIAN_PACKAGE) chromium "the browser test (make test-browser)" /usr/bin/chromium "about 130 packages on Debian 12"
 	COURSE_BROWSER_TEST=1 $(BIN)/python -m pytest -p no:nbval tests/browser -v
 
-# docs/rules.md is generated from course_lib/rules.py (tests/test_citations.py fails when it is stale).
+# docs/rules.md is generated from course_lib/rules.py (by course_lib/checklist/rules_page.py) (tests/test_citations.py fails when it is stale).
 rules: $(STAMP)
-	$(BIN)/python -m course_lib.rules > docs/rules.md
+	$(BIN)/python -m course_lib.checklist.rules_page > docs/rules.md
 
 checklist: $(STAMP)
 	$(BIN)/python -m course_lib.checklist

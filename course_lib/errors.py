@@ -89,3 +89,19 @@ class CompactionError(ValueError):
     def __init__(self, message: str, *, entry_id: str | None = None) -> None:
         super().__init__(message)
         self.entry_id = entry_id
+
+
+class NotAvailableWhileGrading(RuntimeError):
+    """What a graded submission gets when it calls the course's own answer to its lab.
+
+    While a lab is graded, the sandbox's copy of ``course_lib`` has the lab's
+    reference replaced by stubs (``course_lib.lab_registry`` lists them); calling
+    one raises this. It is deliberately not a ``ValueError``: routing a bad input
+    to a stub must never look like a correct rejection.
+    """
+    def __init__(self, name: str, lab: str) -> None:
+        super().__init__(
+            f"{name} is not available while grading Lab {lab}: the grader runs your own code, so write it yourself"
+        )
+        self.name = name
+        self.lab = lab

@@ -3,7 +3,7 @@
     .venv/bin/python scripts/batch_timing.py [--students 50] [-j 2] [--seed 1] [--keep DIR]
 
 Writes ``--students`` folders ``submissions/s00/…`` holding the course's own solutions
-(the five labs and the capstone, in turn), grades them with ``python -m course_lib.grading``
+(the five labs and the capstone, in turn), grades them with ``python -m course_grader``
 as an instructor would, and prints the wall-clock time, the time per notebook and the
 statuses. Only the command line is used, so the same script times any version of the grader.
 The machine's load matters: compare runs made back to back.
@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from course_lib import labs  # noqa: E402
+from course_lib import lab_registry  # noqa: E402
 
 
 def write_class(folder: Path, students: int) -> None:
     """One solution per student, the labs in turn, under the lab's own file name."""
-    solutions = [ROOT / entry.folder / "solutions" / f"{entry.notebook}.ipynb" for entry in labs.LABS.values()]
+    solutions = [ROOT / entry.folder / "solutions" / f"{entry.notebook}.ipynb" for entry in lab_registry.LABS.values()]
     for index in range(students):
         source = solutions[index % len(solutions)]
         student = folder / f"s{index:02d}"
@@ -48,7 +48,7 @@ def main() -> int:
         base = arguments.keep or Path(temporary)
         submissions, out = base / "submissions", base / "grades.csv"
         write_class(submissions, arguments.students)
-        command = [sys.executable, "-m", "course_lib.grading", str(submissions), "--out", str(out),
+        command = [sys.executable, "-m", "course_grader", str(submissions), "--out", str(out),
                    "-j", str(arguments.jobs), "--no-progress", "--seed", str(arguments.seed)]
         started = time.monotonic()
         subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)

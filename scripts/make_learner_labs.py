@@ -33,7 +33,7 @@ from nbformat import NotebookNode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from course_lib import labs  # noqa: E402 - the registry says where each lab's notebooks live
+from course_lib import lab_registry  # noqa: E402 - the registry says where each lab's notebooks live
 
 SOLUTIONS = ROOT / "labs" / "solutions"
 LEARNER_DIR = ROOT / "labs"
@@ -90,7 +90,7 @@ def _stub(before: list[str], indent: str, lab: str, number: int) -> list[str]:
 def _label(lab: str) -> str:
     """``Lab 11.3``, ``The capstone``: how a stub names its lab (an id outside the registry reads ``Lab <id>``)."""
     try:
-        return labs.lab(lab).label
+        return lab_registry.lab(lab).label
     except ValueError:
         return f"Lab {lab}"
 
@@ -110,7 +110,7 @@ def learner_notebook(solution: NotebookNode) -> NotebookNode:
 
 def solution_paths() -> list[Path]:
     """Every lab's solution notebook, in the registry's order."""
-    return [ROOT / lab.folder / "solutions" / f"{lab.notebook}.ipynb" for lab in labs.LABS.values()]
+    return [ROOT / lab.folder / "solutions" / f"{lab.notebook}.ipynb" for lab in lab_registry.LABS.values()]
 
 
 def learner_path(solution_path: Path) -> Path:

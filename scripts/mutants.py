@@ -33,9 +33,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 from mutants import INLINE_TARGET, MUTANTS, Mutant  # noqa: E402
 from mutants.run import covering_failures, graded_under, inline, loses_marks  # noqa: E402
 
-from course_lib import labs  # noqa: E402
-from course_lib.grading import GradeOptions, grade_folder  # noqa: E402
-from course_lib.grading.results import GradeResult  # noqa: E402
+from course_lib import lab_registry  # noqa: E402
+from course_grader import GradeOptions, grade_folder  # noqa: E402
+from course_grader.results import GradeResult  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def table(mutants: Sequence[Mutant], swept: dict[str, Sweep], batch: dict[str, G
     header = [*COLUMNS[:-1], f"{COLUMNS[-1]} (seed {batch_seed})"] if batch is not None else list(COLUMNS[:-1])
     widths = [max(6, len(name)) for name in header]
     lines = ["  ".join(name.rjust(width) for name, width in zip(header, widths))]
-    for lab in [*(lab for lab in labs.LABS if any(m.lab == lab for m in mutants)), None]:
+    for lab in [*(lab for lab in lab_registry.LABS if any(m.lab == lab for m in mutants)), None]:
         chosen = [m for m in mutants if lab is None or m.lab == lab]
         row = [
             lab or "all", len(chosen),

@@ -103,7 +103,7 @@ class Autograder:
 def set_up(lab: str, folder: Path, python: Path, *, secret: int, timeout: float = 3.0) -> Autograder:
     """``course-grade bundle`` for ``lab``, unpacked into ``folder/autograder``, then its ``setup.sh`` as root."""
     bundle = folder / f"autograder-{lab}.zip"
-    subprocess.run([sys.executable, "-m", "course_lib.grading", "bundle", "--lab", lab, "-o", str(bundle),
+    subprocess.run([sys.executable, "-m", "course_grader", "bundle", "--lab", lab, "-o", str(bundle),
                     "--timeout", str(timeout), "--seed", str(secret)], check=True, capture_output=True, cwd=folder)
     root = folder / f"autograder-{lab}"
     with zipfile.ZipFile(bundle) as archive:

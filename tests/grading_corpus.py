@@ -26,17 +26,17 @@ FUNCTION = {"11.1": "parse_session_entry", "11.2": "group_interactions", "11.3":
 
 
 def solution(lab: str) -> NotebookNode:
-    from course_lib import labs
+    from course_lib import lab_registry
 
-    entry = labs.lab(lab)
+    entry = lab_registry.lab(lab)
     return nbformat.read(ROOT / entry.folder / "solutions" / f"{entry.notebook}.ipynb", as_version=4)
 
 
 def learner(lab: str) -> NotebookNode:
     """The committed learner version (``make learner-labs`` keeps it equal to the generated one)."""
-    from course_lib import labs
+    from course_lib import lab_registry
 
-    entry = labs.lab(lab)
+    entry = lab_registry.lab(lab)
     return nbformat.read(ROOT / entry.folder / f"{entry.notebook}.ipynb", as_version=4)
 
 
@@ -226,7 +226,7 @@ CORPUS: tuple[Submission, ...] = (
 
 def namespace(lab: str, notebook: NotebookNode) -> dict[str, object]:
     """What a kernel would hold after the lab's setup and ``notebook``'s exercise cells, built in this process."""
-    from course_lib.grading.notebook import exercise_sources, find_template, setup_sources
+    from course_grader.notebook import exercise_sources, find_template, setup_sources
 
     module = types.ModuleType(f"learner_{lab.replace('.', '_')}")
     sys.modules[module.__name__] = module  # pydantic resolves a model's annotations through its module
@@ -246,7 +246,7 @@ def grade_in_process(lab: str, names: dict[str, object], folder: Path | None = N
     """
     import time
 
-    from course_lib.grading.grade import GradeOptions, assemble
+    from course_grader.grade import GradeOptions, assemble
 
     run = run_in_process(lab, names, seed=seed, counterexamples=counterexamples, checks=checks)
     return assemble(Path("in_process.ipynb"), "someone", "", lab, run, time.monotonic(), GradeOptions(seed=seed))
@@ -260,17 +260,17 @@ def run_in_process(lab: str, names: dict[str, object], *, seed: int | None = Non
     counterexamples (they never change a score) and pass the checklist's cells
     of an earlier run as ``checks`` (no seed changes a check).
     """
-    from course_lib import labs
+    from course_lib import lab_registry
     from course_lib.checklist.runner import select
-    from course_lib.grading import harness
-    from course_lib.grading.grade import KernelRun, add_counterexamples
-    from course_lib.grading.hidden_cases import hidden_calls
-    from course_lib.grading.sandbox import CellRun
+    from course_lib.checklist import harness
+    from course_grader.grade import KernelRun, add_counterexamples
+    from course_grader.hidden_cases import hidden_calls
+    from course_grader.sandbox import CellRun
 
     def cell(reply: harness.Reply) -> CellRun:
         return CellRun("ok", reply=json.loads(json.dumps(reply.data, default=repr)))
 
-    functions = list(labs.lab(lab).functions)
+    functions = list(lab_registry.lab(lab).functions)
     run = KernelRun(setup=[CellRun("ok")], exercises=[CellRun("ok")], functions=cell(harness.functions(names, functions)))
     if all(run.functions.reply.values()):
         for case in select(lab):

@@ -225,7 +225,7 @@ def test_a_cell_that_checks_less_than_it_shows_is_found() -> None:
         notebook = copy.deepcopy(notebook)
         cell = next(c for c in notebook.cells if c.get("id") == "lab11-5-26")
         kept = [line for line in cell.source.splitlines()
-                if "labkit.compare" not in line or "summary messages sent" in line or "first kept entry" in line]
+                if "lab_helpers.compare" not in line or "summary messages sent" in line or "first kept entry" in line]
         cell.source = "\n".join(kept)
         return notebook
 
@@ -238,65 +238,65 @@ def test_a_cell_that_checks_less_than_it_shows_is_found() -> None:
     assert run_body(oldest.notebook(), "oldest").cells[section_7].fails, "the lab as it is now shows a ❌ there"
 
 
-# --- the labkit helpers the body cells judge with ---------------------------------------------
+# --- the lab_helpers helpers the body cells judge with ---------------------------------------------
 
 
 def test_a_prediction_is_judged_against_the_worked_answer_not_the_code() -> None:
     """Issue 21: a right prediction with a broken function is 🎯, and the function's ❌ is its own row mark."""
-    from course_lib import labkit
+    from course_lib import lab_helpers
 
-    table = labkit.prediction_table(
+    table = lab_helpers.prediction_table(
         {"right": "Rejected", "wrong": "accepted", "open": None},
         worked={"right": "rejected", "wrong": "rejected", "open": 3},
         yours=lambda: {"right": "accepted", "wrong": "rejected", "open": 3},
         function="parser",
     )
     verdicts = table["against the worked answer"]
-    assert verdicts["right"].startswith("🎯") and verdicts["wrong"].startswith("🤔") and verdicts["open"] == labkit.NO_PREDICTION
+    assert verdicts["right"].startswith("🎯") and verdicts["wrong"].startswith("🤔") and verdicts["open"] == lab_helpers.NO_PREDICTION
     assert list(table["ok"]) == ["❌", "✅", "✅"]
     assert "see the checklist" in table["your parser"]["right"]
 
 
 def test_a_prediction_is_judged_before_the_function_exists() -> None:
-    from course_lib import labkit
+    from course_lib import lab_helpers
 
     def stub() -> dict[str, Any]:
         raise NotImplementedError("Lab 11.9 not implemented yet: f")
 
-    table = labkit.prediction_table({"a": 1}, worked={"a": 1}, yours=stub, function="f")
+    table = lab_helpers.prediction_table({"a": 1}, worked={"a": 1}, yours=stub, function="f")
     assert table["against the worked answer"]["a"].startswith("🎯") and table["ok"]["a"] == "⏳"
 
 
 def test_a_pydantic_error_shows_as_one_line_with_its_field_path() -> None:
     """Issue 21: a learner's own model raising pydantic's report must not make a table row many lines wide."""
-    from course_lib import fixtures, labkit
+    from course_lib import chapter_example, lab_helpers
     from course_lib.models import CompactionEntry
 
-    bad = fixtures.compact_1_wire() | {"tokensBefore": -1, "timestamp": "100"}
+    bad = chapter_example.compact_1_wire() | {"tokensBefore": -1, "timestamp": "100"}
     bad["summary"] = bad["summary"] | {"decisions": ["ok", 7]}
-    shown = labkit.outcome(lambda: CompactionEntry.model_validate(bad, by_alias=True, by_name=False))
+    shown = lab_helpers.outcome(lambda: CompactionEntry.model_validate(bad, by_alias=True, by_name=False))
     assert "\n" not in shown and len(shown) <= 170
     assert shown.startswith("rejected: ValidationError, ") and "more)" in shown
-    assert labkit.one_line(ValueError("first line\nsecond line")) == "first line …"
-    nested = labkit.outcome(lambda: CompactionEntry.model_validate(
-        fixtures.compact_1_wire() | {"summary": bad["summary"]}, by_alias=True, by_name=False))
+    assert lab_helpers.one_line(ValueError("first line\nsecond line")) == "first line …"
+    nested = lab_helpers.outcome(lambda: CompactionEntry.model_validate(
+        chapter_example.compact_1_wire() | {"summary": bad["summary"]}, by_alias=True, by_name=False))
     assert "summary.decisions[1]:" in nested, nested
 
 
 def test_an_id_is_named_as_a_whole_word() -> None:
-    from course_lib import labkit
+    from course_lib import lab_helpers
 
-    tried = labkit.attempt(lambda: (_ for _ in ()).throw(ValueError("firstKeptEntryId is a system message")))
+    tried = lab_helpers.attempt(lambda: (_ for _ in ()).throw(ValueError("firstKeptEntryId is a system message")))
     assert tried.rejected and not tried.names("sys")
-    assert labkit.attempt(lambda: (_ for _ in ()).throw(ValueError("entry 'sys' is a system message"))).names("sys")
+    assert lab_helpers.attempt(lambda: (_ for _ in ()).throw(ValueError("entry 'sys' is a system message"))).names("sys")
 
 
 def test_a_crashing_function_still_gets_its_predictions_judged() -> None:
-    from course_lib import labkit
+    from course_lib import lab_helpers
 
     def broken() -> dict[str, Any]:
         raise KeyError("u3")
 
-    table = labkit.prediction_table({"a": 1}, worked={"a": 1}, yours=broken, function="f")
+    table = lab_helpers.prediction_table({"a": 1}, worked={"a": 1}, yours=broken, function="f")
     assert table["against the worked answer"]["a"].startswith("🎯") and table["ok"]["a"] == "❌"
     assert table["your f"]["a"] == "💥 crashed: KeyError: 'u3'"

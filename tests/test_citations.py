@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import labs, rules
+from course_lib import lab_registry, rules
+from course_lib.checklist import rules_page
 
 ROOT = Path(__file__).resolve().parent.parent
 FORBIDDEN = re.compile(
@@ -56,8 +57,8 @@ def test_cites_only_what_the_pack_ships(path: Path) -> None:
 
 
 def test_docs_rules_md_is_generated_from_the_table() -> None:
-    assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == rules.markdown(), (
-        "docs/rules.md is out of date: python -m course_lib.rules > docs/rules.md")
+    assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == rules_page.markdown(), (
+        "docs/rules.md is out of date: python -m course_lib.checklist.rules_page > docs/rules.md")
 
 
 def test_every_rule_is_stated_and_every_chapter_rule_is_checked() -> None:
@@ -69,11 +70,11 @@ def test_every_rule_is_stated_and_every_chapter_rule_is_checked() -> None:
     assert {f"L{n}" for n in range(1, 7)} <= checked  # the capstone's four checks
 
 
-@pytest.mark.parametrize("lab", list(labs.LABS))
+@pytest.mark.parametrize("lab", list(lab_registry.LABS))
 def test_rule_ranges_agree_everywhere(lab: str) -> None:
     """README, the start page and the lab's own rule table show the rules its checks cite."""
-    entry = labs.lab(lab)
-    expected = rules.ranges(rules.lab_rules(lab))
+    entry = lab_registry.lab(lab)
+    expected = rules.ranges(rules_page.lab_rules(lab))
     readme = next(line for line in (ROOT / "README.md").read_text().splitlines() if f"{entry.label} —" in line)
     assert f"({expected})" in readme
     if entry.folder != "labs":  # the capstone: its introduction names the rules its checks cite
@@ -83,6 +84,6 @@ def test_rule_ranges_agree_everywhere(lab: str) -> None:
     start = _text(ROOT / "notebooks" / "00_start_here.ipynb")
     row = next(line for line in start.splitlines() if line.startswith(f"| {lab} |"))
     assert row.rstrip().endswith(f"| {expected} |")
-    intro = json.loads((ROOT / "labs" / "solutions" / f"{labs.lab(lab).notebook}.ipynb").read_text())["cells"][0]
+    intro = json.loads((ROOT / "labs" / "solutions" / f"{lab_registry.lab(lab).notebook}.ipynb").read_text())["cells"][0]
     table = "".join(intro["source"]).split("| rule |", 1)[1]
-    assert sorted(set(rules.cited(table)), key=lambda r: int(r[1:])) == rules.lab_rules(lab)
+    assert sorted(set(rules.cited(table)), key=lambda r: int(r[1:])) == rules_page.lab_rules(lab)

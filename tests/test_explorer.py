@@ -36,7 +36,7 @@ from course_lib.explorer import (
     table_html,
     table_page,
 )
-from course_lib.fixtures import (
+from course_lib.chapter_example import (
     OPENING_BUDGET,
     OPENING_COSTS,
     RESUME_BUDGET,
@@ -49,7 +49,7 @@ from course_lib.fixtures import (
     teaching_estimator,
 )
 from course_lib.importers import sample_path
-from course_lib.tree_svg import session_tree_svg
+from course_lib.explorer.tree_svg import session_tree_svg
 
 NA = None
 GROUP_1, GROUP_2, GROUP_3 = ["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "a3"]

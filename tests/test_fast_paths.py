@@ -20,7 +20,7 @@ from course_lib import (
     parse_session_entry,
     to_json_dict,
 )
-from course_lib import fixtures as fx
+from course_lib import chapter_example as fx
 from course_lib.parsing import SHARED_TYPES, fresh_copy
 from pydantic import BaseModel
 from wire_samples import ALL_WIRE_FACTORIES, assistant_wire, metadata_wire, shared_containers, tool_result_wire

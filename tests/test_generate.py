@@ -1,4 +1,4 @@
-"""Generated sessions (course_lib/generate.py): reproducible, valid, and varied where the rules look."""
+"""Generated sessions (course_grader/generate.py): reproducible, valid, and varied where the rules look."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import random
 import pytest
 
 from course_lib import InMemorySessionStore, build_context, group_interactions, path_to, to_json_dict
-from course_lib.fixtures import teaching_estimator
-from course_lib.generate import SessionRecipe, group_starts, random_session
+from course_lib.chapter_example import teaching_estimator
+from course_grader.generate import SessionRecipe, group_starts, random_session
 
 SEEDS = range(40)
 

@@ -21,8 +21,8 @@ import pytest
 from gradescope_dry_run import dependencies_python, public_folder, set_up, shared_interpreter
 from grading_corpus import CORPUS, Submission, solution
 
-from course_lib.grading import GradeOptions, GradeResult, Limits, Sandbox, grade_folder, write_csv
-from course_lib.grading.grade import lab_view
+from course_grader import GradeOptions, GradeResult, Limits, Sandbox, grade_folder, write_csv
+from course_grader.grade import lab_view
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]
 
@@ -100,7 +100,7 @@ def test_cli_grades_a_folder_to_csv(tmp_path: Path) -> None:
     (folder / "erin" / "lab.ipynb").write_text(json.dumps({"not": "a notebook"}))
     next(s for s in CORPUS if s.name == "untouched_stub").write(folder)
     out = tmp_path / "grades.csv"
-    from course_lib.grading import cli
+    from course_grader import cli
 
     assert cli.main([str(folder), "--out", str(out), "-j", "1", "--no-progress", "--timeout", str(TIME_LIMIT)]) == 0
     frame = pd.read_csv(out).set_index("student")

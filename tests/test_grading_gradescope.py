@@ -28,15 +28,15 @@ import pytest
 from gradescope_dry_run import Autograder, dependencies_python, public_folder, set_up, shared_interpreter
 from grading_corpus import edited, learner, solution
 
-from course_lib import labs
-from course_lib.grading import cli
-from course_lib.grading.bundle import SECRET, build_bundle, run_autograder
-from course_lib.grading.learner_account import (
+from course_lib import lab_registry
+from course_grader import cli
+from course_grader.bundle import SECRET, build_bundle, run_autograder
+from course_grader.learner_account import (
     LearnerAccount, exposed, kill_all, processes_of, remove_leftovers, unused_account,
 )
-from course_lib.grading.notebook import find_template, setup_sources
-from course_lib.grading.upload import choose, shown, uploaded
-from course_lib.grading.wheel import requirements
+from course_grader.notebook import find_template, setup_sources
+from course_grader.upload import choose, shown, uploaded
+from course_grader.wheel import requirements
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 
@@ -145,8 +145,8 @@ def test_bundle_tells_the_instructor_the_secret_and_how_to_regrade(tmp_path: Pat
 
 def test_the_printed_table_shows_no_seed_and_no_hidden_feedback() -> None:
     """run_autograder's stdout, which an instructor may make visible: what learners may see at once, no more."""
-    from course_lib.grading.bundle import for_stdout
-    from course_lib.grading.results import GradeResult, TestResult, format_table
+    from course_grader.bundle import for_stdout
+    from course_grader.results import GradeResult, TestResult, format_table
 
     tests = (TestResult(name="visible", number="7", lab="11.3", score=0, output="visible feedback"),
              TestResult(name="generated", number="H1", lab="11.3", score=0, output="R12: the first failing session", hidden=True))
@@ -224,7 +224,7 @@ def test_exposed_says_what_the_account_can_reach(tmp_path: Path) -> None:
 
 
 def test_an_account_is_never_root() -> None:
-    from course_lib.grading.learner_kernel import main
+    from course_grader.learner_kernel import main
 
     with pytest.raises(SystemExit):
         main(["--uid", "0", "--gid", "0", "--homes", "/tmp", "--", "true"])
@@ -262,7 +262,7 @@ def test_what_grading_installs_covers_every_import_of_every_labs_setup() -> None
 
     installed = _closure(requirements(ROOT))
     owners = importlib.metadata.packages_distributions()
-    for lab in labs.LABS:
+    for lab in lab_registry.LABS:
         setup = "\n".join(setup_sources(find_template(lab)))
         code = (f"import sys, json\nbefore = set(sys.modules)\nexec(compile({setup!r}, 'setup', 'exec'), {{}})\n"
                 "print(json.dumps(sorted({name.split('.')[0] for name in set(sys.modules) - before})))")
@@ -333,7 +333,7 @@ IMPORTS_THE_REFERENCE = '''
 import os, sys, types
 _home = os.getuid()
 try:
-    import course_lib.labs as _labs
+    import course_lib.lab_registry as _labs
     for _pass in range(2):  # the real sources of every withheld module, over the view's stubs
         for _withheld in _labs.lab("11.3").withheld:
             _file = os.path.join({installed!r}, *_withheld.module.split(".")) + ".py"

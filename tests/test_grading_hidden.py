@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 from grading_corpus import CORPUS, grade_in_process, learner, namespace, solution
 
-from course_lib import labs
-from course_lib.grading import harness, hidden, hidden_cases, practice
+from course_lib import lab_registry
+from course_grader import hidden, hidden_cases, practice
+from course_lib.checklist import harness
 
-LABS = tuple(labs.LABS)
+LABS = tuple(lab_registry.LABS)
 
 
 def corpus(name: str):  # noqa: ANN201
@@ -29,8 +30,8 @@ def corpus(name: str):  # noqa: ANN201
 @pytest.mark.parametrize("lab", LABS)
 def test_hidden_cases_are_deterministic(lab: str) -> None:
     """Fixed seeds: two generations of a lab's hidden cases are the same calls with the same expectations."""
-    first = hidden_cases.GENERATORS[lab](random.Random(labs.lab(lab).hidden_seed))
-    second = hidden_cases.GENERATORS[lab](random.Random(labs.lab(lab).hidden_seed))
+    first = hidden_cases.GENERATORS[lab](random.Random(lab_registry.lab(lab).hidden_seed))
+    second = hidden_cases.GENERATORS[lab](random.Random(lab_registry.lab(lab).hidden_seed))
     def dump(tests: tuple[hidden.HiddenTest, ...]) -> str:  # JSON, so a NaN option equals itself
         return json.dumps([[(c.request(), repr(c.expected)) for c in t.calls] for t in tests])
 
@@ -62,8 +63,8 @@ def test_stubs_score_zero_as_not_implemented(lab: str, tmp_path: Path) -> None:
     result = grade_in_process(lab, namespace(lab, learner(lab)))
     assert result.score == 0 and result.status == "ok"
     assert all(t.output.startswith("not implemented yet") for t in result.tests)
-    label = labs.lab(lab).label
-    assert all(any(f"{label} not implemented yet: {name}" in t.output for name in labs.lab(lab).functions)
+    label = lab_registry.lab(lab).label
+    assert all(any(f"{label} not implemented yet: {name}" in t.output for name in lab_registry.lab(lab).functions)
                for t in result.tests)
 
 

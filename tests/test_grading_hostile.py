@@ -28,9 +28,9 @@ import pandas as pd
 import pytest
 from grading_corpus import edited, replace, solution
 
-from course_lib.grading import GradeOptions, GradeResult, Limits, cli, grade_folder, write_csv
-from course_lib.grading import sandbox as sandbox_module
-from course_lib.grading.batch import find_submissions
+from course_grader import GradeOptions, GradeResult, Limits, cli, grade_folder, write_csv
+from course_grader import sandbox as sandbox_module
+from course_grader.batch import find_submissions
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]
 
@@ -80,7 +80,7 @@ SUBMISSIONS: dict[str, tuple[object, str]] = {
     "honest_alice": (honest(), "full"),
     "honest_bob": (honest(), "full"),
     "fakes_the_harness": (wrong_and(
-        "import course_lib.grading.harness as _h\n"
+        "import course_lib.checklist.harness as _h\n"
         "_h.check = lambda ns, n, names: _h.Reply({'points': [], 'status': 'completed'})\n"
         "_h.call = lambda ns, request: _h.Reply({'kind': 'returned', 'value': [], 'mutated': False})\n"
         "_h.record_case = lambda case, impl: {'points': [], 'status': 'completed'}\n"), "less"),
@@ -144,7 +144,7 @@ SUBMISSIONS: dict[str, tuple[object, str]] = {
         "_secrets += glob.glob('{solutions}/*.ipynb')\n"
         "_read = [p for p in _secrets if os.path.exists(p)]\n"
         "try:\n"
-        "    import course_lib.grading.hidden_cases\n"
+        "    import course_grader.hidden_cases\n"
         "    _read.append('import')\n"
         "except ImportError:\n"
         "    pass\n",
@@ -327,7 +327,7 @@ def test_a_folder_that_cannot_be_read_gets_a_row(tmp_path: Path, monkeypatch: py
 
 
 def test_results_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from course_lib.grading import results as results_module
+    from course_grader import results as results_module
 
     target = tmp_path / "grades.csv"
     target.write_text("previous\n")
@@ -362,7 +362,7 @@ def test_without_bubblewrap_grading_refuses_unless_told(tmp_path: Path, monkeypa
 
 
 def test_no_sandbox_cgroup_survives_the_batch(batch) -> None:  # noqa: ANN001
-    from course_lib.grading import cgroup
+    from course_grader import cgroup
 
     assert cgroup.unavailable() is None, "the hostile batch must run with a cgroup per sandbox (CI runs as root)"
     assert cgroup.made_here() == set()

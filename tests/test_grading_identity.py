@@ -21,12 +21,12 @@ import nbformat
 import pytest
 from grading_corpus import solution
 
-from course_lib import labs
-from course_lib.grading import GradeOptions, GradeResult, Limits, TestResult, cli, grade_folder, grade_notebook, write_csv
-from course_lib.grading import notebook as notebook_module
-from course_lib.grading.batch import died, discover, neutralised, results_frame
-from course_lib.grading.errors import NotARegularFile, SubmissionTooLarge
-from course_lib.grading.notebook import identify, read_regular_file, read_submission, submission_name
+from course_lib import lab_registry
+from course_grader import GradeOptions, GradeResult, Limits, TestResult, cli, grade_folder, grade_notebook, write_csv
+from course_grader import notebook as notebook_module
+from course_grader.batch import died, discover, neutralised, results_frame
+from course_grader.errors import NotARegularFile, SubmissionTooLarge
+from course_grader.notebook import identify, read_regular_file, read_submission, submission_name
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 
@@ -38,16 +38,16 @@ LIMITS = Limits(cell_timeout=3, budget=60)
 
 def _no_kernel(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions):  # noqa: ANN202
     """A kernel run in which every function is defined and no check ran: status ok, 0 points."""
-    from course_lib.grading.grade import KernelRun
-    from course_lib.grading.sandbox import CellRun
+    from course_grader.grade import KernelRun
+    from course_grader.sandbox import CellRun
 
-    names = labs.lab(lab).functions
+    names = lab_registry.lab(lab).functions
     return KernelRun(setup=[CellRun("ok")], exercises=[CellRun("ok")], functions=CellRun("ok", reply=dict.fromkeys(names, True)))
 
 
 def kernel_free(path: Path, options: GradeOptions, *, root: str | None = None) -> GradeResult:
     """``grade_notebook`` with everything real but the kernel (patched in the worker that runs this)."""
-    from course_lib.grading import grade
+    from course_grader import grade
 
     grade._execute = _no_kernel
     return grade.grade_notebook(path, options, root=root)
@@ -121,7 +121,7 @@ def test_a_file_in_the_root_keeps_the_file_name_rule_and_metadata_never_names(tm
 
 
 def test_the_student_option_wins_in_single_file_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from course_lib.grading import grade
+    from course_grader import grade
 
     monkeypatch.setattr(grade, "_execute", _no_kernel)
     path = write(tmp_path / "alice" / "alice_lab_11_2.ipynb", student="bob")
@@ -162,7 +162,7 @@ def test_two_files_for_one_student_and_lab_are_both_kept_and_say_which_counts(tm
 def test_a_file_name_and_metadata_naming_other_labs_is_flagged_and_the_file_name_decides(tmp_path: Path,
                                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """``lab_11_3_….ipynb`` holding Lab 11.2 (metadata course.lab = "11.2") is not silently 100 % on Lab 11.2."""
-    from course_lib.grading import grade
+    from course_grader import grade
 
     monkeypatch.setattr(grade, "_execute", _no_kernel)
     path = write(tmp_path / "alice" / "lab_11_3_build_context.ipynb", lab="11.2")
@@ -338,7 +338,7 @@ def test_csv_columns_are_in_course_order_whatever_order_submissions_arrive_in() 
     results = [_result("a", "a.ipynb", "capstone"), _result("b", "b.ipynb", "11.3"), _result("c", "c.ipynb", "11.1")]
     columns = list(results_frame(results).columns)
     assert columns == list(results_frame(results[::-1]).columns)
-    tests = [column for column in columns if column.split(" ")[0] in labs.LABS]
+    tests = [column for column in columns if column.split(" ")[0] in lab_registry.LABS]
     assert tests == [f"{lab} {n} t{n}" for lab in ("11.1", "11.3", "capstone") for n in ("4", "10", "H1", "H2")]
     assert columns[:4] == ["student", "student_from", "file", "lab"]
     assert columns[-10:] == ["total", "max_score", "percent", "status", "counts", "seconds", "budget", "sandbox", "seed", "notes"]

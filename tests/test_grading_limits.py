@@ -28,11 +28,11 @@ import pytest
 import zmq
 from grading_corpus import edited, solution
 
-from course_lib.grading import GradeOptions, Limits, grade_notebook
-from course_lib.grading import cgroup as cgroup_module
-from course_lib.grading.grade import lab_view
-from course_lib.grading.replies import MAX_DEPTH, MAX_FRAMES, MAX_MESSAGE_MB, BoundedSession, ReplyTooLarge, within_depth
-from course_lib.grading.sandbox import Sandbox, bubblewrap
+from course_grader import GradeOptions, Limits, grade_notebook
+from course_grader import cgroup as cgroup_module
+from course_grader.grade import lab_view
+from course_grader.replies import MAX_DEPTH, MAX_FRAMES, MAX_MESSAGE_MB, BoundedSession, ReplyTooLarge, within_depth
+from course_grader.sandbox import Sandbox, bubblewrap
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 
@@ -66,7 +66,7 @@ _codes = [child.wait() for child in _children]
 """
 
 DISK_FILLER = """
-import course_lib.grading.harness as _harness
+import course_lib.checklist.harness as _harness
 _written, _error = 0, None
 try:
     for _number in range(64):  # 64 files of 48 MB: 3 GiB
@@ -105,7 +105,7 @@ def _notebook(folder: Path, code: str) -> Path:
 
 GRADE_AND_MEASURE = """
 import json, resource, sys
-from course_lib.grading import GradeOptions, Limits, grade_notebook
+from course_grader import GradeOptions, Limits, grade_notebook
 result = grade_notebook(sys.argv[1], GradeOptions(limits=Limits(cell_timeout=20, budget=120, memory_mb=1024)))
 print(json.dumps({"status": result.status, "notes": list(result.notes), "score": result.score,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
@@ -158,7 +158,7 @@ def test_frames_that_are_no_message_are_refused_not_raised_as_a_grader_error() -
 
 
 def test_libzmq_refuses_a_big_frame_before_buffering_it() -> None:
-    from course_lib.grading.replies import BoundedContext
+    from course_grader.replies import BoundedContext
 
     context = BoundedContext()
     plain = zmq.Context()

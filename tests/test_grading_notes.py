@@ -22,14 +22,15 @@ import pytest
 from grading_corpus import edited, solution, tagged
 from nbformat import NotebookNode
 
-from course_lib import labs
+from course_lib import lab_registry
 from course_lib.checklist.runner import select
-from course_lib.grading import GradeOptions, GradeResult, Limits, grade_folder
-from course_lib.grading import diagnose, harness
-from course_lib.grading.grade import assemble
-from course_lib.grading.hidden_cases import hidden_calls
-from course_lib.grading.notebook import exercise_sources, find_template, setup_sources
-from course_lib.grading.sandbox import CellRun
+from course_grader import GradeOptions, GradeResult, Limits, grade_folder
+from course_grader import diagnose
+from course_lib.checklist import harness
+from course_grader.grade import assemble
+from course_grader.hidden_cases import hidden_calls
+from course_grader.notebook import exercise_sources, find_template, setup_sources
+from course_grader.sandbox import CellRun
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 
@@ -38,7 +39,7 @@ TAGS = diagnose.HOW_TO_TAG
 
 def grade_here(lab: str, notebook: NotebookNode) -> GradeResult:
     """``notebook`` graded in this process, exactly as ``grade_notebook`` judges a kernel's replies."""
-    from course_lib.grading.grade import KernelRun
+    from course_grader.grade import KernelRun
 
     module = types.ModuleType(f"notes_{lab.replace('.', '_')}")
     sys.modules[module.__name__] = module
@@ -57,7 +58,7 @@ def grade_here(lab: str, notebook: NotebookNode) -> GradeResult:
     def reply(data: harness.Reply) -> CellRun:
         return CellRun("ok", reply=json.loads(json.dumps(data.data, default=repr)))
 
-    functions = list(labs.lab(lab).functions)
+    functions = list(lab_registry.lab(lab).functions)
     run = KernelRun(setup=[CellRun("ok")], exercises=[run_cell(s) for s in exercise_sources(notebook)])
     run.functions = reply(harness.functions(names, functions))
     if all(run.functions.reply.values()):

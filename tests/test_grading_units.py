@@ -11,7 +11,7 @@ import pytest
 from grading_corpus import LABS, solution
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from course_lib.grading import (
+from course_grader import (
     LAB_FUNCTIONS,
     STATUSES,
     GradeResult,
@@ -26,8 +26,8 @@ from course_lib.grading import (
     student_id,
     to_gradescope,
 )
-from course_lib.grading import cli, notebook
-from course_lib.grading.hidden_cases import hidden_tests
+from course_grader import cli, notebook
+from course_grader.hidden_cases import hidden_tests
 
 
 def synthetic(lab: str | None = "11.3", cells: list | None = None) -> nbformat.NotebookNode:
@@ -104,7 +104,7 @@ def test_student_id_from_the_file_name(name: str, student: str) -> None:
 def test_student_id_from_the_folder_never_the_metadata_and_it_says_which(tmp_path: Path) -> None:
     """A notebook keeping the lab's own file name is not labelled with that name (it names no student);
     the metadata's ``course.student`` is the learner's to edit: it only earns a note."""
-    from course_lib.grading.notebook import claimed_student, identify
+    from course_grader.notebook import claimed_student, identify
 
     (tmp_path / "erin").mkdir()
     path = tmp_path / "erin" / "lab_11_3_build_context.ipynb"
@@ -181,7 +181,7 @@ def test_python_dash_m_runs_the_same_cli() -> None:
     import subprocess
     import sys
 
-    finished = subprocess.run([sys.executable, "-m", "course_lib.grading", "--help"], capture_output=True, text=True, check=True)
+    finished = subprocess.run([sys.executable, "-m", "course_grader", "--help"], capture_output=True, text=True, check=True)
     assert "course-grade" in finished.stdout and "--results" in finished.stdout
 
 
@@ -191,8 +191,8 @@ def test_wheel_is_written_offline_with_metadata_and_record(tmp_path: Path) -> No
     import hashlib
     import zipfile
 
-    from course_lib.grading.bundle import project_root
-    from course_lib.grading.wheel import write_wheel
+    from course_grader.bundle import project_root
+    from course_grader.wheel import write_wheel
 
     wheel = write_wheel(project_root(), tmp_path)
     assert wheel.name == "course_lib-0.1.0-py3-none-any.whl"
@@ -200,9 +200,9 @@ def test_wheel_is_written_offline_with_metadata_and_record(tmp_path: Path) -> No
         names = set(archive.namelist())
         metadata = archive.read("course_lib-0.1.0.dist-info/METADATA").decode()
         record = archive.read("course_lib-0.1.0.dist-info/RECORD").decode().splitlines()
-        assert "course_lib/grading/harness.py" in names and not any("__pycache__" in n for n in names)
+        assert "course_lib/checklist/harness.py" in names and not any("__pycache__" in n for n in names)
         assert "Requires-Dist: nbclient>=0.10,<0.12" in metadata and "Requires-Python: >=3.11" in metadata
-        assert "course-grade = course_lib.grading.cli:main" in archive.read("course_lib-0.1.0.dist-info/entry_points.txt").decode()
+        assert "course-grade = course_grader.cli:main" in archive.read("course_lib-0.1.0.dist-info/entry_points.txt").decode()
         for line in record[:-1]:
             name, digest, size = line.split(",")
             data = archive.read(name)
@@ -213,7 +213,7 @@ def test_wheel_is_written_offline_with_metadata_and_record(tmp_path: Path) -> No
 
 def test_autograder_without_a_notebook_writes_a_zero_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Gradescope still gets a results.json (every test 0, the reason in the output) under $AUTOGRADER_ROOT."""
-    from course_lib.grading import run_autograder
+    from course_grader import run_autograder
 
     (tmp_path / "submission").mkdir()
     (tmp_path / "submission" / "notes.txt").write_text("I forgot the notebook")
@@ -225,7 +225,7 @@ def test_autograder_without_a_notebook_writes_a_zero_result(tmp_path: Path, monk
 
 
 def test_autograder_refuses_another_labs_notebook(tmp_path: Path) -> None:
-    from course_lib.grading import run_autograder
+    from course_grader import run_autograder
 
     (tmp_path / "submission").mkdir()
     nbformat.write(synthetic("11.2"), tmp_path / "submission" / "mine.ipynb")
@@ -236,7 +236,7 @@ def test_autograder_refuses_another_labs_notebook(tmp_path: Path) -> None:
 
 def test_hidden_cases_come_from_the_runs_seed() -> None:
     """One seed gives the same cases anywhere; another seed other cases (nobody can tabulate them in advance)."""
-    from course_lib.grading.hidden_cases import hidden_calls
+    from course_grader.hidden_cases import hidden_calls
 
     def requests(seed: int | None) -> str:
         return json.dumps([call.request() for call in hidden_calls("11.3", seed)])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from course_lib import InteractionError, PathBuilder, group_interactions, to_json_dict
-from course_lib.fixtures import opening_path
+from course_lib.chapter_example import opening_path
 from wire_samples import shared_containers
 
 

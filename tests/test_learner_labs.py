@@ -19,7 +19,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from course_lib import checklist, labs
+from course_lib import checklist, lab_registry
 from course_lib.checklist.runner import FUNCTION_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,7 +88,7 @@ def test_lab_layout_follows_the_conventions(solution_path: Path) -> None:
     """Setup cell untagged, solution regions only in `exercise` cells, one `checklist` cell."""
     notebook = _read(solution_path)
     lab = notebook.metadata["course"]["lab"]
-    assert solution_path.stem == labs.lab(lab).notebook
+    assert solution_path.stem == lab_registry.lab(lab).notebook
     functions = notebook.metadata["course"]["functions"]
     assert functions and set(functions) <= set(FUNCTION_NAMES)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
@@ -106,7 +106,7 @@ def test_learner_stubs_raise_with_the_lab_number(solution_path: Path) -> None:
     notebook = _read(generator.learner_path(solution_path))
     lab = notebook.metadata["course"]["lab"]
     _, exercises = _lab_code(notebook)
-    label = labs.lab(lab).label
+    label = lab_registry.lab(lab).label
     stubbed = re.findall(r'NotImplementedError\("(.+?) not implemented yet: (\w+)"\)', "\n".join(exercises))
     assert stubbed and {found for found, _ in stubbed} == {label}
     namespace = _run_lab_code(notebook)
@@ -232,7 +232,7 @@ def _start_page_rows() -> dict[str, str]:
     for cell in start.cells:
         for line in cell.source.splitlines():
             cells = [part.strip() for part in line.strip().strip("|").split("|")]
-            if line.startswith("| ") and cells[0] in labs.LABS:
+            if line.startswith("| ") and cells[0] in lab_registry.LABS:
                 rows[cells[0]] = line
     return rows
 

@@ -15,12 +15,12 @@ import pytest
 from mutants import INLINE_TARGET, MUTANTS, Mutant
 from mutants.run import covering_failures, graded, inline, loses_marks, run_notebook
 
-from course_lib import labs
+from course_lib import lab_registry
 
 
 def test_corpus_covers_every_lab() -> None:
     per_lab = Counter(m.lab for m in MUTANTS)
-    assert len(MUTANTS) >= 80 and set(per_lab) == set(labs.LABS), per_lab
+    assert len(MUTANTS) >= 80 and set(per_lab) == set(lab_registry.LABS), per_lab
     assert all(m.rule and m.description for m in MUTANTS)
     for mutant in MUTANTS:  # every edit still applies to the solution as it is now
         mutant.notebook()
@@ -32,7 +32,7 @@ def test_the_covering_set_alone_takes_marks_from_every_mutant() -> None:
     assert not spared, f"the fixed covering set gives full hidden marks to {spared}"
 
 
-@pytest.mark.parametrize("lab", labs.LABS)
+@pytest.mark.parametrize("lab", lab_registry.LABS)
 def test_the_solutions_pass_the_covering_set(lab: str) -> None:
     assert covering_failures(_reference(lab)) == []
 
@@ -50,7 +50,7 @@ def _reference(lab: str) -> Mutant:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mutant", [*map(_reference, labs.LABS), *MUTANTS], ids=lambda m: m.name)
+@pytest.mark.parametrize("mutant", [*map(_reference, lab_registry.LABS), *MUTANTS], ids=lambda m: m.name)
 def test_no_lab_contradicts_itself(mutant: Mutant) -> None:
     """A ❌ (or ⚠️, or a crash) in a lab's body cells never sits above a checklist saying every check passed."""
     body = run_notebook(mutant)

@@ -1,6 +1,6 @@
 """Every learner-facing module imports where ``fcntl`` and ``resource`` do not exist (Windows).
 
-The grader (``course_lib.grading``) runs on an instructor's POSIX machine and may need
+The grader (``course_grader``) runs on an instructor's POSIX machine and may need
 ``resource``; everything a learner imports must not.
 """
 
@@ -15,13 +15,13 @@ import course_lib
 LEARNER_MODULES = sorted(
     module.name
     for module in pkgutil.walk_packages(course_lib.__path__, "course_lib.")
-    if not module.name.startswith("course_lib.grading") and not module.name.endswith("__main__")
+    if not module.name.startswith("course_grader") and not module.name.endswith("__main__")
 )
 
 
 def test_the_list_covers_the_modules_learners_meet() -> None:
-    for name in ("course_lib.lifecycle", "course_lib.explorer", "course_lib.checklist", "course_lib.labkit",
-                 "course_lib.fixtures", "course_lib.store", "course_lib.file_lock"):
+    for name in ("course_lib.lifecycle", "course_lib.explorer", "course_lib.checklist", "course_lib.lab_helpers",
+                 "course_lib.chapter_example", "course_lib.store", "course_lib.file_lock"):
         assert name in LEARNER_MODULES
 
 

@@ -22,7 +22,7 @@ from course_lib.checklist import NotRecording
 from course_lib.checklist.expect import Point, expect_equal, verdict
 from course_lib.checklist.runner import run_case
 from course_lib.errors import InteractionError
-from course_lib.grading.grade import check_output
+from course_grader.grade import check_output
 
 
 def _reference(lab: str) -> Mutant:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import fixtures
+from .. import chapter_example
 from ..lifecycle.errors import OverflowRecoveryError
 from ..lifecycle.scenario import CAPSTONE_TURNS, capstone_session
 from ..lifecycle.settings import CompactionSettings
@@ -42,12 +42,12 @@ def test_cut_point_keeps_whole_groups(impl: Implementation) -> None:
     """Opening path groups cost 7, 7, 15; after compact-1 the context's groups are u2 (7), u3 (15), u4 (8)."""
 
     def cut(path: list[Any], keep: int) -> Any:
-        return impl.find_cut_point(path, keep_recent_tokens=keep, estimate_tokens=fixtures.teaching_estimator)
+        return impl.find_cut_point(path, keep_recent_tokens=keep, estimate_tokens=chapter_example.teaching_estimator)
 
-    opening = fixtures.opening_path()
+    opening = chapter_example.opening_path()
     for keep, expected in ((1, "u3"), (15, "u3"), (16, "u2"), (22, "u2"), (23, None), (500, None)):
         expect_equal(cut(opening, keep), expected, "L3", f"first kept entry for keep_recent_tokens={keep} (groups 7, 7, 15)")
-    resumed = fixtures.resumed_path()
+    resumed = chapter_example.resumed_path()
     for keep, expected in ((8, "u4"), (9, "u3"), (23, "u3"), (24, None)):
         expect_equal(cut(resumed, keep), expected, "L3",
                      f"first kept entry after compact-1 for keep_recent_tokens={keep} (groups 7, 15, 8; the summary is no group)")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import fixtures
+from .. import chapter_example
 from ..builders import PathBuilder
 from ..compaction import create_compaction_entry
 from ..context import build_context
@@ -69,7 +69,7 @@ def _ids(groups: Any) -> list[list[str]]:
 
 
 def _build(impl: Implementation, path: list[Any], budget: dict[str, int], **overrides: Any) -> Any:
-    options = {**budget, "estimate_tokens": fixtures.teaching_estimator, **overrides}
+    options = {**budget, "estimate_tokens": chapter_example.teaching_estimator, **overrides}
     return impl.build_context(path, **options)
 
 
@@ -135,7 +135,7 @@ EXPECTED_SUMMARY_TEXT = "\n".join(
 
 
 def compact_1_wire() -> dict[str, Any]:
-    return fixtures.compact_1_wire()
+    return chapter_example.compact_1_wire()
 
 
 @case(1, "11.1", "R1 R3 R4")
@@ -234,7 +234,7 @@ def test_parser_rejects_bad_compactions(impl: Implementation) -> None:
 
 @case(3, "11.1", "R7 R9")
 def test_stores_append_and_reopen(impl: Implementation) -> None:
-    root = wire(fixtures.opening_path()[1].model_copy(update={"parent_id": None}))
+    root = wire(chapter_example.opening_path()[1].model_copy(update={"parent_id": None}))
     compaction = compact_1_wire() | {"parentId": root["id"]}
     memory = InMemorySessionStore(parse=impl.parse_session_entry)
     for entry in (root, compaction):
@@ -256,7 +256,7 @@ def test_stores_append_and_reopen(impl: Implementation) -> None:
 
 @case(4, "11.2", "R11 R13")
 def test_two_groups_as_isolated_copies(impl: Implementation) -> None:
-    path = fixtures.opening_path()[1:5]  # u1, a1, u2, a2
+    path = chapter_example.opening_path()[1:5]  # u1, a1, u2, a2
     before = wire(path)
     groups = impl.group_interactions(path)
     expect_equal(_ids(groups), [["u1", "a1"], ["u2", "a2"]], "R11", "groups of [u1, a1, u2, a2]")
@@ -267,7 +267,7 @@ def test_two_groups_as_isolated_copies(impl: Implementation) -> None:
         "groups must hold copies of the entries, not the caller's objects",
     )
     expect_equal(wire(path), before, "R13", "the input after grouping")
-    opening = impl.group_interactions(fixtures.opening_path())
+    opening = impl.group_interactions(chapter_example.opening_path())
     expect_equal(_ids(opening), [["u1", "a1"], ["u2", "a2"], GROUP_3], "R11/R14", "groups of the opening path (sys in none)")
 
 
@@ -405,12 +405,12 @@ class _SpyEstimator:
     def __call__(self, message: Any) -> int:
         if id(message) in self.originals:
             self.handed.append(self.originals[id(message)])
-        return fixtures.teaching_estimator(message)
+        return chapter_example.teaching_estimator(message)
 
 
 @case(7, "11.3", "R15 R16 R17 R22")
 def test_fixed_costs_come_first(impl: Implementation) -> None:
-    result = _build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET)
+    result = _build(impl, chapter_example.opening_path(), chapter_example.OPENING_BUDGET)
     observe_head(result, "the chapter's budget")
     expect_equal(wire(result.tokens), OPENING_TOKENS, "R17/R22", "tokens for max 31, reserved 4, margin 2")
     expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3, "R19", "kept_entry_ids for the chapter's budget")
@@ -419,16 +419,16 @@ def test_fixed_costs_come_first(impl: Implementation) -> None:
         [m.role for m in result.messages], ["system", "user", "assistant", "user", "assistant", "toolResult", "toolResult", "assistant"],
         "R21", "message roles (system first, then groups 2 and 3)",
     )
-    bigger_reserve = _build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET, reserved_output=10)
+    bigger_reserve = _build(impl, chapter_example.opening_path(), chapter_example.OPENING_BUDGET, reserved_output=10)
     expect_equal(bigger_reserve.tokens.available_for_messages, 16, "R17", "available with reserved_output 10")
     expect_equal(list(bigger_reserve.kept_entry_ids), GROUP_2_AND_3[2:], "R19", "kept ids when only 16 are left")
-    starved = _build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET, max_tokens=5)
+    starved = _build(impl, chapter_example.opening_path(), chapter_example.OPENING_BUDGET, max_tokens=5)
     expect_equal(starved.tokens.available_for_messages, 0, "R17", "available when fixed costs exceed max_tokens (never negative)")
-    no_system = _build(impl, fixtures.opening_path()[1:], {"max_tokens": 31, "reserved_output": 0, "safety_margin": 2})
+    no_system = _build(impl, chapter_example.opening_path()[1:], {"max_tokens": 31, "reserved_output": 0, "safety_margin": 2})
     expect_equal(no_system.tokens.system, 0, "R16", "tokens.system without a system message")
     expect_equal(no_system.reason, "within_budget", "R20", "reason when all 29 tokens fit")
     expect_equal(no_system.messages[0].role, "user", "R21", "first message without a system message")
-    empty = _build(impl, [], fixtures.OPENING_BUDGET)
+    empty = _build(impl, [], chapter_example.OPENING_BUDGET)
     expect_equal((list(empty.kept_entry_ids), len(empty.messages), empty.reason, empty.tokens.total), ([], 0, "within_budget", 6),
                  "R20", "an empty path (kept ids, messages, reason, total)")
     patched = PathBuilder().system("sys", "BASE", sections={"rules": "RULE v1"}).user("u1", "Hi.").assistant("a1", "Hello.")
@@ -437,7 +437,7 @@ def test_fixed_costs_come_first(impl: Implementation) -> None:
     expect_equal(wire(replayed.messages[0]),
                  {"role": "system", "content": "BASE\n\nPrefer small diffs.", "sections": {"rules": "RULE v2"}, "timestamp": 1},
                  "R5/R16", "the system message replayed from every system message on the path")
-    expect_budget_guards(impl, fixtures.opening_path())
+    expect_budget_guards(impl, chapter_example.opening_path())
 
 
 def _costed(costs: dict[str, int | float]) -> Callable[[Any], Any]:
@@ -448,14 +448,14 @@ def _costed(costs: dict[str, int | float]) -> Callable[[Any], Any]:
 def expect_budget_guards(impl: Implementation, path: list[Any]) -> None:
     """R15: every option and every estimate is a finite number >= 0, all candidates estimated, on copies."""
     spy = _SpyEstimator(path)
-    _build(impl, path, fixtures.OPENING_BUDGET, estimate_tokens=spy)
+    _build(impl, path, chapter_example.OPENING_BUDGET, estimate_tokens=spy)
     expect_equal(spy.handed, [], "R15", "session messages handed to the estimator itself (it must get copies)")
     for name, value in (("max_tokens", True), ("max_tokens", float("nan")), ("reserved_output", -1),
                         ("safety_margin", float("inf")), ("safety_margin", "2")):
-        expect_rejects("R15", f"{name}={value!r}", lambda n=name, v=value: _build(impl, path, fixtures.OPENING_BUDGET, **{n: v}))
+        expect_rejects("R15", f"{name}={value!r}", lambda n=name, v=value: _build(impl, path, chapter_example.OPENING_BUDGET, **{n: v}))
     for what, estimate in (("-1", lambda m: -1), ("True", lambda m: True), ("infinity", lambda m: float("inf")), ("'3'", lambda m: "3")):
         expect_rejects("R15", f"an estimator returning {what}",
-                       lambda e=estimate: _build(impl, path, fixtures.OPENING_BUDGET, estimate_tokens=e))
+                       lambda e=estimate: _build(impl, path, chapter_example.OPENING_BUDGET, estimate_tokens=e))
     unwalked = PathBuilder().user("u1", "u1").user("u2", "u2").user("u3", "u3").entries
     expect_rejects("R15", "an estimate of -1 for u1, in a group the selection never reaches (max_tokens 4; u2 costs 5, u3 3)",
                    lambda: impl.build_context(unwalked, max_tokens=4, reserved_output=0, safety_margin=0,
@@ -464,7 +464,7 @@ def expect_budget_guards(impl: Implementation, path: list[Any]) -> None:
 
 @case(8, "11.3", "R20")
 def test_newest_group_alone_over_budget(impl: Implementation) -> None:
-    result = _build(impl, fixtures.opening_path(), fixtures.TIGHT_BUDGET)
+    result = _build(impl, chapter_example.opening_path(), chapter_example.TIGHT_BUDGET)
     expect_equal(result.reason, "single_group_overflow", "R20", "reason when only 10 are left for a group of 15")
     expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3[2:], "R20", "the newest group must still be returned whole")
     expect_equal(result.tokens.total, 24, "R22", "total (3 + 15 + 4 + 2)")
@@ -478,7 +478,7 @@ def test_newest_group_alone_over_budget(impl: Implementation) -> None:
 def test_trims_only_at_group_boundaries(impl: Implementation) -> None:
     opening = Selection([["u1", "a1"], ["u2", "a2"], GROUP_3], [7, 7, 15], fixed=9)
     for max_tokens in range(9, 42):
-        result = _build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET, max_tokens=max_tokens)
+        result = _build(impl, chapter_example.opening_path(), chapter_example.OPENING_BUDGET, max_tokens=max_tokens)
         expect_equal({"kept_entry_ids": list(result.kept_entry_ids), "reason": result.reason},
                      opening.expected(max_tokens, "kept_entry_ids", "reason"), "R19/R20", f"kept ids and reason at max_tokens={max_tokens}")
     ladder = PathBuilder().user("u1", "u1").user("u2", "u2").user("u3", "u3").entries
@@ -486,13 +486,13 @@ def test_trims_only_at_group_boundaries(impl: Implementation) -> None:
                                  estimate_tokens=_costed({"u1": 2, "u2": 14, "u3": 3}))
     expect_equal(list(stopped.kept_entry_ids), ["u3"], "R19",
                  "kept ids when u2 (14) does not fit after u3 (3) in 10, though u1 (2) would: the selection stops there")
-    path = fixtures.opening_path()
+    path = chapter_example.opening_path()
     before = wire(path)
-    first = _build(impl, path, fixtures.OPENING_BUDGET)
+    first = _build(impl, path, chapter_example.OPENING_BUDGET)
     calls = next(m for m in first.messages if m.role == "assistant" and any(b.type == "toolCall" for b in m.content))
     next(b for b in calls.content if b.type == "toolCall").arguments["path"] = "changed.ts"
     expect_equal(wire(path), before, "R23", "the session after changing a returned tool argument")
-    second = _build(impl, path, fixtures.OPENING_BUDGET)
+    second = _build(impl, path, chapter_example.OPENING_BUDGET)
     expect(wire(second) != wire(first), "R23", "a later build must not see a change made to an earlier result")
 
 
@@ -503,7 +503,7 @@ def _create(impl: Implementation, path: list[Any], **overrides: Any) -> Any:
     options: dict[str, Any] = {
         "id": "compact-1",
         "timestamp": 100,
-        "summary": wire(fixtures.compact_1_summary()),
+        "summary": wire(chapter_example.compact_1_summary()),
         "first_kept_entry_id": "u2",
         "tokens_before": 29,
     }
@@ -513,9 +513,9 @@ def _create(impl: Implementation, path: list[Any], **overrides: Any) -> Any:
 
 @case(10, "11.4", "R24 R25 R28")
 def test_parent_derived_and_inputs_isolated(impl: Implementation) -> None:
-    path = fixtures.opening_path()
+    path = chapter_example.opening_path()
     before = wire(path)
-    summary = wire(fixtures.compact_1_summary())
+    summary = wire(chapter_example.compact_1_summary())
     entry = _create(impl, path, summary=summary)
     expect_equal(wire(entry), compact_1_wire(), "R25/R28", "compact-1 created from the opening path")
     expect_equal(entry.parent_id, "a3", "R25", "parent_id (the path's last entry)")
@@ -524,7 +524,7 @@ def test_parent_derived_and_inputs_isolated(impl: Implementation) -> None:
     expect_independent(summary, entry, "R28", "the summary argument and the new entry")
     summary["next"].append("changed by the caller later")
     expect_equal(wire(entry), compact_1_wire(), "R28", "the entry after changing the summary argument")
-    labelled = PathBuilder(fixtures.opening_path()).metadata("label", "label", "reviewed").entries
+    labelled = PathBuilder(chapter_example.opening_path()).metadata("label", "label", "reviewed").entries
     expect_equal(_create(impl, labelled).parent_id, "label", "R25", "parent_id when the path ends with a metadata entry")
     expect_equal(_create(impl, path, tokens_before=29.5, timestamp=100.5).tokens_before, 29.5, "R4/R28",
                  "tokens_before 29.5 (recorded as given)")
@@ -532,7 +532,7 @@ def test_parent_derived_and_inputs_isolated(impl: Implementation) -> None:
 
 @case(11, "11.4", "R25 R26 R27")
 def test_bad_compactions_rejected(impl: Implementation) -> None:
-    path = fixtures.opening_path()
+    path = chapter_example.opening_path()
     expect_rejects("R25", "an empty path", lambda: _create(impl, []))
     for starts in ("u1", "u2", "u3"):
         expect_equal(_create(impl, path, first_kept_entry_id=starts).first_kept_entry_id, starts, "R27",
@@ -542,23 +542,23 @@ def test_bad_compactions_rejected(impl: Implementation) -> None:
                        lambda i=inside: _create(impl, path, first_kept_entry_id=i), (inside,))
     expect_rejects("R27", "an unknown firstKeptEntryId", lambda: _create(impl, path, first_kept_entry_id="nope"), ("nope",))
     expect_rejects("R26", "an id already on the path", lambda: _create(impl, path, id="a3"), ("a3",))
-    expect_rejects("R26", "the id of a compaction already on the path", lambda: _create(impl, fixtures.resumed_path()), ("compact-1",))
+    expect_rejects("R26", "the id of a compaction already on the path", lambda: _create(impl, chapter_example.resumed_path()), ("compact-1",))
 
 
 # --- Lab 11.5: resume from the latest compaction -------------------------------------
 
 
 def _tree_with_sibling() -> list[Any]:
-    builder = fixtures.opening_builder()
+    builder = chapter_example.opening_builder()
     sibling = PathBuilder(builder.entries).user("u4-alt", "Try the sibling branch.").assistant("a4-alt", "Sibling answer.")
-    main = fixtures.resumed_path()
+    main = chapter_example.resumed_path()
     return main + sibling.entries[10:]
 
 
 @case(12, "11.5", "R10 R18 R21")
 def test_resume_through_path_to(impl: Implementation) -> None:
     path = path_to(_tree_with_sibling(), "a4")
-    result = _build(impl, path, fixtures.RESUME_BUDGET)
+    result = _build(impl, path, chapter_example.RESUME_BUDGET)
     observe_head(result, "the resumed path")
     kept = GROUP_2_AND_3 + ["u4", "a4"]
     expect_equal(list(result.kept_entry_ids), kept, "R18", "kept ids after compact-1 (from u2, then u4, a4)")
@@ -577,18 +577,18 @@ def test_resume_through_path_to(impl: Implementation) -> None:
     for first_kept, what in (("a2", "an assistant message"), ("sys", "a system message"), ("note", "a metadata entry"),
                              ("u4", "an entry after the compaction")):
         expect_rejects("R18", f"a compaction keeping from {first_kept!r} ({what})",
-                       lambda k=first_kept: _build(impl, _resumed_keeping_from(k), fixtures.RESUME_BUDGET), (first_kept,))
+                       lambda k=first_kept: _build(impl, _resumed_keeping_from(k), chapter_example.RESUME_BUDGET), (first_kept,))
 
 
 def _resumed_keeping_from(first_kept: str) -> list[Any]:
     """The resumed path, a metadata entry before its compaction, which keeps from ``first_kept`` (written by hand)."""
-    builder = PathBuilder(fixtures.opening_path()).metadata("note", "label", "restore")
-    builder.add(fixtures.compact_1(builder.entries, firstKeptEntryId=first_kept))
+    builder = PathBuilder(chapter_example.opening_path()).metadata("note", "label", "restore")
+    builder.add(chapter_example.compact_1(builder.entries, firstKeptEntryId=first_kept))
     return builder.user("u4", "Add a regression test.").assistant("a4", "Added the regression test.").entries
 
 
 def _twice_compacted() -> list[Any]:
-    builder = PathBuilder(fixtures.resumed_path())
+    builder = PathBuilder(chapter_example.resumed_path())
     second = CompactionSummary(
         goal="Finish the regression test.", constraints=(), completed=("Added the regression test.",),
         decisions=(), changed_files=("tests/restore.test.ts",), unresolved=(), next=(),
@@ -601,7 +601,7 @@ def _twice_compacted() -> list[Any]:
 @case(13, "11.5", "R18 R23")
 def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
     path = _twice_compacted()
-    first = _build(impl, path, fixtures.RESUME_BUDGET)
+    first = _build(impl, path, chapter_example.RESUME_BUDGET)
     summaries = [m for m in first.messages if m.role == "user" and m.content[0].text.startswith("[Compaction summary]")]
     expect_equal(len(summaries), 1, "R18", "number of summary messages (only the latest compaction is read)")
     text = summaries[0].content[0].text
@@ -609,49 +609,49 @@ def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
     expect(text.count("- (none)") == 4, "R18", f"empty lists must render '- (none)' (4 of them in compact-2); got {text!r}")
     expect_equal(list(first.kept_entry_ids)[:2], ["u3", "calls"], "R18", "the suffix must start at compact-2's firstKeptEntryId")
     observe_build(first, "the twice-compacted path")
-    second = _build(impl, path, fixtures.RESUME_BUDGET)
+    second = _build(impl, path, chapter_example.RESUME_BUDGET)
     expect_same(wire(first), wire(second), "R23", "two builds of the same path and options")
     expect_independent(first, second, "R23", "two build results")
     expect_independent(path, first, "R23", "the session and a build result")
-    resumed = fixtures.resumed_path()
+    resumed = chapter_example.resumed_path()
     before = wire(resumed)
-    earlier = _build(impl, resumed, fixtures.RESUME_BUDGET)
+    earlier = _build(impl, resumed, chapter_example.RESUME_BUDGET)
     calls = next(m for m in earlier.messages if m.role == "assistant" and any(b.type == "toolCall" for b in m.content))
     next(b for b in calls.content if b.type == "toolCall").arguments["path"] = "changed.ts"
     expect_equal(wire(resumed), before, "R23", "the session after changing a returned tool argument")
-    expect_same(wire(_build(impl, fixtures.resumed_path(), fixtures.RESUME_BUDGET)), wire(_build(impl, resumed, fixtures.RESUME_BUDGET)),
+    expect_same(wire(_build(impl, chapter_example.resumed_path(), chapter_example.RESUME_BUDGET)), wire(_build(impl, resumed, chapter_example.RESUME_BUDGET)),
                 "R23", "a fresh build and a later build after changing an earlier result")
     expect_budget_guards(impl, resumed)
 
 
 @case(14, "11.5", "R19 R24 R27")
 def test_resumed_path_compacts_again(impl: Implementation) -> None:
-    path = fixtures.resumed_path()
+    path = chapter_example.resumed_path()
     again = impl.create_compaction_entry(
-        path, id="compact-2", timestamp=200, summary=wire(fixtures.compact_1_summary()),
+        path, id="compact-2", timestamp=200, summary=wire(chapter_example.compact_1_summary()),
         first_kept_entry_id="u3", tokens_before=70,
     )
     expect_equal(again.parent_id, "a4", "R25", "the second compaction's parent")
     path = PathBuilder([*path, again]).user("u5", "Run the suite.").assistant("a5", "Suite passes.").entries
     resumed = Selection([["u2", "a2"], GROUP_3, ["u4", "a4"]], [7, 15, 8], fixed=9, summary=40)
     twice = Selection([GROUP_3, ["u4", "a4"], ["u5", "a5"]], [15, 8, 5], fixed=9, summary=40)
-    for selection, session in ((resumed, fixtures.resumed_path()), (twice, path)):
+    for selection, session in ((resumed, chapter_example.resumed_path()), (twice, path)):
         for max_tokens in range(5, 95):
-            result = _build(impl, session, fixtures.RESUME_BUDGET, max_tokens=max_tokens)
+            result = _build(impl, session, chapter_example.RESUME_BUDGET, max_tokens=max_tokens)
             expect_equal(
                 {"kept_entry_ids": list(result.kept_entry_ids), "reason": result.reason,
                  "availableForMessages": result.tokens.available_for_messages, "messages": result.tokens.messages},
                 selection.expected(max_tokens, "kept_entry_ids", "reason", "availableForMessages", "messages"),
                 "R17/R18/R19", f"kept ids, reason and tokens at max_tokens={max_tokens} ({selection})",
             )
-    tight = _build(impl, fixtures.resumed_path(), fixtures.OPENING_BUDGET)
+    tight = _build(impl, chapter_example.resumed_path(), chapter_example.OPENING_BUDGET)
     expect_equal({"kept_entry_ids": list(tight.kept_entry_ids), "reason": tight.reason, "tokens": wire(tight.tokens)},
                  {"kept_entry_ids": ["u4", "a4"], "reason": "single_group_overflow",
                   "tokens": {"maxTokens": 31, "system": 3, "messages": 48, "reservedOutput": 4, "safetyMargin": 2,
                              "availableForMessages": 22, "total": 57}},
                  "R18/R20", "the resumed path at max_tokens 31 (the summary alone uses up the 22 available)")
     costly = PathBuilder().user("u1", "u1").assistant("a1", "a1").user("u2", "u2")
-    costly.add(fixtures.compact_1(costly.entries, firstKeptEntryId="u1"))
+    costly.add(chapter_example.compact_1(costly.entries, firstKeptEntryId="u1"))
     starved = impl.build_context(costly.entries, max_tokens=5, reserved_output=0, safety_margin=0,
                                  estimate_tokens=_costed({"u1": 0, "a1": 0, "u2": 0, "[Compaction summary]": 7}))
     expect_equal({"kept_entry_ids": list(starved.kept_entry_ids), "reason": starved.reason},
@@ -661,7 +661,7 @@ def test_resumed_path_compacts_again(impl: Implementation) -> None:
 
 @case(15, "11.5", "R5 R6 R16 R27")
 def test_system_replays_across_the_compaction(impl: Implementation) -> None:
-    path = fixtures.system_replay_path()
+    path = chapter_example.system_replay_path()
     result = _build(impl, path, {"max_tokens": 200, "reserved_output": 4, "safety_margin": 2})
     expect_equal(
         _system_message(result),
@@ -678,7 +678,7 @@ def test_system_replays_across_the_compaction(impl: Implementation) -> None:
     expect_rejects(
         "R27", "firstKeptEntryId 'patch-2' (a system message)",
         lambda: impl.create_compaction_entry(
-            path, id="compact-2", timestamp=300, summary=wire(fixtures.compact_1_summary()),
+            path, id="compact-2", timestamp=300, summary=wire(chapter_example.compact_1_summary()),
             first_kept_entry_id="patch-2", tokens_before=10,
         ),
         ("patch-2",),

@@ -18,13 +18,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
-from .. import labs
+from .. import lab_registry
 from . import capstone as _capstone  # noqa: F401 - registers the capstone's checks
 from .cases import CASES, Case, Implementation
 from .expect import Point, recording, verdict
 
 Status = Literal["passed", "failed", "not implemented yet", "error"]
-LABS = tuple(labs.LABS)
+LABS = tuple(lab_registry.LABS)
 CHAPTER_LABS = tuple(lab for lab in LABS if lab.startswith("11."))
 FUNCTION_NAMES = tuple(f.name for f in fields(Implementation))
 
@@ -62,7 +62,7 @@ class ChecklistReport:
 
     @property
     def summary(self) -> str:
-        scope = labs.lab(self.lab).label if self.lab else "Chapter 11 checklist"
+        scope = lab_registry.lab(self.lab).label if self.lab else "Chapter 11 checklist"
         return f"{scope}: {self.passed}/{self.total} passed"
 
     def to_dataframe(self) -> Any:
@@ -122,7 +122,7 @@ def select(lab: str | None = None) -> list[Case]:
 
 
 def normalise_lab(lab: str | int | float) -> str:
-    return labs.lab(lab).id
+    return lab_registry.lab(lab).id
 
 
 def run_case(case: Case, implementation: Implementation) -> CheckRecord:

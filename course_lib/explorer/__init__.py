@@ -1,11 +1,14 @@
 """The projection explorer: what one ``build_context`` call keeps, drops and pays for.
 
-``projection`` holds the pure functions (a table per path entry, the budget
+``table`` holds the pure functions (a table per path entry, the budget
 breakdown, a reason to check by hand, the pages of a long table), ``render``
-draws them, and ``widget`` puts them under sliders. See ``projection`` for the row statuses.
+draws them, ``widget`` puts them under sliders, and ``tree_svg`` draws a
+session's tree. See ``table`` for the row statuses. (A ``Projection`` here is
+one ``build_context`` call explained row by row; ``TokenProjection`` is that
+call's token accounting, ``result.tokens``.)
 """
 
-from .projection import (
+from .table import (
     COLUMNS,
     PAGE_SIZE,
     SCENARIOS,

@@ -10,7 +10,7 @@ import html
 
 import pandas as pd
 
-from .projection import SEGMENTS
+from .table import SEGMENTS
 
 STATUS_COLOURS = {
     "replayed system": "#d9d9d9",

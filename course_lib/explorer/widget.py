@@ -20,10 +20,10 @@ from pydantic import BaseModel
 
 from ..context import Estimator, select_context
 from ..estimators import estimate_tokens_chars
-from ..fixtures import teaching_estimator
+from ..chapter_example import teaching_estimator
 from ..models import SessionEntry
 from ..parsing import parse_session_entry
-from .projection import PAGE_SIZE, SCENARIOS, Paging, PathLayout, Projection, Scenario, paging, path_layout, project
+from .table import PAGE_SIZE, SCENARIOS, Paging, PathLayout, Projection, Scenario, paging, path_layout, project
 from .render import budget_bar_svg, table_html
 
 CHAPTER_SLIDER_TOPS = {"max_tokens": 120, "reserved_output": 40, "safety_margin": 20}

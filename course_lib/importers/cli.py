@@ -92,7 +92,7 @@ def _load(arguments: argparse.Namespace) -> ImportedSession:
 
 
 def _show(arguments: argparse.Namespace) -> int:
-    from ..explorer.projection import project  # pandas and the widgets load only for ``show``
+    from ..explorer.table import project  # pandas and the widgets load only for ``show``
 
     session = _load(arguments)
     try:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..context import BuildContextResult, build_context, is_token_count
 from ..estimators import estimate_tokens_chars
-from ..fixtures import teaching_estimator
+from ..chapter_example import teaching_estimator
 from ..models import SessionEntry
 
 BUDGET_KEY = "context_budget"

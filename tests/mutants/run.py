@@ -21,13 +21,13 @@ from typing import Any
 
 from grading_corpus import grade_in_process, namespace, run_in_process
 
-from course_lib import checklist, labs
+from course_lib import checklist, lab_registry
 from course_lib.checklist.runner import ChecklistReport
-from course_lib.grading import harness
-from course_lib.grading.grade import GradeOptions, assemble
-from course_lib.grading.hidden import call_verdict
-from course_lib.grading.hidden_cases import covering_tests
-from course_lib.grading.results import GradeResult
+from course_lib.checklist import harness
+from course_grader.grade import GradeOptions, assemble
+from course_grader.hidden import call_verdict
+from course_grader.hidden_cases import covering_tests
+from course_grader.results import GradeResult
 
 from . import Mutant
 
@@ -41,7 +41,7 @@ def quiet_namespace(mutant: Mutant) -> dict[str, Any]:
 def lab_functions(mutant: Mutant) -> dict[str, Any]:
     """The lab's functions as the mutant's exercise cells define them (after the lab's setup)."""
     names = quiet_namespace(mutant)
-    return {name: names[name] for name in labs.lab(mutant.lab).functions}
+    return {name: names[name] for name in lab_registry.lab(mutant.lab).functions}
 
 
 def inline(mutant: Mutant) -> ChecklistReport:

@@ -1,18 +1,23 @@
 """``course-grade``: the automated grader of Labs 11.1–11.5 and the capstone (see docs/grading.md).
 
+The instructor's side of the course, kept apart from ``course_lib`` (what learners
+import): it depends on ``course_lib`` and never the other way round
+(``tests/test_layers.py``), and no sandbox ever sees it.
+
 One idea per module: ``notebook`` (find the lab, the exercise cells, the lab's
-setup), ``withhold`` (the sandbox's view of course_lib, the lab's reference
+setup), ``view`` (the sandbox's view of course_lib, the lab's reference
 stubbed out), ``sandbox`` (a bubblewrap-isolated kernel with limits),
-``harness`` (the kernel side: call the learner's functions, report data),
+``course_lib.checklist.harness`` (the kernel side, which lives in the learner's
+package: call the learner's functions, report data), ``generate`` (random
+sessions for the hidden cases),
 ``hidden`` (a hidden case and its verdict), ``hidden_cases`` (the generated
 cases of each lab), ``grade`` (one notebook, judged outside the kernel),
 ``results`` (records and Gradescope's format), ``batch`` (a folder to CSV),
-``bundle`` (a Gradescope autograder), ``wheel`` (course_lib as a wheel),
+``bundle`` (a Gradescope autograder), ``wheel`` (both packages as a wheel),
 ``upload`` (which uploaded notebook an autograder grades), ``learner_account``
 and ``learner_kernel`` (Gradescope mode's kernel as an unused uid), ``cli``.
 
-The names below are loaded on first use: the grading harness imports this
-package inside every learner's kernel, where only ``harness`` exists.
+The names below are loaded on first use, so ``course-grade --help`` starts fast.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ _EXPORTS = {
     "HiddenTest": "hidden", "hidden_calls": "hidden_cases", "hidden_tests": "hidden_cases",
     "LAB_FUNCTIONS": "notebook", "find_template": "notebook", "identify": "notebook", "lab_of": "notebook",
     "read_regular_file": "notebook", "read_submission": "notebook", "student_id": "notebook",
-    "submission_name": "notebook", "build_view": "withhold",
+    "submission_name": "notebook", "build_view": "view",
     "STATUSES": "results", "GradeResult": "results", "Status": "results", "TestResult": "results",
     "format_table": "results", "to_gradescope": "results", "write_atomically": "results",
     "CellRun": "sandbox", "Limits": "sandbox", "Sandbox": "sandbox",

@@ -16,11 +16,11 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..checklist.cases import CASES, Implementation
-from ..checklist.expect import children
-from ..checklist.runner import record_case
+from .cases import CASES, Implementation
+from .expect import children
+from .runner import record_case
 from ..estimators import estimate_tokens_chars
-from ..fixtures import teaching_estimator
+from ..chapter_example import teaching_estimator
 from ..lifecycle.errors import OverflowRecoveryError, ScriptExhaustedError
 from ..lifecycle.settings import CompactionSettings
 from ..parsing import parse_session_entry, to_json_dict

@@ -7,7 +7,7 @@ reports what the learner's functions did (``harness.py``). Every verdict is
 made in this process: checklist records against the grader's own run of each
 check (``checklist.runner.judge_record``), hidden outcomes against the
 reference (``hidden.py``). The lab's reference is withheld from the sandbox
-(``withhold.py``); calling it scores 0 for the lab's function.
+(``view.py``); calling it scores 0 for the lab's function.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from typing import Any
 
 from nbformat import NotebookNode
 
-from .. import labs
-from ..checklist.runner import CheckRecord, judge_record, select
+from course_lib import lab_registry
+from course_lib.checklist.runner import CheckRecord, judge_record, select
 from .errors import GradingError
 from . import diagnose, practice
 from .hidden import HiddenTest, call_verdict
@@ -34,7 +34,7 @@ from .hidden_cases import hidden_calls, hidden_tests
 from .notebook import claimed_student, find_template, identify, read_submission, setup_sources, submission_name
 from .results import GradeResult, Status, TestResult
 from .sandbox import CellRun, Limits, Sandbox
-from .withhold import build_view
+from .view import build_view
 
 BORROWED = "NotAvailableWhileGrading"
 HARNESS = "__course_grader"
@@ -133,21 +133,21 @@ def lab_view(lab: str, views: str | None = None) -> Path:
     view = folder / "course_lib"
     if not view.is_dir():
         folder.mkdir(parents=True, exist_ok=True)
-        build_view(labs.lab(lab), folder)
+        build_view(lab_registry.lab(lab), folder)
     return view
 
 
 def _execute(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions) -> KernelRun:
     run = KernelRun()
     limits = options.limits
-    names = list(labs.lab(lab).functions)
+    names = list(lab_registry.lab(lab).functions)
     with tempfile.TemporaryDirectory(prefix="course-grade-") as folder:
         box = Sandbox(Path(folder) / "home", limits, lab_view(lab, options.views), isolate=options.sandbox,
                       wrap=options.kernel_wrap)
         with box:
             # The course's own setup gets the start-up allowance: a slow import is not the learner's fault.
             run.setup = [box.run(source, timeout=limits.startup_timeout) for source in setup]
-            run.setup.append(box.run(f"import course_lib.grading.harness as {HARNESS}", timeout=limits.startup_timeout))
+            run.setup.append(box.run(f"import course_lib.checklist.harness as {HARNESS}", timeout=limits.startup_timeout))
             run.exercises = [box.run(source) for source in exercises]
             run.functions = box.run(f"{HARNESS}.functions(globals(), {names!r})")
             defined = run.functions.reply if isinstance(run.functions.reply, dict) else {}
@@ -225,7 +225,7 @@ def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, st
     defined = run.functions.reply if run.functions and isinstance(run.functions.reply, dict) else {}
     errors = [*(cell.error for cell in run.exercises), *(r.message for r in records.values()),
               *(f"{o.get('type')}: {o.get('message')}" for o in outcomes.values() if o.get("type") == "NameError")]
-    notes[explained_at:explained_at] = diagnose.explain(notebook, run.exercises, labs.lab(lab).functions, defined,
+    notes[explained_at:explained_at] = diagnose.explain(notebook, run.exercises, lab_registry.lab(lab).functions, defined,
                                                         map(str, errors))
     for index, test in enumerate(hidden_tests(lab, options.seed), start=1):
         output = blocked or _hidden_output(test, outcomes, run.counterexamples.get(test.name))
@@ -235,7 +235,7 @@ def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, st
     borrowed = [r.message[r.message.index(BORROWED):] for r in records.values() if BORROWED in r.message] + [
         o.get("message", "") for o in outcomes.values() if o.get("type") == BORROWED]
     if borrowed and not blocked:
-        names = " and ".join(labs.lab(lab).functions)
+        names = " and ".join(lab_registry.lab(lab).functions)
         message = f"0 points: {names} called course_lib's own implementation ({borrowed[0][:160]})"
         notes.append(message)
         tests = [test.model_copy(update={"score": 0, "output": message}) for test in tests]
@@ -286,7 +286,7 @@ def _blocked(lab: str, run: KernelRun) -> str | None:
     if cell is None or cell.status != "ok" or not isinstance(cell.reply, dict):
         return "not graded: the kernel stopped before the checks could run" + (
             f" ({cell.evalue})" if cell is not None and cell.evalue else "")
-    for name in labs.lab(lab).functions:
+    for name in lab_registry.lab(lab).functions:
         if cell.reply.get(name) is not True:
             cause = next((c.error for c in run.exercises if c.status != "ok"), None)
             because = f" (an exercise cell failed: {cause})" if cause else ""

@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 from tqdm import tqdm
 
-from .. import labs
+from course_lib import lab_registry
 from .grade import GradeOptions, grade_notebook, lab_view, not_graded
 from .notebook import identify, lab_in_name, not_regular, refusal, submission_name
 from .results import GradeResult, Status, write_atomically
@@ -131,7 +131,7 @@ def grade_folder(
         work = Path(scratch) / "w"  # short: a kernel's sockets live below it (a unix socket path has ~100 bytes)
         work.mkdir()
         options = replace(options, views=options.views or str(views))
-        for lab in labs.LABS:  # built once, before the workers start: they share one copy of each lab's view
+        for lab in lab_registry.LABS:  # built once, before the workers start: they share one copy of each lab's view
             lab_view(lab, options.views)
         todo = [index for index in range(len(entries)) if index not in rows]
         paths = {index: entries[index].path for index in todo}
@@ -320,7 +320,7 @@ def flag_duplicates(results: list[GradeResult], modified: dict[str, int]) -> lis
         for index in indexes:
             others = ", ".join(f for f in files if f != results[index].submission)
             verdict = "this one counts" if index == counting else f"{chosen} counts, not this one"
-            note = (f"duplicate: {student} has {len(indexes)} {labs.lab(lab).label} submissions (also {others}); "
+            note = (f"duplicate: {student} has {len(indexes)} {lab_registry.lab(lab).label} submissions (also {others}); "
                     f"{verdict} (the latest modified)")
             flagged[index] = results[index].model_copy(update={"notes": (note, *results[index].notes),
                                                                 "counts": index == counting})
@@ -328,9 +328,9 @@ def flag_duplicates(results: list[GradeResult], modified: dict[str, int]) -> lis
 
 
 def _test_order(column: tuple[str, str, str]) -> tuple[int, int, int, str]:
-    """Labs in course order (``labs.LABS``), checklist tests by number, then hidden tests H1, H2, …"""
+    """Labs in course order (``lab_registry.LABS``), checklist tests by number, then hidden tests H1, H2, …"""
     lab, number, name = column
-    position = list(labs.LABS).index(lab) if lab in labs.LABS else len(labs.LABS)
+    position = list(lab_registry.LABS).index(lab) if lab in lab_registry.LABS else len(lab_registry.LABS)
     hidden = number.startswith("H")
     digits = number.removeprefix("H")
     return position, int(hidden), int(digits) if digits.isdigit() else 0, name

@@ -44,7 +44,7 @@ class Lab:
 
 _BUILD_CONTEXT = (
     Withheld("course_lib.context"),
-    Withheld("course_lib.explorer.projection"),
+    Withheld("course_lib.explorer.table"),
     Withheld("course_lib.lifecycle.cut_point"),
     Withheld("course_lib.lifecycle.budget"),
 )

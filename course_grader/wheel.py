@@ -1,4 +1,4 @@
-"""course_lib as a pure-Python wheel, written straight from the checkout for the autograder bundle.
+"""course_lib and course_grader as one pure-Python wheel, written straight from the checkout for the autograder bundle.
 
 Bundling must work offline and from any course venv. A build backend cannot be
 relied on there: Python 3.11's venvs carry a setuptools too old to write wheels
@@ -19,6 +19,8 @@ import zipfile
 from pathlib import Path
 
 _FIXED_TIME = (2024, 1, 1, 0, 0, 0)  # the same sources give the same wheel
+PACKAGES = ("course_lib", "course_grader")
+"""What the distribution installs: the learner's package and the grader beside it (``pyproject.toml``)."""
 
 
 def _normalised(name: str) -> str:
@@ -54,23 +56,23 @@ def _metadata(project: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_wheel(root: str | Path, destination: str | Path, package: str = "course_lib") -> Path:
-    """Write ``<name>-<version>-py3-none-any.whl`` for ``root/package`` into ``destination``."""
+def write_wheel(root: str | Path, destination: str | Path, packages: tuple[str, ...] = PACKAGES) -> Path:
+    """Write ``<name>-<version>-py3-none-any.whl`` for the ``packages`` under ``root`` into ``destination``."""
     root, destination = Path(root), Path(destination)
     project = project_table(root)
     stem = f"{_normalised(project['name'])}-{project['version']}"
     dist_info = f"{stem}.dist-info"
     files: dict[str, bytes] = {}
-    for path in sorted((root / package).rglob("*")):
+    for path in sorted(path for package in packages for path in (root / package).rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".pyo"):
             files[path.relative_to(root).as_posix()] = path.read_bytes()
     files[f"{dist_info}/METADATA"] = _metadata(project).encode()
-    files[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: course_lib.grading.wheel\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: course_grader.wheel\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     scripts = project.get("scripts", {})
     if scripts:
         entry_points = "[console_scripts]\n" + "".join(f"{name} = {target}\n" for name, target in scripts.items())
         files[f"{dist_info}/entry_points.txt"] = entry_points.encode()
-    files[f"{dist_info}/top_level.txt"] = f"{package}\n".encode()
+    files[f"{dist_info}/top_level.txt"] = "".join(f"{package}\n" for package in packages).encode()
     record = [_record_line(name, data) for name, data in files.items()] + [f"{dist_info}/RECORD,,"]
     files[f"{dist_info}/RECORD"] = ("\n".join(record) + "\n").encode()
 

@@ -6,7 +6,7 @@ Every submission gets a fresh IPython kernel inside bubblewrap (``bwrap``):
   processes, cannot signal the grader or another submission, and has no
   network (127.0.0.1 inside is not the host's);
 - a read-only view of the Python environment, no other host files, a private
-  copy of the lab's view of ``course_lib`` (``withhold.py``) mounted over the
+  copy of the lab's view of ``course_lib`` (``view.py``) mounted over the
   package (a copy: file locks on it are the sandbox's own), and a home folder
   and a ``/tmp`` that are size-limited tmpfs mounts: nothing the kernel writes
   reaches the host's disk;
@@ -61,14 +61,14 @@ from nbclient.util import run_sync
 from nbformat.v4 import new_code_cell, new_notebook
 
 from . import cgroup, relay
-from .harness import MIME
+from course_lib.checklist.harness import MIME
 from .replies import (MAX_FRAMES, MAX_MESSAGE_MB, QUEUED, BoundedContext, BoundedSession, ReplyTooLarge,
                       refused_frame, relay_stopped)
-from .withhold import PACKAGE
+from .view import PACKAGE
 
 CellStatus = Literal["ok", "error", "timeout", "died", "skipped", "budget"]
 
-_LOG = logging.getLogger("course_lib.grading.kernel")
+_LOG = logging.getLogger("course_grader.kernel")
 _LOG.setLevel(logging.CRITICAL)  # the grader reports every failure itself; nbclient's log lines are noise
 
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; or run make grading-tools)"

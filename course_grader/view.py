@@ -2,11 +2,13 @@
 
 A graded kernel imports ``course_lib`` like any notebook, and functions from
 earlier labs stay usable. But the definitions the lab asks the learner to write
-(``course_lib.labs``: ``Lab.withheld``) are rewritten, at the source level, into
+(``course_lib.lab_registry``: ``Lab.withheld``) are rewritten, at the source level, into
 stubs that raise ``NotAvailableWhileGrading``; the real code is not in the
 sandbox at all, so no wrapper, thread or profiler trick can reach it. The
 grader's own modules (hidden cases, verdicts, the CLI) are not copied either:
-only the kernel-side ``harness`` is.
+only ``course_lib`` is, and the grader's kernel side lives in it
+(``course_lib.checklist.harness``), so nothing of ``course_grader`` is ever in a
+sandbox.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ import ast
 import shutil
 from pathlib import Path
 
-from ..labs import Lab
+import course_lib
+from course_lib.lab_registry import Lab
 
-PACKAGE = Path(__file__).resolve().parents[1]
-KERNEL_SIDE = frozenset({"__init__.py", "harness.py"})
-"""The only files of ``course_lib/grading`` a sandbox needs."""
+PACKAGE = Path(course_lib.__file__).resolve().parent
+"""The learner's package, which a sandbox sees (as this lab's view) wherever it is installed."""
 
 
 def build_view(lab: Lab, target: Path) -> Path:
@@ -34,10 +36,7 @@ def build_view(lab: Lab, target: Path) -> Path:
 
 
 def _ignore(folder: str, names: list[str]) -> set[str]:
-    skipped = {name for name in names if name == "__pycache__" or name.endswith((".pyc", ".pyo"))}
-    if Path(folder).resolve() == PACKAGE / "grading":
-        skipped |= {name for name in names if name not in KERNEL_SIDE}
-    return skipped
+    return {name for name in names if name == "__pycache__" or name.endswith((".pyc", ".pyo"))}
 
 
 def stub_source(source: str, module: str, names: tuple[str, ...], lab: str) -> str:
@@ -53,7 +52,7 @@ def stub_source(source: str, module: str, names: tuple[str, ...], lab: str) -> s
             body.append(node)
     insert_at = next((i for i, node in enumerate(body) if not _is_preamble(node)), len(body))
     imports = ast.parse(
-        "from course_lib._withheld import NotAvailableWhileGrading as _NotAvailableWhileGrading\n"
+        "from course_lib.errors import NotAvailableWhileGrading as _NotAvailableWhileGrading\n"
         "from pydantic import model_validator as _model_validator\n"
     ).body
     tree.body = body[:insert_at] + imports + body[insert_at:]

@@ -25,11 +25,11 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from .. import labs
+from course_lib import lab_registry
 from .errors import NotALabNotebook, NotARegularFile, SubmissionTooLarge, TemplateNotFound
 
-LAB_FUNCTIONS: dict[str, tuple[str, ...]] = {lab.id: lab.functions for lab in labs.LABS.values()}
-"""The function(s) each lab asks for (from the registry, ``course_lib.labs``)."""
+LAB_FUNCTIONS: dict[str, tuple[str, ...]] = {lab.id: lab.functions for lab in lab_registry.LABS.values()}
+"""The function(s) each lab asks for (from the registry, ``course_lib.lab_registry``)."""
 
 EXERCISE_TAG = "exercise"
 CHECKLIST_TAG = "checklist"
@@ -127,9 +127,9 @@ def lab_in_name(path: str | Path) -> str | None:
     """The lab a file name names: ``lab_11_3_….ipynb``, ``Lab-11.5.ipynb``, a lab notebook's own name, ``…capstone…``."""
     name = Path(path).name
     match = _FILE_LAB.search(name)
-    if match and f"{match.group(1)}.{match.group(2)}" in labs.LABS:
+    if match and f"{match.group(1)}.{match.group(2)}" in lab_registry.LABS:
         return f"{match.group(1)}.{match.group(2)}"
-    for entry in labs.LABS.values():
+    for entry in lab_registry.LABS.values():
         if entry.notebook in name or (not entry.id[0].isdigit() and re.search(rf"(?<![a-z]){entry.id}(?![a-z])", name, re.I)):
             return entry.id
     return None
@@ -140,7 +140,7 @@ def lab_in_metadata(notebook: NotebookNode) -> str | None:
     course = notebook.get("metadata", {}).get("course", {})
     if isinstance(course, dict) and course.get("lab") is not None:
         try:
-            return labs.lab(course["lab"]).id
+            return lab_registry.lab(course["lab"]).id
         except ValueError:
             return None
     return None
@@ -166,8 +166,8 @@ def lab_conflict(notebook: NotebookNode, path: str | Path, graded: str) -> str |
     if named is None or claimed is None or named == claimed:
         return None
     decided = "the file name decides" if graded == named else "the lab this autograder grades"
-    return (f"the file name says {labs.lab(named).label} but the notebook's metadata (course.lab) says "
-            f"{labs.lab(claimed).label}: graded as {labs.lab(graded).label} ({decided})")
+    return (f"the file name says {lab_registry.lab(named).label} but the notebook's metadata (course.lab) says "
+            f"{lab_registry.lab(claimed).label}: graded as {lab_registry.lab(graded).label} ({decided})")
 
 
 def tags(cell: NotebookNode) -> set[str]:
@@ -216,8 +216,8 @@ def setup_sources(template: NotebookNode) -> tuple[str, ...]:
 
 def template_dirs(labs_dir: str | Path | None = None) -> list[Path]:
     """Where the course's lab notebooks may be: the option, ``$COURSE_GRADE_LABS``, ``./labs``, the checkout."""
-    checkout = Path(__file__).resolve().parents[2]
-    folders = sorted({lab.folder for lab in labs.LABS.values()})
+    checkout = Path(__file__).resolve().parents[1]
+    folders = sorted({lab.folder for lab in lab_registry.LABS.values()})
     candidates = [labs_dir, os.environ.get(LABS_ENVIRONMENT), *(Path.cwd() / f for f in folders), *(checkout / f for f in folders)]
     found: list[Path] = []
     for candidate in candidates:
@@ -248,8 +248,8 @@ def find_template(lab: str, labs_dir: str | Path | None = None) -> NotebookNode:
 
 _LAB_SUFFIX = re.compile(r"[\s_.-]*lab[\s_-]*\d+[\s_.-]*\d+(?!\d).*$", re.IGNORECASE)
 _NOTEBOOK_SUFFIX = re.compile(
-    "[\\s_.-]*(?:" + "|".join([*(re.escape(entry.notebook) for entry in labs.LABS.values()),
-                                *(rf"(?:lab[\s_-]*)?{entry.id}(?![a-z])" for entry in labs.LABS.values() if not entry.id[0].isdigit())])
+    "[\\s_.-]*(?:" + "|".join([*(re.escape(entry.notebook) for entry in lab_registry.LABS.values()),
+                                *(rf"(?:lab[\s_-]*)?{entry.id}(?![a-z])" for entry in lab_registry.LABS.values() if not entry.id[0].isdigit())])
     + ").*$", re.IGNORECASE)
 """A lab's notebook name or a named lab (``…_lab_capstone``, ``…_capstone_v2``): not part of the student's name."""
 
@@ -273,7 +273,7 @@ def identify(path: str | Path, root: str | Path | None = None) -> tuple[str, str
         if len(relative.parts) > 1:
             return relative.parts[0], "folder"
     stem = _NOTEBOOK_SUFFIX.sub("", _LAB_SUFFIX.sub("", path.stem))
-    if stem and labs.lab_of_notebook(path.stem) is None:
+    if stem and lab_registry.lab_of_notebook(path.stem) is None:
         return stem, "file name"
     return Path(os.path.abspath(path)).parent.name or path.stem, "containing folder"
 

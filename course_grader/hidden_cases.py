@@ -18,14 +18,14 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .. import compaction, context, fixtures, grouping, labs, parsing
-from ..builders import PathBuilder
-from ..lifecycle import cut_point, overflow
-from ..lifecycle import settings as lifecycle_settings
-from ..generate import SessionRecipe, group_starts, random_session, random_summary
-from ..models import SessionEntry
-from ..parsing import parse_session_entry, to_json_dict
-from . import harness
+from course_lib import compaction, context, chapter_example, grouping, lab_registry, parsing
+from course_lib.builders import PathBuilder
+from course_lib.lifecycle import cut_point, overflow
+from course_lib.lifecycle import settings as lifecycle_settings
+from .generate import SessionRecipe, group_starts, random_session, random_summary
+from course_lib.models import SessionEntry
+from course_lib.parsing import parse_session_entry, to_json_dict
+from course_lib.checklist import harness
 from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned
 
 REFERENCES: dict[str, Callable[..., Any]] = {
@@ -42,7 +42,7 @@ REFERENCES: dict[str, Callable[..., Any]] = {
 
 def lab_seed(lab: str, seed: int | None = None) -> int:
     """The seed a lab's hidden cases are drawn from: ``seed`` mixed with the lab, or the lab's fixed one."""
-    entry = labs.lab(lab)
+    entry = lab_registry.lab(lab)
     return entry.hidden_seed if seed is None else seed * 1000 + entry.hidden_seed
 
 
@@ -405,7 +405,7 @@ def _group_costs(path: list[SessionEntry]) -> list[int]:
     """The teaching estimator's cost of each candidate group (after the latest compaction's firstKeptEntryId)."""
     compaction = context.latest_compaction(path)
     messages = context.resume_candidates(path, compaction) if compaction else [e for e in path if e.type == "message"]
-    return [sum(fixtures.teaching_estimator(e.message) for e in group.entries) for group in grouping.group_interactions(messages)]
+    return [sum(chapter_example.teaching_estimator(e.message) for e in group.entries) for group in grouping.group_interactions(messages)]
 
 
 def _edge_calls(calls: _Calls, rng: random.Random, path: list[SessionEntry]) -> list[HiddenCall]:
@@ -503,7 +503,7 @@ def _projection_tests(lab: str, prefix: str, calls: tuple[HiddenCall, ...]) -> t
 
 def _lab_11_3(rng: random.Random) -> tuple[HiddenTest, ...]:
     calls = _Calls("11.3", "build_context")
-    made = [calls.make("an empty path", path=[], options=fixtures.OPENING_BUDGET, estimator="teaching")]
+    made = [calls.make("an empty path", path=[], options=chapter_example.OPENING_BUDGET, estimator="teaching")]
     for number in range(10):
         recipe = SessionRecipe(groups=(1, 7), system=number % 4 != 0)
         path = random_session(rng.randrange(10**6), recipe)

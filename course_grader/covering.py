@@ -23,12 +23,12 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from .. import context, fixtures
-from ..builders import PathBuilder
-from ..lifecycle.cut_point import context_groups, group_cost
-from ..models import SessionEntry
-from ..parsing import to_json_dict
-from . import harness
+from course_lib import context, chapter_example
+from course_lib.builders import PathBuilder
+from course_lib.lifecycle.cut_point import context_groups, group_cost
+from course_lib.models import SessionEntry
+from course_lib.parsing import to_json_dict
+from course_lib.checklist import harness
 from .hidden import HiddenCall
 from .hidden_cases import _Calls, _group_costs, describe_path, reference_call
 
@@ -47,7 +47,7 @@ def _wire(path: list[SessionEntry]) -> list[dict[str, Any]]:
 
 
 def _compact_1(**overrides: Any) -> dict[str, Any]:
-    return copy.deepcopy(fixtures.compact_1_wire(**overrides))
+    return copy.deepcopy(chapter_example.compact_1_wire(**overrides))
 
 
 def _malformed() -> list[tuple[str, Callable[[dict[str, Any]], str]]]:
@@ -111,7 +111,7 @@ def _lab_11_1() -> Covering:
         ("a compaction with tokensBefore 0 and every summary list empty",
          _compact_1(tokensBefore=0, summary={"goal": "  Keep   spacing  ", **empty_lists})),
     ]
-    others = _wire(fixtures.opening_path()) + [to_json_dict(PathBuilder(fixtures.opening_path()).metadata(
+    others = _wire(chapter_example.opening_path()) + [to_json_dict(PathBuilder(chapter_example.opening_path()).metadata(
         "meta-1", "label", {"nested": [1, 2.5, None]}).entries[-1])]
     round_trip = [calls.make(what, value=value) for what, value in valid]
     round_trip += [calls.make(f"a {entry['type']} entry ({entry['id']})", value=entry) for entry in others]
@@ -253,9 +253,9 @@ def _resumed_path() -> list[SessionEntry]:
         .user("u0", "Start here.")
         .assistant("a0", "Started.")
     )
-    builder.add(fixtures.compact_1(builder.entries, id="compact-0", firstKeptEntryId="u0", timestamp=builder.clock + 1))
+    builder.add(chapter_example.compact_1(builder.entries, id="compact-0", firstKeptEntryId="u0", timestamp=builder.clock + 1))
     _ladder(builder)
-    builder.add(fixtures.compact_1(builder.entries, id="compact-1", firstKeptEntryId="u1", timestamp=builder.clock + 1))
+    builder.add(chapter_example.compact_1(builder.entries, id="compact-1", firstKeptEntryId="u1", timestamp=builder.clock + 1))
     return builder.system("patch-2", "Be brief.").metadata("meta-1", "label", "after").user("u5", "Go on.").assistant(
         "a5", "Going.").entries
 
@@ -381,18 +381,18 @@ def _lab_11_5() -> Covering:
 
 def _lab_11_4() -> Covering:
     calls = _Calls("11.4", "create_compaction_entry", FIXED)
-    path = PathBuilder(fixtures.resumed_path()).metadata("meta-1", "label", "end").entries
+    path = PathBuilder(chapter_example.resumed_path()).metadata("meta-1", "label", "end").entries
 
     def options(**overrides: Any) -> dict[str, Any]:
-        return {"id": "compact-2", "timestamp": 1234.5, "summary": fixtures.compact_1_summary_wire(),
+        return {"id": "compact-2", "timestamp": 1234.5, "summary": chapter_example.compact_1_summary_wire(),
                 "first_kept_entry_id": "u3", "tokens_before": 17.25} | overrides
 
     made = [
         calls.make(f"{describe_path(path)}, ending in a metadata entry; tokens_before 17.25", path=path, options=options()),
         calls.make(f"{describe_path(path)}; keeping from the first group", path=path,
                    options=options(first_kept_entry_id="u1", tokens_before=0, timestamp=7)),
-        calls.make(f"{describe_path(fixtures.opening_path())}; keeping from the newest group",
-                   path=fixtures.opening_path(), options=options(first_kept_entry_id="u3", id="compact-1")),
+        calls.make(f"{describe_path(chapter_example.opening_path())}; keeping from the newest group",
+                   path=chapter_example.opening_path(), options=options(first_kept_entry_id="u3", id="compact-1")),
     ]
     rejected = [calls.make("an empty path", path=[], options=options(first_kept_entry_id="u1"), reject=())]
     for what, name in [("an assistant message", "a2"), ("a tool call's message", "calls"), ("a tool result", "r-read"),
@@ -451,7 +451,7 @@ def _keeps(path: list[SessionEntry]) -> list[int | float]:
 
 
 def _context_costs(path: list[SessionEntry]) -> list[int | float]:
-    return [group_cost(group, fixtures.teaching_estimator) for group in context_groups(path)]
+    return [group_cost(group, chapter_example.teaching_estimator) for group in context_groups(path)]
 
 
 def _lab_capstone() -> Covering:
@@ -469,12 +469,12 @@ def _lab_capstone() -> Covering:
             decided.append(thresholds.make(f"enabled {enabled}, a window of {window!r} with reserve 160", reject=names,
                                            options={"context_tokens": 10, "context_window": window, "settings": settings}))
     cuts = _Calls("capstone", "find_cut_point", FIXED)
-    paths = [("the chapter's opening path", fixtures.opening_path()), ("the chapter's path after compact-1", fixtures.resumed_path()),
+    paths = [("the chapter's opening path", chapter_example.opening_path()), ("the chapter's path after compact-1", chapter_example.resumed_path()),
              ("a four-group path with a system patch", _plain_path()), ("a path resumed twice", _resumed_path())]
     cut = [cuts.make(f"{what}, keep_recent_tokens={keep}, teaching estimator", path=path,
                      options={"keep_recent_tokens": keep}, estimator="teaching")
            for what, path in paths for keep in _keeps(path)]
-    cut += [cuts.make(f"the chapter's opening path, keep_recent_tokens={bad!r}", path=fixtures.opening_path(),
+    cut += [cuts.make(f"the chapter's opening path, keep_recent_tokens={bad!r}", path=chapter_example.opening_path(),
                       options={"keep_recent_tokens": bad}, estimator="teaching", reject=("keep_recent_tokens",))
             for bad in (0, -5, float("nan"), True)]
     recoveries = _Calls("capstone", "retry_after_overflow", FIXED)

@@ -17,9 +17,9 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from .builders import PathBuilder
-from .compaction import create_compaction_entry
-from .models import CompactionSummary, SessionEntry
+from course_lib.builders import PathBuilder
+from course_lib.compaction import create_compaction_entry
+from course_lib.models import CompactionSummary, SessionEntry
 
 WORDS = (
     "read", "test", "branch", "restore", "session", "budget", "group", "call", "result",

@@ -9,7 +9,7 @@ there, so the guarantees of the bubblewrap path are kept another way
 - setup installs course_lib (the wheel written here, ``wheel.py``) into a
   root-only folder, ``ROOT/course``, and only its dependencies into the venv;
   the kernel runs as an unused uid (``learner_account.py``) that can read
-  neither, and gets the lab's view of the package (``withhold.py``);
+  neither, and gets the lab's view of the package (``view.py``);
 - before ``results.json`` is written every process of that uid is killed, and
   the results folder is root's;
 - the hidden cases come from the bundle's secret (``source/secret``, root-only,
@@ -44,7 +44,7 @@ from .results import GradeResult, to_gradescope, write_atomically
 from .sandbox import Limits
 from .upload import choose, uploaded
 from .wheel import requirements, write_wheel
-from .withhold import PACKAGE
+from .view import PACKAGE
 
 ROOT_ENVIRONMENT = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
@@ -102,7 +102,7 @@ rm -rf "$COURSE"
 "$RUN" -m pip install --quiet --disable-pip-version-check --no-deps --no-index --target "$COURSE" "$SOURCE"/wheels/*.whl
 chown -R 0:0 "$SOURCE" "$COURSE"
 chmod -R go-rwx "$SOURCE" "$COURSE"
-PYTHONPATH="$COURSE" "$RUN" -P -c 'import course_lib.grading.bundle'
+PYTHONPATH="$COURSE" "$RUN" -P -c 'import course_grader.bundle'
 echo "$RUN" > "$SOURCE/python"
 """
 
@@ -115,14 +115,14 @@ ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 SOURCE="$ROOT/source"
 PYTHON="${{COURSE_GRADE_PYTHON:-$(cat "$SOURCE/python" 2>/dev/null || command -v python3)}}"
 cd "$SOURCE"
-PYTHONPATH="$ROOT/{course}" exec "$PYTHON" -P -m course_lib.grading autograder --lab {lab} --root "$ROOT" \
+PYTHONPATH="$ROOT/{course}" exec "$PYTHON" -P -m course_grader autograder --lab {lab} --root "$ROOT" \
   --labs "$SOURCE/labs" --timeout {timeout:g} --memory {memory} --budget {budget:g}
 """
 
 
 def project_root() -> Path:
     """The course checkout this package runs from (the wheel is written from it)."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[1]
     if not (root / "pyproject.toml").is_file():
         raise GradingError(f"no pyproject.toml above {Path(__file__).parent}; build the bundle from a course checkout")
     return root
@@ -236,7 +236,7 @@ def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -
         homes.mkdir(mode=0o711)
         lab_view(lab, str(views))
         _readable_by_all(views)
-        kept = [PACKAGE / "__init__.py", PACKAGE / "grading" / "hidden_cases.py", root / "source" / SECRET,
+        kept = [PACKAGE / "__init__.py", Path(__file__).with_name("hidden_cases.py"), root / "source" / SECRET,
                 root / "submission_metadata.json"]
         exposure = exposed(account, sys.executable, [path for path in kept if path.exists()])
         if exposure:

@@ -1,4 +1,4 @@
-"""The explorer's pure part: what one ``build_context`` call keeps, drops and pays for.
+"""The explorer's table: what one ``build_context`` call keeps, drops and pays for, entry by entry.
 
 The pure functions (``project``, ``projection_table``, ``budget_breakdown``) ask
 ``build_context`` itself and only label its answer, so the explorer can never
@@ -43,7 +43,7 @@ from ..context import (
     select_context,
 )
 from ..errors import InteractionError
-from ..fixtures import OPENING_BUDGET, RESUME_BUDGET, opening_path, resumed_path, system_replay_path, teaching_estimator
+from ..chapter_example import OPENING_BUDGET, RESUME_BUDGET, opening_path, resumed_path, system_replay_path, teaching_estimator
 from ..grouping import interaction_spans
 from ..models import MessageEntry, SessionEntry, SystemMessage
 from ..parsing import fresh_copy, parse_session_entry

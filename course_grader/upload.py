@@ -17,7 +17,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import labs
+from course_lib import lab_registry
 from .errors import NotALabNotebook
 from .notebook import read_notebook
 
@@ -42,7 +42,7 @@ class Upload:
     def describe(self) -> str:
         if self.problem:
             return f"{self.name} ({self.problem})"
-        return f"{self.name} ({', '.join(labs.lab(lab).label for lab in sorted(self.labs)) if self.labs else 'names no lab'})"
+        return f"{self.name} ({', '.join(lab_registry.lab(lab).label for lab in sorted(self.labs)) if self.labs else 'names no lab'})"
 
 
 def shown(name: str) -> str:
@@ -53,8 +53,8 @@ def shown(name: str) -> str:
 
 def file_labs(name: str) -> set[str]:
     """Labs a file name names: ``lab_11_3`` anywhere in it, or a lab's own notebook name (``02_lifecycle_capstone``)."""
-    found = {f"{m.group(1)}.{m.group(2)}" for m in _FILE_LAB.finditer(name)} & set(labs.LABS)
-    return found | {lab.id for lab in labs.LABS.values() if lab.notebook in name}
+    found = {f"{m.group(1)}.{m.group(2)}" for m in _FILE_LAB.finditer(name)} & set(lab_registry.LABS)
+    return found | {lab.id for lab in lab_registry.LABS.values() if lab.notebook in name}
 
 
 def uploaded(folder: Path) -> list[Upload]:
@@ -83,7 +83,7 @@ def _look(path: Path) -> Upload:
         return Upload(path, frozenset(named), "not a readable Jupyter notebook")
     if isinstance(course, dict) and course.get("lab") is not None:
         try:
-            named.add(labs.lab(course["lab"]).id)
+            named.add(lab_registry.lab(course["lab"]).id)
         except ValueError:
             pass
     return Upload(path, frozenset(named))
@@ -97,7 +97,7 @@ def choose(uploads: list[Upload], lab: str) -> Path | str:
         return matching[0].path
     if not matching and len(uploads) == len(readable) == 1:
         return readable[0].path  # a lone notebook: graded as this lab, or refused if it names another
-    entry = labs.lab(lab)
+    entry = lab_registry.lab(lab)
     wanted = f"{entry.label} notebook"
     if not uploads:
         return f"no {wanted} in the submission (no .ipynb file was uploaded)"

@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from .. import labs
+from course_lib import lab_registry
 from . import cgroup
 from .batch import find_submissions, grade_folder, write_csv
 from .bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
@@ -39,7 +39,7 @@ SUBCOMMANDS = ("bundle", "autograder")
 
 def _lab(text: str) -> str:
     try:
-        return labs.lab(text).id
+        return lab_registry.lab(text).id
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -74,7 +74,7 @@ def _limits(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> L
 
 def _grade_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="course-grade", description=f"Grade Lab {', '.join(labs.LABS)} notebooks (see docs/grading.md).",
+        prog="course-grade", description=f"Grade Lab {', '.join(lab_registry.LABS)} notebooks (see docs/grading.md).",
         epilog="Other commands: 'course-grade bundle --help', 'course-grade autograder --help'.",
     )
     parser.add_argument("target", type=Path, help="a submitted .ipynb, or a folder of them")
@@ -96,7 +96,7 @@ def _bundle_parser() -> argparse.ArgumentParser:
         prog="course-grade bundle", description="Build a Gradescope autograder zip for one lab.",
         epilog="--seed N makes N the assignment's secret (default: a fresh random one, printed for the instructor).",
     )
-    parser.add_argument("--lab", type=_lab, required=True, help=f"one of {', '.join(labs.LABS)}")
+    parser.add_argument("--lab", type=_lab, required=True, help=f"one of {', '.join(lab_registry.LABS)}")
     parser.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"))
     _limits_options(parser)
     return parser
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         secret = bundle_secret(arguments.seed)
         path = build_bundle(arguments.lab, arguments.output, labs_dir=arguments.labs, limits=_limits(parser, arguments),
                             seed=secret)
-        print(f"wrote {path} ({labs.lab(arguments.lab).label}): upload it as the assignment's autograder on Gradescope")
+        print(f"wrote {path} ({lab_registry.lab(arguments.lab).label}): upload it as the assignment's autograder on Gradescope")
         print(f"the hidden cases come from the secret seed {secret}, kept in the zip as source/{SECRET} "
               "(root-only on Gradescope, never shown to learners); keep this zip private")
         print(f"regrade a downloaded submission with the same cases: "

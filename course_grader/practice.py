@@ -20,10 +20,10 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..checklist.expect import first_difference, short
-from ..compaction import summary_message
-from ..parsing import parse_session_entry
-from .harness import ESTIMATORS
+from course_lib.checklist.expect import first_difference, short
+from course_lib.compaction import summary_message
+from course_lib.parsing import parse_session_entry
+from course_lib.checklist.harness import ESTIMATORS
 from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict
 from .hidden_cases import GENERATORS, hidden_tests, lab_seed, reference_call
 

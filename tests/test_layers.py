@@ -1,0 +1,142 @@
+"""The folder list is the architecture: learner code in ``course_lib``, the instructor's tools beside it.
+
+``course_grader`` (the autograder) depends on ``course_lib`` and never the other
+way round, so what a learner imports and reads holds nothing of the grader and
+a sandbox that sees only ``course_lib`` sees no grading code. Inside
+``course_lib``, the chapter's core modules (models, parser, stores, grouping,
+context, compaction, …) sit under its four parts (lifecycle, importers, then
+the explorer, which shows imported sessions, and the checklist, which checks
+the lifecycle too), the rules catalogue sits under everything, and the
+command lines (``cli``, ``__main__``) sit on top. Each layer may import only
+what lies below it; this test reads every import statement (and every
+``importlib`` target) to hold that.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LEARNER, GRADER = "course_lib", "course_grader"
+PARTS = ("checklist", "explorer", "importers", "lifecycle")
+
+ALLOWED: dict[str, set[str]] = {
+    "rules": set(),
+    "core": {"rules", "core"},
+    "lifecycle": {"rules", "core", "lifecycle"},
+    "importers": {"rules", "core", "importers"},
+    "explorer": {"rules", "core", "importers", "explorer"},
+    "checklist": {"rules", "core", "lifecycle", "checklist"},
+    "command line": {"rules", "core", *PARTS},
+    GRADER: {"rules", "core", *PARTS, GRADER},
+}
+"""Which layers each layer may import; ``course_lib`` as a whole never names ``course_grader``."""
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    if parts[0] == GRADER:
+        return GRADER
+    if parts[0] != LEARNER:
+        return "outside"
+    if parts[-1] in ("cli", "__main__"):
+        return "command line"
+    if len(parts) > 1 and parts[1] in PARTS:
+        return parts[1]
+    return "rules" if parts[1:2] == ["rules"] else "core"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(source: str, package: str) -> Iterator[tuple[int, str]]:
+    """Every module ``source`` (a module of ``package``) imports, as absolute names with their line.
+
+    ``from x import y`` yields ``x`` and ``x.y`` (``y`` may be a module);
+    ``importlib.import_module("…")`` with a literal name counts too.
+    """
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join([*base, *([node.module] if node.module else [])])
+            yield node.lineno, target
+            yield from ((node.lineno, f"{target}.{alias.name}") for alias in node.names)
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module":
+            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                yield node.lineno, node.args[0].value
+
+
+def violations(module: str, source: str, *, is_package: bool = False) -> list[str]:
+    """Imports of ``module`` that point up or sideways, one line each."""
+    own, package = layer(module), module if is_package else module.rpartition(".")[0]
+    found = []
+    for line, name in imported(source, package):
+        target = _resolved(name) if name.split(".")[0] in (LEARNER, GRADER) else None
+        if target is not None and layer(target) not in ALLOWED[own]:
+            found.append(f"line {line}: {module} ({own}) imports {target} ({layer(target)})")
+    return sorted(set(found))
+
+
+def sources(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def _real_modules() -> set[str]:
+    return {module_name(path) for package in (LEARNER, GRADER) for path in sources(package)}
+
+
+MODULES = _real_modules()
+
+
+def _resolved(name: str) -> str | None:
+    """``name`` if it is one of ours, else the module it names an attribute of (``pkg.mod.func`` -> ``pkg.mod``)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+@pytest.mark.parametrize("path", sources(LEARNER) + sources(GRADER), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_import_points_down(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    wrong = violations(module_name(path), source, is_package=path.name == "__init__.py")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_learner_package_never_names_the_grader() -> None:
+    """Not even in a lazy import: a sandbox holds ``course_lib`` only, so such an import could only fail there."""
+    named = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sources(LEARNER)
+        for line, name in imported(path.read_text(encoding="utf-8"), module_name(path).rpartition(".")[0])
+        if name.split(".")[0] == GRADER
+    ]
+    assert not named
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("course_lib.context", "import course_grader.batch\n"),
+        ("course_lib.context", "def f():\n    from .checklist import cases\n"),
+        ("course_lib.rules", "from .models import SessionEntry\n"),
+        ("course_lib.lifecycle.budget", "from ..explorer.projection import project\n"),
+        ("course_lib.importers.pi", "importlib.import_module('course_lib.checklist.runner')\n"),
+        ("course_lib.grouping", "from . import checklist\n"),
+    ],
+)
+def test_a_wrong_way_import_is_seen(module: str, source: str) -> None:
+    """The check itself: absolute, relative, lazy and ``import_module`` imports that point up all fail it."""
+    assert violations(module, source)
+
+
+def test_imports_that_point_down_pass() -> None:
+    assert not violations("course_grader.grade", "from course_lib.checklist import harness\nfrom .sandbox import Sandbox\n")
+    assert not violations("course_lib.checklist.cases", "from ..lifecycle import settings\nfrom .. import chapter_example\n")
