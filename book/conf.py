@@ -21,8 +21,11 @@ SETTINGS = tomllib.loads((BOOK / "settings.toml").read_text(encoding="utf-8"))
 
 
 def setting(section: str, name: str) -> str:
-    """A book setting: the environment variable BOOK_<NAME> when set, else book/settings.toml."""
-    return os.environ.get(f"BOOK_{name.upper()}", str(SETTINGS[section][name]))
+    """A book setting: the environment variable BOOK_<NAME> when set and not empty, else book/settings.toml's.
+
+    (An empty variable counts as unset, so a CI job can pass an optional variable through.)
+    """
+    return os.environ.get(f"BOOK_{name.upper()}") or str(SETTINGS[section][name])
 
 
 project = "History stays, context is rebuilt"
@@ -53,7 +56,7 @@ html_last_updated_fmt = None
 html_static_path: list[str] = []
 html_theme_options: dict[str, Any] = {
     "repository_url": setting("source", "repository_url"),
-    "repository_branch": setting("source", "branch"),
+    "repository_branch": setting("source", "repository_branch"),
     "path_to_docs": "",
     "use_download_button": True,
     "use_repository_button": True,

@@ -9,6 +9,7 @@ copied. Nothing is executed and nothing is downloaded.
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import sys
 import time
@@ -50,9 +51,11 @@ def build(output: Path, *, quiet: bool = False) -> int:
 
 
 def main(arguments: list[str]) -> int:
-    output = Path(arguments[0]) if arguments else ROOT / "build" / "book"
+    parser = argparse.ArgumentParser(description="Build the course website (what `make book` runs).")
+    parser.add_argument("output", nargs="?", type=Path, default=ROOT / "build" / "book", help="default: build/book")
+    output: Path = parser.parse_args(arguments).output
     started = time.perf_counter()
-    status = build(output.resolve())
+    status = build(output.resolve(), quiet=True)  # Sphinx still prints every warning (and fails on one)
     if status == 0:
         print(f"built {output / 'index.html'} in {time.perf_counter() - started:.1f} s")
     return status

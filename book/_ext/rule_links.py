@@ -64,7 +64,8 @@ class RuleLinks(SphinxPostTransform):
 
     def _anchor_rules(self) -> None:
         for paragraph in self.document.findall(nodes.paragraph):
-            first = paragraph.children[0] if paragraph.children else None
+            # myst-nb may put an empty text node first: the rule's id is the first thing with text.
+            first = next((child for child in paragraph.children if child.astext().strip()), None)
             if isinstance(first, nodes.strong) and first.astext() in BY_ID:
                 paragraph["ids"].append(anchor(first.astext()))
                 self.document.ids[anchor(first.astext())] = paragraph
