@@ -28,12 +28,16 @@ import threading
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urldefrag, urljoin, urlparse
 
 import pytest
 
 from course_lib.rules import BY_ID, RULE_ID
 from test_explorer_browser import CHROMIUM, CHROMIUM_FLAGS, STEP_MS
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page, Route
 
 playwright = pytest.importorskip("playwright.sync_api")
 
@@ -159,13 +163,13 @@ def test_a_reader_follows_links_rule_ids_and_search(base_url: str, tmp_path: Pat
     playwright.expect.set_options(timeout=STEP_MS)
     blocked: list[str] = []
 
-    def only_this_site(route: object) -> None:
-        url = route.request.url  # type: ignore[attr-defined]
+    def only_this_site(route: Route) -> None:
+        url = route.request.url
         if url.startswith(base_url):
-            route.continue_()  # type: ignore[attr-defined]
+            route.continue_()
         else:
             blocked.append(url)
-            route.abort()  # type: ignore[attr-defined]
+            route.abort()
 
     with playwright.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, timeout=STEP_MS)
@@ -212,16 +216,17 @@ def test_a_reader_follows_links_rule_ids_and_search(base_url: str, tmp_path: Pat
     assert blocked == [], f"pages asked for other hosts: {sorted(set(blocked))}"
 
 
-def _every_internal_link_resolves(page: object, base_url: str) -> None:
+def _every_internal_link_resolves(page: Page, base_url: str) -> None:
     """Crawl the site from the start page: every internal href answers 200, and its #fragment is an id there."""
     ids: dict[str, set[str]] = {}
-    queue, seen, links = [base_url], {base_url}, []
+    queue, seen = [base_url], {base_url}
+    links: list[tuple[str, str, str]] = []
     while queue:
         url = queue.pop()
-        response = page.goto(url, wait_until="domcontentloaded")  # type: ignore[attr-defined]
+        response = page.goto(url, wait_until="domcontentloaded")
         assert response is not None and response.ok, url
-        ids[url] = set(page.eval_on_selector_all("[id]", "els => els.map(e => e.id)"))  # type: ignore[attr-defined]
-        for href in page.eval_on_selector_all("a[href]", "els => els.map(a => a.href)"):  # type: ignore[attr-defined]
+        ids[url] = set(page.eval_on_selector_all("[id]", "els => els.map(e => e.id)"))
+        for href in page.eval_on_selector_all("a[href]", "els => els.map(a => a.href)"):
             if not href.startswith(base_url):
                 continue
             target, fragment = urldefrag(href)
@@ -236,7 +241,7 @@ def _every_internal_link_resolves(page: object, base_url: str) -> None:
     broken = []
     for source, target, fragment in links:
         if target not in ids:
-            status = page.request.get(target).status  # type: ignore[attr-defined]
+            status = page.request.get(target).status
             if status != 200:
                 broken.append((source, target, status))
         elif fragment and fragment not in ids[target]:
