@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 BOOK = Path(__file__).resolve().parent
-sys.path.insert(0, str(BOOK / "_ext"))
+sys.path[:0] = [str(BOOK), str(BOOK / "_ext")]
+
+from sources import PAGES  # noqa: E402 (book/ is on the path only from the line above)
 
 SETTINGS = tomllib.loads((BOOK / "settings.toml").read_text(encoding="utf-8"))
 
@@ -35,7 +37,7 @@ copyright = "the chapter 11 course pack"
 extensions = ["myst_nb", "rule_links"]
 root_doc = "index"
 # Only what a learner reads: the learner notebooks and labs (never their solutions) and the docs.
-include_patterns = ["index.md", "notebooks/*.ipynb", "labs/*.ipynb", "docs/*.md"]
+include_patterns = ["index.md", *PAGES]
 exclude_patterns = ["**/solutions/**", "**/.ipynb_checkpoints/**"]
 
 # The pages show the outputs as committed; building never starts a kernel.

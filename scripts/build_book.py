@@ -1,7 +1,7 @@
 """Build the course website: ``python scripts/build_book.py [OUTPUT_DIR]`` (default build/book).
 
-Copies what a learner reads (book/index.md, notebooks/*.ipynb, labs/*.ipynb, docs/) into a
-staging folder that mirrors the repository's layout, so every page's path is the notebook's
+Copies what a learner reads (book/index.md and the pages and pictures book/sources.py lists:
+the notebooks, the learner labs, docs/) into a staging folder that mirrors the repository's layout, so every page's path is the notebook's
 path in the repository (the launch buttons open that path) and the notebooks' relative links
 work as they do in JupyterLab; then runs Sphinx on it with book/conf.py. Solutions are not
 copied. Nothing is executed and nothing is downloaded.
@@ -19,8 +19,9 @@ from sphinx.cmd.build import build_main
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
-# What the website is built from; book/conf.py's include_patterns publishes the same set.
-SOURCES = ("notebooks/*.ipynb", "labs/*.ipynb", "docs/*")
+sys.path.insert(0, str(BOOK))
+
+from sources import ASSETS, PAGES  # noqa: E402 (book/ is on the path only from the line above)
 
 
 def stage(staging: Path) -> list[Path]:
@@ -29,7 +30,7 @@ def stage(staging: Path) -> list[Path]:
     staging.mkdir(parents=True)
     copied = [BOOK / "index.md"]
     shutil.copy2(BOOK / "index.md", staging / "index.md")
-    for pattern in SOURCES:
+    for pattern in (*PAGES, *ASSETS):
         for source in sorted(ROOT.glob(pattern)):
             if source.is_file():
                 target = staging / source.relative_to(ROOT)
