@@ -10,7 +10,7 @@ START  := notebooks/00_start_here.ipynb
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg
 
-.PHONY: venv lab test test-sandboxed test-pythons test-unit test-notebooks test-browser grading-tools bench checklist notebooks learner-labs rules mutants clean
+.PHONY: venv lab test test-sandboxed test-pythons test-unit test-notebooks test-browser grading-tools bench checklist notebooks learner-labs rules mutants book clean
 
 venv: $(STAMP)
 
@@ -60,6 +60,13 @@ grading-tools:
 test-browser: $(STAMP)
 	@$(ENSURE_DEBIAN_PACKAGE) chromium "the browser test (make test-browser)" /usr/bin/chromium "about 130 packages on Debian 12"
 	COURSE_BROWSER_TEST=1 $(BIN)/python -m pytest -p no:nbval tests/browser -v
+
+# The course as a website in build/book (BOOK_DIR): the learner notebooks and labs with their committed outputs,
+# the rules and the guides, a search box and launch buttons (book/settings.toml; BOOK_JUPYTERHUB_URL=… overrides).
+# Offline: nothing is executed or downloaded. Publish by copying BOOK_DIR to any static host (.github/workflows/book.yml).
+BOOK_DIR ?= build/book
+book: $(STAMP)
+	$(BIN)/python scripts/build_book.py $(BOOK_DIR)
 
 # docs/rules.md is generated from course_lib/rules.py (by course_lib/checklist/rules_page.py) (tests/test_citations.py fails when it is stale).
 rules: $(STAMP)

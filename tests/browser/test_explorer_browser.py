@@ -162,6 +162,9 @@ def test_max_tokens_slider_redraws_the_projection_table(lab_url: str, tmp_path: 
 
             kept = page.locator(KEPT_ROWS)
             playwright.expect(kept).to_have_count(7)  # the chapter's 31 tokens: groups 2 and 3
+            # The cells after the widget run too, and the last one sets the slider (30, 38, 31):
+            # a key pressed before it has run is overwritten, so wait until Run All has finished.
+            page.wait_for_function(KERNEL_IDLE)
             reason = page.locator(".projection-reason")
             playwright.expect(reason).to_contain_text("trimmed")
             before = page.locator(".projection-table").inner_text()

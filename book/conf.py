@@ -1,0 +1,73 @@
+"""Sphinx configuration of the course website (`make book`; scripts/build_book.py stages the sources).
+
+Built offline from what is committed: notebooks are not executed (their committed outputs
+are shown), and no page loads anything from another host at view time (no widget
+manager, no MathJax from a CDN). The launch buttons' targets are settings (book/settings.toml,
+overridable by environment variables), so an instructor points them at their own hub.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+BOOK = Path(__file__).resolve().parent
+sys.path[:0] = [str(BOOK), str(BOOK / "_ext")]
+
+from sources import PAGES  # noqa: E402 (book/ is on the path only from the line above)
+
+SETTINGS = tomllib.loads((BOOK / "settings.toml").read_text(encoding="utf-8"))
+
+
+def setting(section: str, name: str) -> str:
+    """A book setting: the environment variable BOOK_<NAME> when set and not empty, else book/settings.toml's.
+
+    (An empty variable counts as unset, so a CI job can pass an optional variable through.)
+    """
+    return os.environ.get(f"BOOK_{name.upper()}") or str(SETTINGS[section][name])
+
+
+project = "History stays, context is rebuilt"
+author = "the chapter 11 course pack"
+copyright = "the chapter 11 course pack"
+
+extensions = ["myst_nb", "rule_links"]
+root_doc = "index"
+# Only what a learner reads: the learner notebooks and labs (never their solutions) and the docs.
+include_patterns = ["index.md", *PAGES]
+exclude_patterns = ["**/solutions/**", "**/.ipynb_checkpoints/**"]
+
+# The pages show the outputs as committed; building never starts a kernel.
+nb_execution_mode = "off"
+# No ipywidgets manager from a CDN: a widget needs a live kernel, and the explorer shows a static rendering.
+nb_ipywidgets_js: dict[str, dict[str, str]] = {}
+nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None)]
+myst_enable_extensions = ["colon_fence"]
+myst_heading_anchors = 3
+# Sphinx adds MathJax (from a CDN) only to a page with math; no page has any, and the book's
+# test fails if a page ever loads a script or style sheet from another host.
+
+html_theme = "sphinx_book_theme"
+html_title = "Chapter 11 · History stays, context is rebuilt"
+html_copy_source = True  # the download button hands out the committed notebook (_sources/)
+html_show_sourcelink = False
+html_last_updated_fmt = None
+html_static_path: list[str] = []
+html_theme_options: dict[str, Any] = {
+    "repository_url": setting("source", "repository_url"),
+    "repository_branch": setting("source", "repository_branch"),
+    "path_to_docs": "",
+    "use_download_button": True,
+    "use_repository_button": True,
+    "use_fullscreen_button": False,
+    "launch_buttons": {
+        "binderhub_url": setting("launch", "binderhub_url"),
+        "jupyterhub_url": setting("launch", "jupyterhub_url"),
+        "notebook_interface": setting("launch", "notebook_interface"),
+    },
+    "show_navbar_depth": 1,
+    "home_page_in_toc": True,
+}
