@@ -1,9 +1,12 @@
-"""The lab notebooks: learner versions are generated from the solutions and stay in step.
+"""The lab notebooks: solution and learner versions are generated from one text source and stay in step.
 
-``labs/solutions/`` is the single source (docs/notebooks.md). These tests fail when
-a committed learner lab is not what ``make learner-labs`` would write, when a stub
-names the wrong lab, or when a lab's exercise cells (all a grader runs, after the
-setup cell) do not pass that lab's part of the checklist on their own.
+``labs/sources/*.py`` and ``notebooks/sources/02_lifecycle_capstone.py`` (jupytext
+py:percent) are the single sources (docs/notebooks.md). These tests fail when a
+committed notebook (solution or learner) is not what ``make learner-labs`` would
+write from its source, when a source loses a cell's id, tags or metadata on the
+way, when a stub names the wrong lab, or when a lab's exercise cells (all a
+grader runs, after the setup cell) do not pass that lab's part of the checklist
+on their own. ``tests/test_nbgrader_interop.py`` runs real nbgrader on them.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ assert _spec and _spec.loader
 generator = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(generator)
 
+SOURCES = generator.source_paths()
 SOLUTIONS = generator.solution_paths()
 CHECKS_PER_LAB = {"11.1": 3, "11.2": 3, "11.3": 3, "11.4": 2, "11.5": 4, "capstone": 4}
 
@@ -66,21 +70,137 @@ def _ids(paths: list[Path]) -> list[str]:
 
 
 def test_five_solution_labs_and_the_capstone_with_learner_versions() -> None:
+    assert [generator.read_source(p).metadata["course"]["lab"] for p in SOURCES] == list(CHECKS_PER_LAB)
     assert [_read(p).metadata["course"]["lab"] for p in SOLUTIONS] == list(CHECKS_PER_LAB)
+    sources = sorted(p.name for folder in ("labs", "notebooks") for p in (ROOT / folder / "sources").glob("*.py"))
+    assert sources == sorted(p.name for p in SOURCES), "every text source belongs to a lab of the registry"
+    for folder in ("labs/solutions", "notebooks/solutions"):
+        assert {p.stem for p in (ROOT / folder).glob("*.ipynb")} <= {p.stem for p in SOURCES}, f"{folder} holds a notebook with no text source"
     learner = sorted(p.name for p in (ROOT / "labs").glob("lab_11_*.ipynb"))
     assert learner == [p.name for p in SOLUTIONS[:5]], "every solution has exactly one learner version"
     assert all(generator.learner_path(p).is_file() for p in SOLUTIONS)
 
 
-@pytest.mark.parametrize("solution_path", SOLUTIONS, ids=_ids(SOLUTIONS))
-def test_learner_lab_is_up_to_date(solution_path: Path) -> None:
-    """The committed learner lab equals the generated one, outputs aside (run `make learner-labs`)."""
-    generated = generator.learner_notebook(_read(solution_path))
-    committed = _read(generator.learner_path(solution_path))
-    assert committed.metadata["course"] == generated.metadata["course"]
-    assert len(committed.cells) == len(generated.cells), "cell count differs: run `make learner-labs`"
-    for number, (ours, theirs) in enumerate(zip(generated.cells, committed.cells), start=1):
-        assert _comparable(theirs) == _comparable(ours), f"cell {number} differs: run `make learner-labs`"
+NOTEBOOK_METADATA_FROM_EXECUTION = {"language_info"}
+"""Notebook metadata the kernel writes when the notebook is executed; all the rest comes from the source."""
+
+
+def _assert_up_to_date(generated: Any, committed_path: Path) -> None:
+    committed = _read(committed_path)
+    where = f"{committed_path.relative_to(ROOT)} is out of date with its source: run `make learner-labs`"
+    from_source = {key: value for key, value in committed.metadata.items() if key not in NOTEBOOK_METADATA_FROM_EXECUTION}
+    assert from_source == generated.metadata, f"notebook metadata differs; {where}"
+    assert [c.get("id") for c in committed.cells] == [c.id for c in generated.cells], f"cells differ; {where}"
+    for ours, theirs in zip(generated.cells, committed.cells):
+        assert _comparable(theirs) == _comparable(ours), f"cell {ours.id} differs; {where}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=_ids(SOURCES))
+def test_solution_notebook_is_up_to_date(source: Path) -> None:
+    """The committed solution notebook is its text source, cell by cell (ids, sources, tags, metadata), outputs aside."""
+    _assert_up_to_date(generator.read_source(source), generator.solution_path(source))
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=_ids(SOURCES))
+def test_learner_notebook_is_up_to_date(source: Path) -> None:
+    """The committed learner notebook is what the generator makes from the source, outputs aside."""
+    _assert_up_to_date(generator.learner_notebook(generator.read_source(source)), generator.learner_path(generator.solution_path(source)))
+
+
+def test_an_edited_source_makes_the_committed_notebooks_out_of_date() -> None:
+    """The up-to-date check sees a one-word edit of a markdown cell and of a code cell."""
+    source = SOURCES[2]
+    text = source.read_text(encoding="utf-8")
+    for old, new in (("# ## 3 · Run: 31 tokens", "# ## 3 · Run it: 31 tokens"), ("field by field", "one field at a time")):
+        assert old in text
+        edited = generator.solution_notebook(text.replace(old, new, 1))
+        with pytest.raises(AssertionError, match="out of date"):
+            _assert_up_to_date(edited, generator.solution_path(source))
+        with pytest.raises(AssertionError, match="out of date"):
+            _assert_up_to_date(generator.learner_notebook(edited), generator.learner_path(generator.solution_path(source)))
+
+
+TEXT_SOURCE = '''\
+# ---
+# jupyter:
+#   course:
+#     functions: [f]
+#     lab: '11.9'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] id="intro"
+# # A lab
+#
+# <details><summary>Hint</summary>
+#
+# Look at `f`.
+# </details>
+
+# %% id="setup"
+import math
+
+# %% id="hint" jupyter={"source_hidden": true} collapsed=true
+print("a hidden hint")
+
+# %% id="answer" tags=["exercise"]
+def f():
+    ### BEGIN SOLUTION
+    return math.pi
+    ### END SOLUTION
+
+# %% id="predict"
+my_prediction = None
+
+# %% id="check" tags=["checklist"]
+checklist.run(lab="11.9", f=f)
+'''
+
+
+def test_a_source_keeps_ids_tags_metadata_and_gets_nbgrader_metadata() -> None:
+    """Ids, tags, hidden/collapsed cell metadata and the header's notebook metadata reach the notebook unchanged.
+
+    nbgrader's metadata comes from the tags: the exercise is an autograded answer,
+    the setup and checklist cells are read-only, the rest carry none.
+    """
+    notebook = generator.solution_notebook(TEXT_SOURCE)
+    assert notebook.metadata == {"course": {"functions": ["f"], "lab": "11.9"},
+                                 "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
+    assert [(c.id, c.cell_type) for c in notebook.cells] == [
+        ("intro", "markdown"), ("setup", "code"), ("hint", "code"), ("answer", "code"), ("predict", "code"), ("check", "code")]
+    cells = {c.id: c for c in notebook.cells}
+    assert cells["intro"].source.startswith("# A lab\n\n<details><summary>Hint</summary>")
+    assert cells["hint"].metadata == {"jupyter": {"source_hidden": True}, "collapsed": True}
+    assert cells["answer"].source == "def f():\n    ### BEGIN SOLUTION\n    return math.pi\n    ### END SOLUTION"
+
+    def nbgrader(cell_id: str, *, solution: bool, locked: bool) -> dict[str, Any]:
+        return {"grade": False, "grade_id": cell_id, "locked": locked, "schema_version": 3, "solution": solution}
+
+    assert cells["setup"].metadata == {"nbgrader": nbgrader("setup", solution=False, locked=True)}
+    assert cells["answer"].metadata == {"tags": ["exercise"], "nbgrader": nbgrader("answer", solution=True, locked=False)}
+    assert cells["check"].metadata == {"tags": ["checklist"], "nbgrader": nbgrader("check", solution=False, locked=True)}
+    assert "nbgrader" not in cells["predict"].metadata and "nbgrader" not in cells["intro"].metadata
+    learner = {c.id: c for c in generator.learner_notebook(notebook).cells}
+    assert 'raise NotImplementedError("Lab 11.9 not implemented yet: f")' in learner["answer"].source
+    assert learner["answer"].metadata == cells["answer"].metadata
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('# %% id="setup"', "# %%"), "cell 2 has no valid id"),
+        (('id="setup"', 'id="set up"'), "cell 2 has no valid id"),
+        (('id="predict"', 'id="setup"'), "cell 5 repeats the id 'setup'"),
+    ],
+    ids=["missing", "invalid", "repeated"],
+)
+def test_a_source_cell_without_its_own_id_is_refused(change: tuple[str, str], message: str) -> None:
+    """nbformat would give such a cell a random id: every regeneration would then rewrite the notebooks."""
+    with pytest.raises(generator.LabSourceError, match=message):
+        generator.solution_notebook(TEXT_SOURCE.replace(*change), "lab.py")
 
 
 @pytest.mark.parametrize("solution_path", SOLUTIONS, ids=_ids(SOLUTIONS))
