@@ -1,6 +1,10 @@
 """Generate every lab's solution and learner notebooks from its text source, then execute them (``make learner-labs``).
 
-Usage: python scripts/make_learner_labs.py [--no-execute]
+Usage: python scripts/make_learner_labs.py [--changed] [--no-execute]
+
+``--changed`` writes and executes only the notebooks whose cells or metadata differ
+from their source (quick while editing one lab; after a change to ``course_lib``, which
+changes outputs and not sources, run it without). ``--no-execute`` writes without executing.
 
 The single source of each lab is a jupytext py:percent file (docs/notebooks.md):
 ``labs/sources/lab_11_N_*.py`` for the labs, ``notebooks/sources/02_lifecycle_capstone.py``
@@ -54,6 +58,10 @@ SOURCES = "sources"
 SOLUTIONS = "solutions"
 NOTEBOOK_METADATA = ("course", "kernelspec")
 """What a source's header holds; ``language_info`` comes from the kernel at execution."""
+NOTEBOOK_METADATA_FROM_EXECUTION = ("language_info",)
+"""Notebook metadata the kernel writes when the notebook is executed: not the source's."""
+CELL_METADATA_FROM_EXECUTION = ("execution",)
+"""nbclient's timing metadata (not recorded by ``scripts/execute_notebooks.py``, ignored if present)."""
 TEXT_LAYOUT_METADATA = ("lines_to_next_cell", "lines_to_end_of_cell_marker")
 """jupytext's notes on the blank lines around a cell in the text: layout of the source, nothing a notebook needs."""
 
@@ -218,11 +226,30 @@ def read_source(source: Path) -> NotebookNode:
     return solution_notebook(source.read_text(encoding="utf-8"), str(source.relative_to(ROOT)))
 
 
+def comparable_cell(cell: NotebookNode) -> dict[str, Any]:
+    """What the generator decides about a cell: everything but outputs, execution counts and timing."""
+    metadata = {key: value for key, value in cell.metadata.items() if key not in CELL_METADATA_FROM_EXECUTION}
+    return {"id": cell.get("id"), "cell_type": cell.cell_type, "source": cell.source, "metadata": metadata}
+
+
+def comparable(notebook: NotebookNode) -> dict[str, Any]:
+    """What the generator decides about a notebook (``comparable_cell``, and the metadata its source gives)."""
+    metadata = {key: value for key, value in notebook.metadata.items() if key not in NOTEBOOK_METADATA_FROM_EXECUTION}
+    return {"metadata": metadata, "cells": [comparable_cell(cell) for cell in notebook.cells]}
+
+
+def is_up_to_date(generated: NotebookNode, committed: Path) -> bool:
+    """Whether the notebook at ``committed`` is ``generated``, outputs aside."""
+    return committed.is_file() and comparable(nbformat.read(committed, as_version=4)) == comparable(generated)
+
+
 def main(arguments: list[str]) -> int:
     written = []
     for source in source_paths():
         solution = read_source(source)
         for target, notebook in ((solution_path(source), solution), (learner_path(solution_path(source)), learner_notebook(solution))):
+            if "--changed" in arguments and is_up_to_date(notebook, target):
+                continue
             target.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(notebook, target)
             written.append(target)

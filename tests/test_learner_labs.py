@@ -40,12 +40,6 @@ def _read(path: Path) -> Any:
     return nbformat.read(path, as_version=4)
 
 
-def _comparable(cell: Any) -> dict[str, Any]:
-    """What the generator decides: everything but outputs, counts and nbclient's timing metadata."""
-    metadata = {key: value for key, value in cell.metadata.items() if key != "execution"}
-    return {"id": cell.get("id"), "cell_type": cell.cell_type, "source": cell.source, "metadata": metadata}
-
-
 def _tags(cell: Any) -> list[str]:
     return list(cell.metadata.get("tags", []))
 
@@ -81,18 +75,16 @@ def test_five_solution_labs_and_the_capstone_with_learner_versions() -> None:
     assert all(generator.learner_path(p).is_file() for p in SOLUTIONS)
 
 
-NOTEBOOK_METADATA_FROM_EXECUTION = {"language_info"}
-"""Notebook metadata the kernel writes when the notebook is executed; all the rest comes from the source."""
-
-
 def _assert_up_to_date(generated: Any, committed_path: Path) -> None:
-    committed = _read(committed_path)
+    """``generator.is_up_to_date``, saying which part differs (what ``--changed`` regenerates)."""
+    committed = generator.comparable(_read(committed_path))
+    ours = generator.comparable(generated)
     where = f"{committed_path.relative_to(ROOT)} is out of date with its source: run `make learner-labs`"
-    from_source = {key: value for key, value in committed.metadata.items() if key not in NOTEBOOK_METADATA_FROM_EXECUTION}
-    assert from_source == generated.metadata, f"notebook metadata differs; {where}"
-    assert [c.get("id") for c in committed.cells] == [c.id for c in generated.cells], f"cells differ; {where}"
-    for ours, theirs in zip(generated.cells, committed.cells):
-        assert _comparable(theirs) == _comparable(ours), f"cell {ours.id} differs; {where}"
+    assert committed["metadata"] == ours["metadata"], f"notebook metadata differs; {where}"
+    assert [c["id"] for c in committed["cells"]] == [c["id"] for c in ours["cells"]], f"cells differ; {where}"
+    for mine, theirs in zip(ours["cells"], committed["cells"]):
+        assert theirs == mine, f"cell {mine['id']} differs; {where}"
+    assert generator.is_up_to_date(generated, committed_path)
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=_ids(SOURCES))
@@ -118,6 +110,8 @@ def test_an_edited_source_makes_the_committed_notebooks_out_of_date() -> None:
             _assert_up_to_date(edited, generator.solution_path(source))
         with pytest.raises(AssertionError, match="out of date"):
             _assert_up_to_date(generator.learner_notebook(edited), generator.learner_path(generator.solution_path(source)))
+        assert not generator.is_up_to_date(edited, generator.solution_path(source))
+    assert not generator.is_up_to_date(generator.read_source(source), ROOT / "labs" / "no_such_notebook.ipynb")
 
 
 TEXT_SOURCE = '''\
