@@ -15,6 +15,8 @@ import ast
 import importlib.util
 import inspect
 import re
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -430,3 +432,49 @@ def test_each_task_names_the_course_names_its_solution_uses(solution_path: Path)
                         for keyword in node.keywords if keyword.arg}
             unnamed = sorted(f"{call}({keyword}=…)" for call, keyword in keywords if not re.search(rf"\b{keyword}=", tasks))
             assert not unnamed, f"the task text does not name the keywords {unnamed}, which the solution passes"
+
+
+# --- make learner-labs itself ---------------------------------------------------------------
+
+
+def _copy_sources(root: Path) -> list[Path]:
+    copies = []
+    for source in SOURCES:
+        copy = root / source.relative_to(ROOT)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+        copies.append(copy)
+    return copies
+
+
+def test_make_learner_labs_writes_both_versions_and_changed_only_what_differs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """From the sources alone: every solution and learner notebook; then ``--changed`` rewrites only an edited lab's two."""
+    copies = _copy_sources(tmp_path)
+    monkeypatch.setattr(generator, "ROOT", tmp_path)
+    assert generator.main(["--no-execute"]) == 0
+    written = {line.removeprefix("wrote ") for line in capsys.readouterr().out.splitlines()}
+    expected = {str(p.relative_to(ROOT)) for p in SOLUTIONS} | {str(generator.learner_path(p).relative_to(ROOT)) for p in SOLUTIONS}
+    assert written == expected
+    for path in SOLUTIONS:
+        assert generator.comparable(_read(tmp_path / path.relative_to(ROOT))) == generator.comparable(_read(path))
+    assert generator.main(["--changed", "--no-execute"]) == 0
+    assert capsys.readouterr().out == ""
+    edited = copies[3]
+    edited.write_text(edited.read_text(encoding="utf-8").replace("# ## 2 · ", "# ## 2 - ", 1), encoding="utf-8")
+    assert generator.main(["--changed", "--no-execute"]) == 0
+    assert capsys.readouterr().out.split() == ["wrote", "labs/solutions/lab_11_4_create_compaction_entry.ipynb",
+                                               "wrote", "labs/lab_11_4_create_compaction_entry.ipynb"]
+
+
+@pytest.mark.slow
+def test_executing_a_notebook_prints_no_kernel_transport_warning(tmp_path: Path) -> None:
+    """The executor's kernels use IPC: ipykernel's "running over TCP without encryption" warning (once per notebook) is gone."""
+    path = tmp_path / "tiny.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")]), path)
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "execute_notebooks.py"), str(path)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert _read(path).cells[0].outputs[0]["text"] == "42\n"
+    assert "WARNING" not in done.stderr and "without encryption" not in done.stderr, done.stderr
