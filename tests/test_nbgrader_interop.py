@@ -34,6 +34,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from traitlets.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("make_learner_labs", ROOT / "scripts" / "make_learner_labs.py")
@@ -41,7 +42,6 @@ assert _spec and _spec.loader
 generator = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(generator)
 
-pytestmark = pytest.mark.slow  # two nbgrader runs: a few seconds each
 ASSIGNMENT = "chapter11"
 MARKER = "#@ nbgrader's stub @#"
 RELEASE_METADATA = {"deletable", "editable"}
@@ -97,6 +97,7 @@ def assert_same_learner_version(released: Any, ours: Any, lab: str, *, stubs: bo
 SOLUTIONS = generator.solution_paths()
 
 
+@pytest.mark.slow  # each nbgrader run takes seconds
 def test_nbgrader_releases_our_learner_version_of_every_lab(tmp_path: Path) -> None:
     """Every lab and the capstone: accepted, and the same learner version as ours once stubs are set aside."""
     released = generate_assignment(tmp_path, SOLUTIONS, MARKER)
@@ -107,17 +108,32 @@ def test_nbgrader_releases_our_learner_version_of_every_lab(tmp_path: Path) -> N
         assert_same_learner_version(theirs, ours, ours.metadata["course"]["lab"], stubs=True)
 
 
+def documented_code_stub() -> str:
+    """The ``ClearSolutions.code_stub`` that docs/notebooks.md tells an instructor to set for Lab 11.4."""
+    text = (ROOT / "docs" / "notebooks.md").read_text(encoding="utf-8")
+    blocks = [part.split("```", 1)[0] for part in text.split("```python\n")[1:]]
+    block = next(b for b in blocks if "ClearSolutions.code_stub" in b)
+    config = Config()
+    exec(block, {"c": config})  # noqa: S102 - the course's own docs, read to test that they say what the test runs
+    return str(config.ClearSolutions.code_stub["python"])
+
+
+def test_the_documented_code_stub_is_lab_11_4s_stub() -> None:
+    assert documented_code_stub() == "\n".join(generator.stub_lines(["def create_compaction_entry():"], "    ", "11.4"))
+
+
+@pytest.mark.slow
 def test_nbgrader_with_our_stub_releases_lab_11_4_exactly(tmp_path: Path) -> None:
-    """Lab 11.4 has one stub; with it as ``ClearSolutions.code_stub``, nbgrader's text is ours exactly."""
+    """Lab 11.4 has one stub; with it as ``ClearSolutions.code_stub`` (as documented), nbgrader's text is ours exactly."""
     path = next(p for p in SOLUTIONS if p.stem == "lab_11_4_create_compaction_entry")
     ours = nbformat.read(generator.learner_path(path), as_version=4)
     stubs = {line.strip() for cell in ours.cells for line in cell.source.split("\n") if "not implemented yet" in line}
     assert len(stubs) == 1, "Lab 11.4 no longer has a single stub: pick another lab for this test"
-    stub = "\n".join(generator.stub_lines(["def create_compaction_entry():"], "    ", "11.4"))
-    released = generate_assignment(tmp_path, [path], stub)
+    released = generate_assignment(tmp_path, [path], documented_code_stub())
     assert_same_learner_version(released[path.stem], ours, "11.4", stubs=False)
 
 
+@pytest.mark.slow
 def test_nbgrader_refuses_a_solution_region_without_our_metadata(tmp_path: Path) -> None:
     """Without the generator's metadata nbgrader refuses the solutions, as it did before (so the metadata is what matters)."""
     path = next(p for p in SOLUTIONS if p.stem == "lab_11_3_build_context")
