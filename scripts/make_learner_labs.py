@@ -22,8 +22,8 @@ is not what this script generates from its source, outputs aside.
 
 The solution notebook is the source as it is, plus nbgrader cell metadata derived from
 the tags (so ``nbgrader generate_assignment`` accepts it, issue 17): an ``exercise``
-cell is an autograded answer (``solution: true``), the setup cells the grader takes from
-the course's copy and the ``checklist`` cell are read-only (``locked: true``); each
+cell is an autograded answer (``solution: true``), the setup cell (the first code cell)
+and the ``checklist`` cell are read-only (``locked: true``); each
 cell's nbgrader ``grade_id`` is its cell id. The learner version replaces each region
 between ``### BEGIN SOLUTION`` and ``### END SOLUTION``, at the marker's indentation, by a stub:
 
@@ -51,6 +51,7 @@ from nbformat import NotebookNode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from course_grader.notebook import CHECKLIST_TAG, EXERCISE_TAG  # noqa: E402 - the tags the grader reads
 from course_lib import lab_registry  # noqa: E402 - the registry says where each lab's notebooks live
 
 TEXT_FORMAT = "py:percent"
@@ -67,8 +68,6 @@ TEXT_LAYOUT_METADATA = ("lines_to_next_cell", "lines_to_end_of_cell_marker")
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
-EXERCISE_TAG = "exercise"
-CHECKLIST_TAG = "checklist"
 NBGRADER_SCHEMA = 3
 _DEFINITION = re.compile(r"^(?P<indent>\s*)(?:async\s+def|def|class)\s+(?P<name>\w+)")
 _KIND = re.compile(r"^\s*(?P<kind>async\s+def|def|class)\b")
@@ -187,8 +186,8 @@ def solution_notebook(text: str, where: str = "<source>") -> NotebookNode:
 
 
 def _suggest_id(cells: list[NotebookNode], number: int) -> str:
-    previous = cells[number - 2].metadata.get("id") if number > 1 else None
-    return f"{previous}-b" if isinstance(previous, str) else "cell-01"
+    """An id for cell ``number`` (1-based) that follows its predecessor's, whose id is already set."""
+    return f"{cells[number - 2].id}-b" if number > 1 else "cell-01"
 
 
 def learner_notebook(solution: NotebookNode) -> NotebookNode:

@@ -187,7 +187,7 @@ def test_a_source_keeps_ids_tags_metadata_and_gets_nbgrader_metadata() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (('# %% id="setup"', "# %%"), "cell 2 has no valid id"),
+        (('# %% id="setup"', "# %%"), 'cell 2 has no valid id.*e.g. id="intro-b"'),
         (('id="setup"', 'id="set up"'), "cell 2 has no valid id"),
         (('id="predict"', 'id="setup"'), "cell 5 repeats the id 'setup'"),
     ],
