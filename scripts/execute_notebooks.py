@@ -5,16 +5,23 @@ Usage: python scripts/execute_notebooks.py [NOTEBOOK_OR_DIR ...]   (default: not
 Each notebook runs top to bottom in a fresh ``python3`` kernel from its own folder,
 as a learner's would. Execution counts and outputs are rewritten; widget state is
 dropped so that re-running never changes a file for no reason.
+
+The kernel talks to this script over IPC (Unix sockets in a private temporary
+folder), not jupyter_client's default TCP on localhost: ipykernel >= 7 warns, once per
+kernel, that plain TCP is readable by anyone on the machine, and IPC is the remedy it
+names (no other local user can reach a socket in a 0700 folder).
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,14 +41,17 @@ def execute(path: Path) -> float:
     notebook = nbformat.read(path, as_version=4)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     started = time.perf_counter()
-    NotebookClient(
-        notebook,
-        timeout=120,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-        store_widget_state=False,
-        record_timing=False,  # per-cell timestamps would change the file on every run
-    ).execute()
+    with tempfile.TemporaryDirectory(prefix="course-kernel-") as sockets:  # created 0700
+        NotebookClient(
+            notebook,
+            # nbclient makes (and so shuts down) the kernel manager itself; the config gives it IPC
+            config=Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}}),
+            timeout=120,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+            store_widget_state=False,
+            record_timing=False,  # per-cell timestamps would change the file on every run
+        ).execute()
     notebook.metadata.pop("widgets", None)
     _coalesce_streams(notebook)
     nbformat.write(notebook, path)

@@ -1,13 +1,31 @@
-"""Generate the learner labs from the solution notebooks, then execute them (``make learner-labs``).
+"""Generate every lab's solution and learner notebooks from its text source, then execute them (``make learner-labs``).
 
-Usage: python scripts/make_learner_labs.py [--no-execute]
+Usage: python scripts/make_learner_labs.py [--changed] [--no-execute]
 
-``labs/solutions/lab_11_N_*.ipynb`` is the single source of every lab, and
-``notebooks/solutions/02_lifecycle_capstone.ipynb`` of the capstone; this writes
-the learner version one folder up (``labs/lab_11_N_*.ipynb``,
-``notebooks/02_lifecycle_capstone.ipynb``). Each region between
-``### BEGIN SOLUTION`` and ``### END SOLUTION`` is replaced, at the marker's
-indentation, by a stub:
+``--changed`` writes and executes only the notebooks whose cells or metadata differ
+from their source (quick while editing one lab; after a change to ``course_lib``, which
+changes outputs and not sources, run it without). ``--no-execute`` writes without executing.
+
+The single source of each lab is a jupytext py:percent file (docs/notebooks.md):
+``labs/sources/lab_11_N_*.py`` for the labs, ``notebooks/sources/02_lifecycle_capstone.py``
+for the capstone (``<registry folder>/sources/<notebook>.py``). The edit loop:
+
+1. edit the text source (any editor; a cell starts at ``# %%``, markdown cells at
+   ``# %% [markdown]``, each marker carrying the cell's ``id="…"`` and its ``tags=[…]``;
+   the YAML header holds the notebook metadata: ``kernelspec`` and ``course``);
+2. ``make learner-labs``: writes ``<folder>/solutions/<notebook>.ipynb`` (the solution)
+   and ``<folder>/<notebook>.ipynb`` (the learner version), then executes both in place;
+3. commit the source and the regenerated notebooks together.
+
+``tests/test_learner_labs.py`` fails when a committed notebook (solution or learner)
+is not what this script generates from its source, outputs aside.
+
+The solution notebook is the source as it is, plus nbgrader cell metadata derived from
+the tags (so ``nbgrader generate_assignment`` accepts it, issue 17): an ``exercise``
+cell is an autograded answer (``solution: true``), the setup cell (the first code cell)
+and the ``checklist`` cell are read-only (``locked: true``); each
+cell's nbgrader ``grade_id`` is its cell id. The learner version replaces each region
+between ``### BEGIN SOLUTION`` and ``### END SOLUTION``, at the marker's indentation, by a stub:
 
 - inside a function: ``raise NotImplementedError("Lab 11.N not implemented yet: <function>")``
   (``"The capstone not implemented yet: ..."`` for the capstone),
@@ -16,8 +34,6 @@ indentation, by a stub:
 
 Everything else (prose, hints, tags, cell and notebook metadata) is copied as
 it is; outputs are cleared and then refilled by ``scripts/execute_notebooks.py``.
-``tests/test_learner_labs.py`` fails when the committed learner labs differ
-from what this script generates.
 """
 
 from __future__ import annotations
@@ -27,25 +43,43 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import jupytext
 import nbformat
 from nbformat import NotebookNode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from course_grader.notebook import CHECKLIST_TAG, EXERCISE_TAG  # noqa: E402 - the tags the grader reads
 from course_lib import lab_registry  # noqa: E402 - the registry says where each lab's notebooks live
 
-SOLUTIONS = ROOT / "labs" / "solutions"
-LEARNER_DIR = ROOT / "labs"
+TEXT_FORMAT = "py:percent"
+SOURCES = "sources"
+SOLUTIONS = "solutions"
+NOTEBOOK_METADATA = ("course", "kernelspec")
+"""What a source's header holds; ``language_info`` comes from the kernel at execution."""
+NOTEBOOK_METADATA_FROM_EXECUTION = ("language_info",)
+"""Notebook metadata the kernel writes when the notebook is executed: not the source's."""
+CELL_METADATA_FROM_EXECUTION = ("execution",)
+"""nbclient's timing metadata (not recorded by ``scripts/execute_notebooks.py``, ignored if present)."""
+TEXT_LAYOUT_METADATA = ("lines_to_next_cell", "lines_to_end_of_cell_marker")
+"""jupytext's notes on the blank lines around a cell in the text: layout of the source, nothing a notebook needs."""
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
+NBGRADER_SCHEMA = 3
 _DEFINITION = re.compile(r"^(?P<indent>\s*)(?:async\s+def|def|class)\s+(?P<name>\w+)")
 _KIND = re.compile(r"^\s*(?P<kind>async\s+def|def|class)\b")
+_CELL_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # nbformat's cell id rule, and nbgrader's grade_id rule
 
 
 class SolutionRegionError(ValueError):
     """A solution region is unbalanced or sits where no stub can replace it."""
+
+
+class LabSourceError(ValueError):
+    """A lab's text source cannot give a notebook whose cells keep their ids (missing, invalid or repeated)."""
 
 
 def strip_solutions(source: str, lab: str) -> str:
@@ -59,7 +93,7 @@ def strip_solutions(source: str, lab: str) -> str:
             if inside is not None:
                 raise SolutionRegionError(f"line {number}: {BEGIN} inside another solution region")
             indent = line[: len(line) - len(line.lstrip())]
-            out.extend(indent + stub for stub in _stub(lines[: number - 1], indent, lab, number))
+            out.extend(indent + stub for stub in stub_lines(lines[: number - 1], indent, lab, number))
             inside = (number, indent)
         elif marker == END:
             if inside is None:
@@ -72,13 +106,17 @@ def strip_solutions(source: str, lab: str) -> str:
     return "\n".join(out)
 
 
-def _stub(before: list[str], indent: str, lab: str, number: int) -> list[str]:
-    """The stub for a region at ``indent``: named after the nearest enclosing def or class."""
+def stub_lines(before: list[str], indent: str, lab: str, number: int = 0) -> list[str]:
+    """The stub's lines for a region at ``indent`` after the lines ``before``: named after the nearest enclosing def or class.
+
+    ``number`` (the BEGIN marker's line) only makes an error message point at the region.
+    """
     for line in reversed(before):
         match = _DEFINITION.match(line)
-        if match and len(match.group("indent")) < len(indent):
+        kind = _KIND.match(line)
+        if match and kind and len(match.group("indent")) < len(indent):
             name = match.group("name")
-            if _KIND.match(line).group("kind") == "class":  # type: ignore[union-attr]
+            if kind.group("kind") == "class":
                 return [f"pass  # Your code here: the body of {name} ({_label(lab)})."]
             return [
                 "# Your code here: replace the next line.",
@@ -95,6 +133,63 @@ def _label(lab: str) -> str:
         return f"Lab {lab}"
 
 
+def _tags(cell: NotebookNode) -> list[str]:
+    return list(cell.metadata.get("tags", []))
+
+
+def nbgrader_metadata(cells: list[NotebookNode]) -> dict[int, dict[str, Any]]:
+    """nbgrader's cell metadata, by cell index, derived from the course's tags (issue 17's interop).
+
+    ``exercise`` cells are nbgrader's "autograded answer" cells. The setup cell
+    (the first code cell: imports, which the grader takes from the course's copy)
+    and the ``checklist`` cell (which the grader never runs from a submission) are
+    "read-only": a learner's edit there would only make the inline checklist say
+    something the grader does not. Other cells (prose, the example, the learner's
+    ``my_prediction``) carry none.
+    """
+    setup = next((i for i, c in enumerate(cells) if c.cell_type == "code"), None)
+    found: dict[int, dict[str, Any]] = {}
+    for index, cell in enumerate(cells):
+        if cell.cell_type != "code":
+            continue
+        tags = _tags(cell)
+        if EXERCISE_TAG in tags:
+            solution, locked = True, False
+        elif CHECKLIST_TAG in tags or index == setup:
+            solution, locked = False, True
+        else:
+            continue
+        found[index] = {"grade": False, "grade_id": cell.id, "locked": locked,
+                        "schema_version": NBGRADER_SCHEMA, "solution": solution}
+    return found
+
+
+def solution_notebook(text: str, where: str = "<source>") -> NotebookNode:
+    """The solution notebook a lab's text source describes: its cells with their ids, tags and nbgrader metadata."""
+    notebook = jupytext.reads(text, fmt=TEXT_FORMAT)
+    notebook.metadata = {key: notebook.metadata[key] for key in NOTEBOOK_METADATA if key in notebook.metadata}
+    seen: set[str] = set()
+    for number, cell in enumerate(notebook.cells, start=1):
+        for key in TEXT_LAYOUT_METADATA:
+            cell.metadata.pop(key, None)
+        cell_id = cell.metadata.pop("id", None)
+        if not isinstance(cell_id, str) or not _CELL_ID.match(cell_id):
+            raise LabSourceError(f"{where}: cell {number} has no valid id=\"…\" on its `# %%` line "
+                                 f"(letters, digits, - and _; e.g. id=\"{_suggest_id(notebook.cells, number)}\")")
+        if cell_id in seen:
+            raise LabSourceError(f"{where}: cell {number} repeats the id {cell_id!r}; each cell needs its own")
+        seen.add(cell_id)
+        cell.id = cell_id
+    for index, metadata in nbgrader_metadata(notebook.cells).items():
+        notebook.cells[index].metadata["nbgrader"] = metadata
+    return notebook
+
+
+def _suggest_id(cells: list[NotebookNode], number: int) -> str:
+    """An id for cell ``number`` (1-based) that follows its predecessor's, whose id is already set."""
+    return f"{cells[number - 2].id}-b" if number > 1 else "cell-01"
+
+
 def learner_notebook(solution: NotebookNode) -> NotebookNode:
     """The learner version of a solution notebook: regions stubbed, outputs cleared."""
     lab = solution.metadata["course"]["lab"]
@@ -108,22 +203,56 @@ def learner_notebook(solution: NotebookNode) -> NotebookNode:
     return learner
 
 
+def source_paths() -> list[Path]:
+    """Every lab's text source, in the registry's order."""
+    return [ROOT / lab.folder / SOURCES / f"{lab.notebook}.py" for lab in lab_registry.LABS.values()]
+
+
+def solution_path(source: Path) -> Path:
+    return source.parent.parent / SOLUTIONS / f"{source.stem}.ipynb"
+
+
 def solution_paths() -> list[Path]:
     """Every lab's solution notebook, in the registry's order."""
-    return [ROOT / lab.folder / "solutions" / f"{lab.notebook}.ipynb" for lab in lab_registry.LABS.values()]
+    return [solution_path(source) for source in source_paths()]
 
 
-def learner_path(solution_path: Path) -> Path:
-    return solution_path.parent.parent / solution_path.name
+def learner_path(solution: Path) -> Path:
+    return solution.parent.parent / solution.name
+
+
+def read_source(source: Path) -> NotebookNode:
+    return solution_notebook(source.read_text(encoding="utf-8"), str(source.relative_to(ROOT)))
+
+
+def comparable_cell(cell: NotebookNode) -> dict[str, Any]:
+    """What the generator decides about a cell: everything but outputs, execution counts and timing."""
+    metadata = {key: value for key, value in cell.metadata.items() if key not in CELL_METADATA_FROM_EXECUTION}
+    return {"id": cell.get("id"), "cell_type": cell.cell_type, "source": cell.source, "metadata": metadata}
+
+
+def comparable(notebook: NotebookNode) -> dict[str, Any]:
+    """What the generator decides about a notebook (``comparable_cell``, and the metadata its source gives)."""
+    metadata = {key: value for key, value in notebook.metadata.items() if key not in NOTEBOOK_METADATA_FROM_EXECUTION}
+    return {"metadata": metadata, "cells": [comparable_cell(cell) for cell in notebook.cells]}
+
+
+def is_up_to_date(generated: NotebookNode, committed: Path) -> bool:
+    """Whether the notebook at ``committed`` is ``generated``, outputs aside."""
+    return committed.is_file() and comparable(nbformat.read(committed, as_version=4)) == comparable(generated)
 
 
 def main(arguments: list[str]) -> int:
     written = []
-    for path in solution_paths():
-        target = learner_path(path)
-        nbformat.write(learner_notebook(nbformat.read(path, as_version=4)), target)
-        written.append(target)
-        print(f"wrote {target.relative_to(ROOT)}")
+    for source in source_paths():
+        solution = read_source(source)
+        for target, notebook in ((solution_path(source), solution), (learner_path(solution_path(source)), learner_notebook(solution))):
+            if "--changed" in arguments and is_up_to_date(notebook, target):
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(notebook, target)
+            written.append(target)
+            print(f"wrote {target.relative_to(ROOT)}")
     if "--no-execute" in arguments or not written:
         return 0
     executor = ROOT / "scripts" / "execute_notebooks.py"

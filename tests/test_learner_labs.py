@@ -1,9 +1,12 @@
-"""The lab notebooks: learner versions are generated from the solutions and stay in step.
+"""The lab notebooks: solution and learner versions are generated from one text source and stay in step.
 
-``labs/solutions/`` is the single source (docs/notebooks.md). These tests fail when
-a committed learner lab is not what ``make learner-labs`` would write, when a stub
-names the wrong lab, or when a lab's exercise cells (all a grader runs, after the
-setup cell) do not pass that lab's part of the checklist on their own.
+``labs/sources/*.py`` and ``notebooks/sources/02_lifecycle_capstone.py`` (jupytext
+py:percent) are the single sources (docs/notebooks.md). These tests fail when a
+committed notebook (solution or learner) is not what ``make learner-labs`` would
+write from its source, when a source loses a cell's id, tags or metadata on the
+way, when a stub names the wrong lab, or when a lab's exercise cells (all a
+grader runs, after the setup cell) do not pass that lab's part of the checklist
+on their own. ``tests/test_nbgrader_interop.py`` runs real nbgrader on them.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import ast
 import importlib.util
 import inspect
 import re
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -28,18 +33,13 @@ assert _spec and _spec.loader
 generator = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(generator)
 
+SOURCES = generator.source_paths()
 SOLUTIONS = generator.solution_paths()
 CHECKS_PER_LAB = {"11.1": 3, "11.2": 3, "11.3": 3, "11.4": 2, "11.5": 4, "capstone": 4}
 
 
 def _read(path: Path) -> Any:
     return nbformat.read(path, as_version=4)
-
-
-def _comparable(cell: Any) -> dict[str, Any]:
-    """What the generator decides: everything but outputs, counts and nbclient's timing metadata."""
-    metadata = {key: value for key, value in cell.metadata.items() if key != "execution"}
-    return {"id": cell.get("id"), "cell_type": cell.cell_type, "source": cell.source, "metadata": metadata}
 
 
 def _tags(cell: Any) -> list[str]:
@@ -66,21 +66,137 @@ def _ids(paths: list[Path]) -> list[str]:
 
 
 def test_five_solution_labs_and_the_capstone_with_learner_versions() -> None:
+    assert [generator.read_source(p).metadata["course"]["lab"] for p in SOURCES] == list(CHECKS_PER_LAB)
     assert [_read(p).metadata["course"]["lab"] for p in SOLUTIONS] == list(CHECKS_PER_LAB)
+    sources = sorted(p.name for folder in ("labs", "notebooks") for p in (ROOT / folder / "sources").glob("*.py"))
+    assert sources == sorted(p.name for p in SOURCES), "every text source belongs to a lab of the registry"
+    for folder in ("labs/solutions", "notebooks/solutions"):
+        assert {p.stem for p in (ROOT / folder).glob("*.ipynb")} <= {p.stem for p in SOURCES}, f"{folder} holds a notebook with no text source"
     learner = sorted(p.name for p in (ROOT / "labs").glob("lab_11_*.ipynb"))
     assert learner == [p.name for p in SOLUTIONS[:5]], "every solution has exactly one learner version"
     assert all(generator.learner_path(p).is_file() for p in SOLUTIONS)
 
 
-@pytest.mark.parametrize("solution_path", SOLUTIONS, ids=_ids(SOLUTIONS))
-def test_learner_lab_is_up_to_date(solution_path: Path) -> None:
-    """The committed learner lab equals the generated one, outputs aside (run `make learner-labs`)."""
-    generated = generator.learner_notebook(_read(solution_path))
-    committed = _read(generator.learner_path(solution_path))
-    assert committed.metadata["course"] == generated.metadata["course"]
-    assert len(committed.cells) == len(generated.cells), "cell count differs: run `make learner-labs`"
-    for number, (ours, theirs) in enumerate(zip(generated.cells, committed.cells), start=1):
-        assert _comparable(theirs) == _comparable(ours), f"cell {number} differs: run `make learner-labs`"
+def _assert_up_to_date(generated: Any, committed_path: Path) -> None:
+    """``generator.is_up_to_date``, saying which part differs (what ``--changed`` regenerates)."""
+    committed = generator.comparable(_read(committed_path))
+    ours = generator.comparable(generated)
+    where = f"{committed_path.relative_to(ROOT)} is out of date with its source: run `make learner-labs`"
+    assert committed["metadata"] == ours["metadata"], f"notebook metadata differs; {where}"
+    assert [c["id"] for c in committed["cells"]] == [c["id"] for c in ours["cells"]], f"cells differ; {where}"
+    for mine, theirs in zip(ours["cells"], committed["cells"]):
+        assert theirs == mine, f"cell {mine['id']} differs; {where}"
+    assert generator.is_up_to_date(generated, committed_path)
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=_ids(SOURCES))
+def test_solution_notebook_is_up_to_date(source: Path) -> None:
+    """The committed solution notebook is its text source, cell by cell (ids, sources, tags, metadata), outputs aside."""
+    _assert_up_to_date(generator.read_source(source), generator.solution_path(source))
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=_ids(SOURCES))
+def test_learner_notebook_is_up_to_date(source: Path) -> None:
+    """The committed learner notebook is what the generator makes from the source, outputs aside."""
+    _assert_up_to_date(generator.learner_notebook(generator.read_source(source)), generator.learner_path(generator.solution_path(source)))
+
+
+def test_an_edited_source_makes_the_committed_notebooks_out_of_date() -> None:
+    """The up-to-date check sees a one-word edit of a markdown cell and of a code cell."""
+    source = SOURCES[2]
+    text = source.read_text(encoding="utf-8")
+    for old, new in (("# ## 3 · Run: 31 tokens", "# ## 3 · Run it: 31 tokens"), ("field by field", "one field at a time")):
+        assert old in text
+        edited = generator.solution_notebook(text.replace(old, new, 1))
+        with pytest.raises(AssertionError, match="out of date"):
+            _assert_up_to_date(edited, generator.solution_path(source))
+        with pytest.raises(AssertionError, match="out of date"):
+            _assert_up_to_date(generator.learner_notebook(edited), generator.learner_path(generator.solution_path(source)))
+        assert not generator.is_up_to_date(edited, generator.solution_path(source))
+    assert not generator.is_up_to_date(generator.read_source(source), ROOT / "labs" / "no_such_notebook.ipynb")
+
+
+TEXT_SOURCE = '''\
+# ---
+# jupyter:
+#   course:
+#     functions: [f]
+#     lab: '11.9'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] id="intro"
+# # A lab
+#
+# <details><summary>Hint</summary>
+#
+# Look at `f`.
+# </details>
+
+# %% id="setup"
+import math
+
+# %% id="hint" jupyter={"source_hidden": true} collapsed=true
+print("a hidden hint")
+
+# %% id="answer" tags=["exercise"]
+def f():
+    ### BEGIN SOLUTION
+    return math.pi
+    ### END SOLUTION
+
+# %% id="predict"
+my_prediction = None
+
+# %% id="check" tags=["checklist"]
+checklist.run(lab="11.9", f=f)
+'''
+
+
+def test_a_source_keeps_ids_tags_metadata_and_gets_nbgrader_metadata() -> None:
+    """Ids, tags, hidden/collapsed cell metadata and the header's notebook metadata reach the notebook unchanged.
+
+    nbgrader's metadata comes from the tags: the exercise is an autograded answer,
+    the setup and checklist cells are read-only, the rest carry none.
+    """
+    notebook = generator.solution_notebook(TEXT_SOURCE)
+    assert notebook.metadata == {"course": {"functions": ["f"], "lab": "11.9"},
+                                 "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
+    assert [(c.id, c.cell_type) for c in notebook.cells] == [
+        ("intro", "markdown"), ("setup", "code"), ("hint", "code"), ("answer", "code"), ("predict", "code"), ("check", "code")]
+    cells = {c.id: c for c in notebook.cells}
+    assert cells["intro"].source.startswith("# A lab\n\n<details><summary>Hint</summary>")
+    assert cells["hint"].metadata == {"jupyter": {"source_hidden": True}, "collapsed": True}
+    assert cells["answer"].source == "def f():\n    ### BEGIN SOLUTION\n    return math.pi\n    ### END SOLUTION"
+
+    def nbgrader(cell_id: str, *, solution: bool, locked: bool) -> dict[str, Any]:
+        return {"grade": False, "grade_id": cell_id, "locked": locked, "schema_version": 3, "solution": solution}
+
+    assert cells["setup"].metadata == {"nbgrader": nbgrader("setup", solution=False, locked=True)}
+    assert cells["answer"].metadata == {"tags": ["exercise"], "nbgrader": nbgrader("answer", solution=True, locked=False)}
+    assert cells["check"].metadata == {"tags": ["checklist"], "nbgrader": nbgrader("check", solution=False, locked=True)}
+    assert "nbgrader" not in cells["predict"].metadata and "nbgrader" not in cells["intro"].metadata
+    learner = {c.id: c for c in generator.learner_notebook(notebook).cells}
+    assert 'raise NotImplementedError("Lab 11.9 not implemented yet: f")' in learner["answer"].source
+    assert learner["answer"].metadata == cells["answer"].metadata
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('# %% id="setup"', "# %%"), 'cell 2 has no valid id.*e.g. id="intro-b"'),
+        (('id="setup"', 'id="set up"'), "cell 2 has no valid id"),
+        (('id="predict"', 'id="setup"'), "cell 5 repeats the id 'setup'"),
+    ],
+    ids=["missing", "invalid", "repeated"],
+)
+def test_a_source_cell_without_its_own_id_is_refused(change: tuple[str, str], message: str) -> None:
+    """nbformat would give such a cell a random id: every regeneration would then rewrite the notebooks."""
+    with pytest.raises(generator.LabSourceError, match=message):
+        generator.solution_notebook(TEXT_SOURCE.replace(*change), "lab.py")
 
 
 @pytest.mark.parametrize("solution_path", SOLUTIONS, ids=_ids(SOLUTIONS))
@@ -316,3 +432,49 @@ def test_each_task_names_the_course_names_its_solution_uses(solution_path: Path)
                         for keyword in node.keywords if keyword.arg}
             unnamed = sorted(f"{call}({keyword}=…)" for call, keyword in keywords if not re.search(rf"\b{keyword}=", tasks))
             assert not unnamed, f"the task text does not name the keywords {unnamed}, which the solution passes"
+
+
+# --- make learner-labs itself ---------------------------------------------------------------
+
+
+def _copy_sources(root: Path) -> list[Path]:
+    copies = []
+    for source in SOURCES:
+        copy = root / source.relative_to(ROOT)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+        copies.append(copy)
+    return copies
+
+
+def test_make_learner_labs_writes_both_versions_and_changed_only_what_differs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """From the sources alone: every solution and learner notebook; then ``--changed`` rewrites only an edited lab's two."""
+    copies = _copy_sources(tmp_path)
+    monkeypatch.setattr(generator, "ROOT", tmp_path)
+    assert generator.main(["--no-execute"]) == 0
+    written = {line.removeprefix("wrote ") for line in capsys.readouterr().out.splitlines()}
+    expected = {str(p.relative_to(ROOT)) for p in SOLUTIONS} | {str(generator.learner_path(p).relative_to(ROOT)) for p in SOLUTIONS}
+    assert written == expected
+    for path in SOLUTIONS:
+        assert generator.comparable(_read(tmp_path / path.relative_to(ROOT))) == generator.comparable(_read(path))
+    assert generator.main(["--changed", "--no-execute"]) == 0
+    assert capsys.readouterr().out == ""
+    edited = copies[3]
+    edited.write_text(edited.read_text(encoding="utf-8").replace("# ## 2 · ", "# ## 2 - ", 1), encoding="utf-8")
+    assert generator.main(["--changed", "--no-execute"]) == 0
+    assert capsys.readouterr().out.split() == ["wrote", "labs/solutions/lab_11_4_create_compaction_entry.ipynb",
+                                               "wrote", "labs/lab_11_4_create_compaction_entry.ipynb"]
+
+
+@pytest.mark.slow
+def test_executing_a_notebook_prints_no_kernel_transport_warning(tmp_path: Path) -> None:
+    """The executor's kernels use IPC: ipykernel's "running over TCP without encryption" warning (once per notebook) is gone."""
+    path = tmp_path / "tiny.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")]), path)
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "execute_notebooks.py"), str(path)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert _read(path).cells[0].outputs[0]["text"] == "42\n"
+    assert "WARNING" not in done.stderr and "without encryption" not in done.stderr, done.stderr

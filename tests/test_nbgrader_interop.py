@@ -1,0 +1,147 @@
+"""Real nbgrader accepts the solution notebooks, and the learner version it releases is ours (issue 17's interop).
+
+An instructor who runs nbgrader puts ``labs/solutions/*.ipynb`` (and the
+capstone's) in ``source/<assignment>/`` and runs ``nbgrader generate_assignment``;
+the generator's nbgrader cell metadata (``scripts/make_learner_labs.py``) is what
+lets it through. How the released notebook is compared with ours
+(``labs/lab_11_N_*.ipynb``, ``notebooks/02_lifecycle_capstone.ipynb``):
+
+- the same cells in the same order, with the same ids, types and tags;
+- the same sources, exactly. nbgrader writes one ``ClearSolutions.code_stub`` for
+  every region, while our stub names the function (or class) it sits in, so the
+  released text can equal ours only where a lab has one stub: Lab 11.4, run with
+  ``code_stub`` set to it. For every lab, nbgrader is also run with a one-line
+  marker as its stub, and each marker is replaced by our stub for that place
+  (``stub_lines``, from the lines before it): then the texts must be equal;
+- the same nbgrader metadata, less what nbgrader adds when it releases: a
+  ``checksum`` and ``cell_type`` in it (what autograding checks a read-only or
+  answer cell against), and ``deletable``/``editable`` beside it (JupyterLab's
+  locks for those cells); nothing else may differ.
+
+nbgrader runs offline in a temporary course folder, with its own Jupyter config
+folder, without a database (``--no-db``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from traitlets.config import Config
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("make_learner_labs", ROOT / "scripts" / "make_learner_labs.py")
+assert _spec and _spec.loader
+generator = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(generator)
+
+ASSIGNMENT = "chapter11"
+MARKER = "#@ nbgrader's stub @#"
+RELEASE_METADATA = {"deletable", "editable"}
+RELEASE_NBGRADER = {"checksum", "cell_type"}
+
+
+def generate_assignment(course: Path, solutions: list[Path], code_stub: str) -> dict[str, Any]:
+    """Run ``nbgrader generate_assignment`` on ``solutions``: the released notebooks, by file stem."""
+    source = course / "source" / ASSIGNMENT
+    source.mkdir(parents=True)
+    for path in solutions:
+        shutil.copy(path, source / path.name)
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        f"c.CourseDirectory.root = {str(course)!r}\n"
+        f"c.ClearSolutions.code_stub = {{'python': {code_stub!r}}}\n"
+    )
+    environment = os.environ | {"JUPYTER_CONFIG_DIR": str(course / ".jupyter"), "JUPYTER_DATA_DIR": str(course / ".data")}
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--no-db", "--force"],
+                          cwd=course, env=environment, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    released = course / "release" / ASSIGNMENT
+    return {path.stem: nbformat.read(released / path.name, as_version=4) for path in solutions}
+
+
+def with_our_stubs(source: str, lab: str) -> str:
+    """``source`` with each of nbgrader's marker lines replaced by the stub we write there."""
+    lines = source.split("\n")
+    out: list[str] = []
+    for line in lines:
+        if line.strip() == MARKER:
+            indent = line[: len(line) - len(line.lstrip())]
+            out.extend(indent + stub for stub in generator.stub_lines(out, indent, lab))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def assert_same_learner_version(released: Any, ours: Any, lab: str, *, stubs: bool) -> None:
+    assert released.metadata["course"] == ours.metadata["course"]
+    assert [(c.get("id"), c.cell_type) for c in released.cells] == [(c.get("id"), c.cell_type) for c in ours.cells]
+    for theirs, mine in zip(released.cells, ours.cells):
+        source = with_our_stubs(theirs.source, lab) if stubs else theirs.source
+        assert source == mine.source, f"cell {mine.id}: nbgrader's learner version differs from ours"
+        metadata = {key: value for key, value in theirs.metadata.items() if key not in RELEASE_METADATA}
+        if "nbgrader" in metadata:
+            metadata["nbgrader"] = {key: value for key, value in metadata["nbgrader"].items() if key not in RELEASE_NBGRADER}
+        assert metadata == dict(mine.metadata), f"cell {mine.id}: metadata differs beyond what nbgrader adds on release"
+        if theirs.cell_type == "code":
+            assert theirs.outputs == []
+
+
+SOLUTIONS = generator.solution_paths()
+
+
+@pytest.mark.slow  # each nbgrader run takes seconds
+def test_nbgrader_releases_our_learner_version_of_every_lab(tmp_path: Path) -> None:
+    """Every lab and the capstone: accepted, and the same learner version as ours once stubs are set aside."""
+    released = generate_assignment(tmp_path, SOLUTIONS, MARKER)
+    for path in SOLUTIONS:
+        ours = nbformat.read(generator.learner_path(path), as_version=4)
+        theirs = released[path.stem]
+        assert any(MARKER in cell.source for cell in theirs.cells), f"{path.name}: nbgrader cleared no solution"
+        assert_same_learner_version(theirs, ours, ours.metadata["course"]["lab"], stubs=True)
+
+
+def documented_code_stub() -> str:
+    """The ``ClearSolutions.code_stub`` that docs/notebooks.md tells an instructor to set for Lab 11.4."""
+    text = (ROOT / "docs" / "notebooks.md").read_text(encoding="utf-8")
+    blocks = [part.split("```", 1)[0] for part in text.split("```python\n")[1:]]
+    block = next(b for b in blocks if "ClearSolutions.code_stub" in b)
+    config = Config()
+    exec(block, {"c": config})  # noqa: S102 - the course's own docs, read to test that they say what the test runs
+    return str(config.ClearSolutions.code_stub["python"])
+
+
+def test_the_documented_code_stub_is_lab_11_4s_stub() -> None:
+    assert documented_code_stub() == "\n".join(generator.stub_lines(["def create_compaction_entry():"], "    ", "11.4"))
+
+
+@pytest.mark.slow
+def test_nbgrader_with_our_stub_releases_lab_11_4_exactly(tmp_path: Path) -> None:
+    """Lab 11.4 has one stub; with it as ``ClearSolutions.code_stub`` (as documented), nbgrader's text is ours exactly."""
+    path = next(p for p in SOLUTIONS if p.stem == "lab_11_4_create_compaction_entry")
+    ours = nbformat.read(generator.learner_path(path), as_version=4)
+    stubs = {line.strip() for cell in ours.cells for line in cell.source.split("\n") if "not implemented yet" in line}
+    assert len(stubs) == 1, "Lab 11.4 no longer has a single stub: pick another lab for this test"
+    released = generate_assignment(tmp_path, [path], documented_code_stub())
+    assert_same_learner_version(released[path.stem], ours, "11.4", stubs=False)
+
+
+@pytest.mark.slow
+def test_nbgrader_refuses_a_solution_region_without_our_metadata(tmp_path: Path) -> None:
+    """Without the generator's metadata nbgrader refuses the solutions, as it did before (so the metadata is what matters)."""
+    path = next(p for p in SOLUTIONS if p.stem == "lab_11_3_build_context")
+    notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        cell.metadata.pop("nbgrader", None)
+    bare = tmp_path / "bare" / path.name
+    bare.parent.mkdir()
+    nbformat.write(notebook, bare)
+    with pytest.raises(AssertionError, match="Solution region detected in a non-solution cell"):
+        generate_assignment(tmp_path / "course", [bare], MARKER)
