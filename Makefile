@@ -84,7 +84,8 @@ clean:
 notebooks: $(STAMP)
 	$(BIN)/python scripts/execute_notebooks.py
 
-# The learner labs are generated from labs/solutions/ (the single source), then executed in place.
+# Every lab's solution and learner notebooks are generated from its text source (labs/sources/, notebooks/sources/;
+# docs/notebooks.md), then executed in place. scripts/make_learner_labs.py --changed redoes only the labs whose source changed.
 learner-labs: $(STAMP)
 	$(BIN)/python scripts/make_learner_labs.py
 
