@@ -4,6 +4,8 @@
     course-grade DIR --out grades.csv [-j N]
     course-grade bundle --lab 11.3 -o autograder.zip
     course-grade autograder --lab 11.3 [--root /autograder]     (what the bundle runs)
+    course-grade report grades.csv -o report.html               (the class picture, report.py)
+    ... --feedback DIR                                          (a page per student and lab, feedback.py)
 
 Everything that can be checked before grading is checked first (limits, the
 labs folder, where the output goes, that there is something to grade, that
@@ -27,14 +29,16 @@ from pathlib import Path
 
 from course_lib import lab_registry
 from . import cgroup
+from .feedback import write_feedback
+from .records import companion, write_records
 from .batch import find_submissions, grade_folder, write_csv
 from .bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
 from .grade import GradeOptions, grade_notebook
 from .notebook import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal
-from .results import format_table, to_gradescope, write_atomically
+from .results import GradeResult, format_table, to_gradescope, write_atomically
 from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
 
-SUBCOMMANDS = ("bundle", "autograder")
+SUBCOMMANDS = ("bundle", "autograder", "report")
 
 
 def _lab(text: str) -> str:
@@ -75,7 +79,7 @@ def _limits(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> L
 def _grade_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-grade", description=f"Grade Lab {', '.join(lab_registry.LABS)} notebooks (see docs/grading.md).",
-        epilog="Other commands: 'course-grade bundle --help', 'course-grade autograder --help'.",
+        epilog="Other commands: 'course-grade bundle --help', 'course-grade autograder --help', 'course-grade report --help'.",
     )
     parser.add_argument("target", type=Path, help="a submitted .ipynb, or a folder of them")
     parser.add_argument("--results", type=Path, default=Path("results.json"),
@@ -87,8 +91,35 @@ def _grade_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-sandbox", action="store_true",
                         help="run submissions without bubblewrap (only where something else isolates them)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (folder only)")
+    _feedback_options(parser)
     _limits_options(parser)
     return parser
+
+
+def _feedback_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--feedback", type=Path, metavar="DIR",
+                        help="also write an HTML feedback page per student and lab into DIR (docs/grading.md)")
+    parser.add_argument("--rules-url", metavar="BASE",
+                        help="where the pages link a rule to (BASE#r19; default: the checkout's docs/rules.md, relative)")
+
+
+def _feedback_folder(parser: argparse.ArgumentParser, folder: Path | None) -> None:
+    """Fail before grading, not after, when the feedback pages could not be written."""
+    if folder is None:
+        return
+    existing = folder if folder.exists() else folder.parent if str(folder.parent) else Path(".")
+    if folder.exists() and not folder.is_dir():
+        parser.error(f"--feedback {folder} is not a folder")
+    if not existing.is_dir():
+        parser.error(f"--feedback {folder}: the folder {existing} does not exist")
+    if not os.access(existing, os.W_OK):
+        parser.error(f"--feedback {folder}: the folder {existing} is not writable")
+
+
+def _write_feedback(arguments: argparse.Namespace, results: list[GradeResult]) -> None:
+    if arguments.feedback is not None:
+        pages = write_feedback(results, arguments.feedback, rules_base=arguments.rules_url)
+        print(f"wrote {len(pages) - 1} feedback pages to {arguments.feedback} (list: {pages[-1]})")
 
 
 def _bundle_parser() -> argparse.ArgumentParser:
@@ -139,6 +170,10 @@ def _readable_file(parser: argparse.ArgumentParser, path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # a dead kernel's pending tasks are reported by us
+    if argv and argv[0] == "report":
+        from .report import main as report_main  # matplotlib loads only for the report
+
+        return report_main(argv[1:])
     if argv and argv[0] == "bundle":
         parser = _bundle_parser()
         arguments = parser.parse_args(argv[1:])
@@ -170,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         _readable_file(parser, target)
     if arguments.jobs < 1:
         parser.error(f"--jobs must be >= 1, got {arguments.jobs}")
+    _feedback_folder(parser, arguments.feedback)
     if options.sandbox and bubblewrap() is None:
         parser.error(f"grading needs a sandbox per submission: {INSTALL_HINT}; "
                      "or pass --no-sandbox where the machine itself is the sandbox")
@@ -185,9 +221,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"no notebooks (.ipynb) under {target}")
         results = grade_folder(target, options, jobs=arguments.jobs, progress=not arguments.no_progress)
         frame = write_csv(results, arguments.out)
+        records = write_records(results, companion(arguments.out))
+        _write_feedback(arguments, results)
         counts = Counter(result.status for result in results)
         print(f"graded {len(results)} notebooks: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
-        print(f"mean {frame['percent'].mean():.1f} % · wrote {arguments.out}")
+        print(f"mean {frame['percent'].mean():.1f} % · wrote {arguments.out} and {records} (every result, for the report)")
         return 0
 
     _writable(parser, arguments.results, "--results")
@@ -197,4 +235,5 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(result))
     write_atomically(arguments.results, json.dumps(to_gradescope(result), indent=2))
     print(f"wrote {arguments.results}")
+    _write_feedback(arguments, [result])
     return 0
