@@ -52,7 +52,7 @@ LABEL_LIMIT = 28
 """Characters of a student id on the heatmap's axis."""
 MESSAGES_SHOWN = 20
 MESSAGE_LIMIT = 300
-DIGITS = re.compile(r"(?<![A-Za-z_])\d+")
+DIGITS = re.compile(r"(?<![A-Za-z_0-9])\d+")
 """A number in a message, not the digits of a rule id (R19), an entry id (u3) or a test (H1)."""
 PLOT_STYLE = {"text.parse_math": False, "svg.fonttype": "path", "svg.hashsalt": "course-grade-report",
               "font.size": 9}
