@@ -44,12 +44,14 @@ from .feedback import NAME_LIMIT, lab_heading
 from .pages import render
 from .records import companion, read_records
 from .results import GradeResult, write_atomically
-from .safe_text import shown
+from .safe_text import abbreviated, shown
 
 FIXED_COLUMNS = ("student", "student_from", "file", "lab")
 """The CSV's columns before the test columns (``batch.results_frame``); ``total`` follows the last test."""
 LABEL_LIMIT = 28
 """Characters of a student id on the heatmap's axis."""
+LABELLED_ROWS = 150
+"""Up to this many students the heatmap names each row; a larger class is drawn at a fixed height, unlabelled."""
 MESSAGES_SHOWN = 20
 MESSAGE_LIMIT = 300
 DIGITS = re.compile(r"(?<![A-Za-z_0-9])\d+")
@@ -245,13 +247,18 @@ def distribution_chart(grades: Grades) -> Figure:
 
 
 def heatmap_chart(matrix: pd.DataFrame) -> Figure:
-    figure = Figure(figsize=(1.6 + 0.3 * len(matrix.columns), 1.2 + 0.16 * len(matrix.index)), layout="tight")
+    rows = len(matrix.index)
+    figure = Figure(figsize=(1.6 + 0.3 * len(matrix.columns), 1.2 + 0.16 * min(rows, LABELLED_ROWS)), layout="tight")
     axis = figure.subplots()
     colours = matplotlib.colormaps["RdYlGn"].with_extremes(bad="#e6e6e6")
     image = axis.imshow(np.ma.masked_invalid(matrix.to_numpy(dtype=float)), cmap=colours, vmin=0, vmax=1,
                         aspect="auto", interpolation="nearest")
     axis.set_xticks(range(len(matrix.columns)), list(matrix.columns), rotation=90)
-    axis.set_yticks(range(len(matrix.index)), [shown(student, LABEL_LIMIT) for student in matrix.index])
+    if rows <= LABELLED_ROWS:
+        axis.set_yticks(range(rows), [abbreviated(student, LABEL_LIMIT) for student in matrix.index])
+    else:
+        axis.set_yticks([])
+        axis.set_ylabel(f"{rows} students, in id order")
     axis.tick_params(axis="both", length=0)
     axis.xaxis.set_ticks_position("top")
     figure.colorbar(image, ax=axis, fraction=0.04, pad=0.02, label="share of the rule's tests passed (grey: none handed in)")

@@ -36,3 +36,9 @@ def shown(text: object, limit: int) -> str:
     if len(clean) <= limit:
         return clean
     return f"{clean[:limit]}… ({len(clean) - limit:,} more characters not shown)"
+
+
+def abbreviated(text: object, limit: int) -> str:
+    """``text`` cleaned and cut to ``limit`` characters with a bare ``…`` (an axis label has no room for a note)."""
+    clean = INVISIBLE.sub("", valid(str(text)))
+    return clean if len(clean) <= limit else clean[:limit - 1] + "…"

@@ -137,3 +137,15 @@ def test_the_command_writes_the_report_and_refuses_what_is_not_a_grades_csv(tmp_
         cli.main(["report", str(tmp_path / "other.csv"), "-o", str(tmp_path / "x.html")])
     assert stopped.value.code == 2
     assert "no column student" in capsys.readouterr().err
+
+
+def test_a_large_class_gets_a_heatmap_of_bounded_height() -> None:
+    from course_grader.report import LABELLED_ROWS, heatmap_chart
+
+    import pandas as pd
+
+    small = heatmap_chart(pd.DataFrame(0.5, index=[f"s{i}" for i in range(40)], columns=["R1", "R2"]))
+    large = heatmap_chart(pd.DataFrame(0.5, index=[f"s{i}" for i in range(2000)], columns=["R1", "R2"]))
+    assert small.get_figheight() < large.get_figheight() == heatmap_chart(
+        pd.DataFrame(0.5, index=[f"s{i}" for i in range(LABELLED_ROWS)], columns=["R1", "R2"])).get_figheight()
+    assert len(large.axes[0].get_yticklabels()) == 0 and len(small.axes[0].get_yticklabels()) == 40
