@@ -39,6 +39,8 @@ _EXPORTS = {
     "STATUSES": "results", "GradeResult": "results", "Status": "results", "TestResult": "results",
     "format_table": "results", "to_gradescope": "results", "write_atomically": "results",
     "CellRun": "sandbox", "Limits": "sandbox", "Sandbox": "sandbox",
+    "ScoreRecord": "feedback", "render_page": "feedback", "write_feedback": "feedback", "read_records": "records",
+    "write_records": "records", "build_report": "report", "read_grades": "report", "rules_cited": "citations",
 }  # fmt: skip
 
 __all__ = sorted(_EXPORTS)
