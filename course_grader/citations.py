@@ -16,6 +16,7 @@ from course_lib import lab_registry
 from course_lib.checklist.rules_page import anchor
 from course_lib.checklist.runner import select
 from course_lib.rules import BY_ID, RULES, cited
+
 from .hidden_cases import hidden_tests
 
 RULE_ORDER = {rule.id: index for index, rule in enumerate(RULES)}

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Protocol
 
 from course_lib import lab_registry
+
 from .citations import in_rule_order, rule_href, rule_text, rules_cited
 from .pages import render
 from .practice import COUNTEREXAMPLE

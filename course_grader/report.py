@@ -15,13 +15,15 @@ The page holds, each chart an inline picture drawn with matplotlib:
   r between the test's 0/1 score and the submission's score on the lab's
   *other* tests (undefined, shown as "—", when either does not vary);
 * the most common failure messages, with digits folded (``3 of 17`` and
-  ``5 of 17`` are one message).
+  ``5 of 17`` are one message) and a hidden test's first failing case left
+  out (``without_case``), so one mistake is one row.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import functools
 import io
 import math
 import os
@@ -38,9 +40,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from course_lib import lab_registry
+
 from .citations import in_rule_order, rules_cited
 from .errors import GradingError
 from .feedback import NAME_LIMIT, lab_heading
+from .hidden_cases import hidden_tests
 from .pages import render
 from .records import companion, read_records
 from .results import GradeResult, write_atomically
@@ -56,11 +60,6 @@ MESSAGES_SHOWN = 20
 MESSAGE_LIMIT = 300
 DIGITS = re.compile(r"(?<![A-Za-z_0-9])\d+")
 """A number in a message, not the digits of a rule id (R19), an entry id (u3) or a test (H1)."""
-PLOT_STYLE = {"text.parse_math": False, "svg.fonttype": "path", "svg.hashsalt": "course-grade-report",
-              "font.size": 9}
-"""A student id such as ``$\\frac`` is text, not mathtext; SVG text as paths (no fonts needed); stable ids."""
-
-
 class NotAGradesFile(GradingError):
     """The report's input is not a CSV written by ``course-grade`` (names the file and what is missing)."""
 
@@ -205,6 +204,34 @@ def folded(message: str) -> str:
     return DIGITS.sub("N", shown(first, MESSAGE_LIMIT))
 
 
+FIRST_CASE = "; first: "
+"""Where a hidden test's message names the first failing case (``grade._hidden_output``), before the reason."""
+
+
+@functools.cache
+def _case_descriptions(lab: str, seed: int | None, test: str) -> tuple[str, ...]:
+    """What the hidden test's cases are called in the run of ``seed``, longest first."""
+    calls = next((t.calls for t in hidden_tests(lab, seed) if t.name == test), ())
+    return tuple(sorted({call.description for call in calls}, key=len, reverse=True))
+
+
+def without_case(message: str, descriptions: Iterable[str]) -> str:
+    """A hidden test's message without the case it first failed on, keeping the reason.
+
+    ``R19 R20: hint. Failed on 3 of 55 generated cases; first: a session of 15 entries, …: wrong keptEntryIds``
+    reads ``… generated cases; first failure: wrong keptEntryIds``: learners whose functions make one mistake
+    meet it on different cases, and one row is what the class needs.
+    """
+    at = message.find(FIRST_CASE)
+    if at < 0:
+        return message
+    rest = message[at + len(FIRST_CASE):]
+    for description in descriptions:
+        if rest.startswith(f"{description}: "):
+            return f"{message[:at]}; first failure: {rest[len(description) + 2:]}"
+    return message
+
+
 def failure_messages(results: Iterable[GradeResult], limit: int = MESSAGES_SHOWN) -> list[FailureMessage]:
     counted = [result for result in results if result.counts and result.lab in lab_registry.LABS]
     per_lab = Counter(result.lab for result in counted)
@@ -213,15 +240,20 @@ def failure_messages(results: Iterable[GradeResult], limit: int = MESSAGES_SHOWN
         assert result.lab is not None
         for test in result.tests:
             if not test.passed:
-                found[(result.lab, f"{test.number} {test.name}", folded(test.output))] += 1
+                message = test.output.strip().splitlines()[0] if test.output.strip() else ""
+                if test.hidden:
+                    message = without_case(message, _case_descriptions(result.lab, result.seed, test.name))
+                found[(result.lab, f"{test.number} {test.name}", folded(message))] += 1
     ranked = sorted(found.items(), key=lambda item: (-item[1], item[0]))[:limit]
     return [FailureMessage(lab, test, message, count, count / per_lab[lab]) for (lab, test, message), count in ranked]
 
 
 def picture(draw: Callable[[], Figure], format: str = "svg") -> bytes:
-    """A chart drawn and saved under ``PLOT_STYLE``; matplotlib's object API, so no pyplot state and no display."""
+    """A chart drawn and saved in the report's style; matplotlib's object API, so no pyplot state and no display."""
     buffer = io.BytesIO()
-    with matplotlib.rc_context(PLOT_STYLE):
+    # A student id such as ``$\\frac`` is text, not mathtext; SVG text as paths (no fonts needed); stable ids.
+    with matplotlib.rc_context({"text.parse_math": False, "svg.fonttype": "path", "svg.hashsalt": "course-grade-report",
+                                "font.size": 9}):
         draw().savefig(buffer, format=format, bbox_inches="tight", dpi=110,
                        metadata={"Date": None} if format == "svg" else None)
     return buffer.getvalue()

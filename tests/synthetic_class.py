@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import random
 
-from course_lib import lab_registry
-from course_lib.checklist.runner import select
 from course_grader.hidden_cases import hidden_tests
 from course_grader.practice import COUNTEREXAMPLE
-from course_grader.results import GradeResult, TestResult
+from course_grader.results import GradeResult, Status, TestResult
+from course_lib import lab_registry
+from course_lib.checklist.runner import select
 
 MISTAKES = ("the first differing observation is item 2", "wrong keptEntryIds", "raised KeyError: 'u3'",
             "4 items where the rules give 5", "accepted the input; it must be rejected with a ValueError")
@@ -30,7 +30,7 @@ def lab_tests(lab: str) -> list[tuple[str, str, str, bool]]:
 
 
 def result(student: str, lab: str, passed: dict[str, bool], *, submission: str | None = None,
-           status: str = "ok", notes: tuple[str, ...] = (), counts: bool = True, seconds: float = 4.2) -> GradeResult:
+           status: Status = "ok", notes: tuple[str, ...] = (), counts: bool = True, seconds: float = 4.2) -> GradeResult:
     """A graded result of ``lab``; ``passed`` by test number (missing: passed)."""
     tests = []
     for number, name, rules, hidden in lab_tests(lab):
@@ -46,7 +46,7 @@ def result(student: str, lab: str, passed: dict[str, bool], *, submission: str |
             output = f"{rules.split()[0]}: {name.replace('_', ' ')}: {MISTAKES[int(number) % len(MISTAKES)]}"
         tests.append(TestResult(name=name, number=number, lab=lab, score=1 if ok else 0, output=output, hidden=hidden))
     return GradeResult(submission=submission or f"{student}/{lab_registry.lab(lab).notebook}.ipynb", student=student,
-                       student_source="folder", lab=lab, status=status, tests=tuple(tests),  # type: ignore[arg-type]
+                       student_source="folder", lab=lab, status=status, tests=tuple(tests),
                        execution_time=seconds, budget=240, sandbox="bubblewrap", seed=1234, notes=notes, counts=counts)
 
 

@@ -140,12 +140,29 @@ def test_the_command_writes_the_report_and_refuses_what_is_not_a_grades_csv(tmp_
 
 
 def test_a_large_class_gets_a_heatmap_of_bounded_height() -> None:
-    from course_grader.report import LABELLED_ROWS, heatmap_chart
-
     import pandas as pd
+
+    from course_grader.report import LABELLED_ROWS, heatmap_chart
 
     small = heatmap_chart(pd.DataFrame(0.5, index=[f"s{i}" for i in range(40)], columns=["R1", "R2"]))
     large = heatmap_chart(pd.DataFrame(0.5, index=[f"s{i}" for i in range(2000)], columns=["R1", "R2"]))
     assert small.get_figheight() < large.get_figheight() == heatmap_chart(
         pd.DataFrame(0.5, index=[f"s{i}" for i in range(LABELLED_ROWS)], columns=["R1", "R2"])).get_figheight()
     assert len(large.axes[0].get_yticklabels()) == 0 and len(small.axes[0].get_yticklabels()) == 40
+
+
+def test_one_mistake_met_on_different_hidden_cases_is_one_message() -> None:
+    from course_grader.hidden_cases import hidden_tests
+
+    test = hidden_tests("11.3", 2026)[0]
+    first, second = test.calls[0].description, test.calls[5].description
+    assert first != second
+    results = []
+    for student, description in (("a", first), ("b", second)):
+        graded = result(student, "11.3", {"H1": False}).model_copy(update={"seed": 2026})
+        output = f"{test.rules}: {test.hint}. Failed on 2 of 40 generated cases; first: {description}: wrong keptEntryIds"
+        results.append(graded.model_copy(update={"tests": tuple(
+            t.model_copy(update={"output": output}) if t.number == "H1" else t for t in graded.tests)}))
+    [message] = failure_messages(results)
+    assert message.count == 2
+    assert message.message.endswith("Failed on N of N generated cases; first failure: wrong keptEntryIds")

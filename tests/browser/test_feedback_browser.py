@@ -16,8 +16,12 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 playwright = pytest.importorskip("playwright.sync_api")
 
@@ -41,7 +45,7 @@ STEP_MS = 60_000
 
 
 @pytest.fixture
-def browser() -> Iterator[object]:
+def browser() -> Iterator[Browser]:
     if not CHROMIUM.exists():
         pytest.skip(f"no chromium at {CHROMIUM} (make test-browser installs Debian's)")
     with playwright.sync_playwright() as driver:
@@ -52,9 +56,9 @@ def browser() -> Iterator[object]:
             browser.close()
 
 
-def _open(browser: object, path: Path) -> tuple[object, list[str]]:
+def _open(browser: Browser, path: Path) -> tuple[Page, list[str]]:
     """The page at ``path`` and the problems it reported: console errors, uncaught errors, failed requests."""
-    page = browser.new_page(viewport={"width": 1100, "height": 900})  # type: ignore[attr-defined]
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
     problems: list[str] = []
     page.on("console", lambda message: problems.append(f"console {message.type}: {message.text}")
             if message.type in ("error", "warning") else None)
@@ -65,7 +69,7 @@ def _open(browser: object, path: Path) -> tuple[object, list[str]]:
     return page, problems
 
 
-def test_a_feedback_page_renders_safely(browser: object, tmp_path: Path) -> None:
+def test_a_feedback_page_renders_safely(browser: Browser, tmp_path: Path) -> None:
     mutant = next(m for m in MUTANTS if m.name == "11_3_skips_and_goes_on")
     result = graded(mutant).model_copy(update={
         "student": "alice", "student_source": "folder", "submission": f"alice/{HOSTILE}.ipynb", "status": "ok",
@@ -85,7 +89,7 @@ def test_a_feedback_page_renders_safely(browser: object, tmp_path: Path) -> None
     assert problems == []
 
 
-def test_the_class_report_shows_its_charts(browser: object, tmp_path: Path) -> None:
+def test_the_class_report_shows_its_charts(browser: Browser, tmp_path: Path) -> None:
     results = generated_class(students=48)
     csv = tmp_path / "grades.csv"
     write_csv(results, csv)
