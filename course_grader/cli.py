@@ -5,6 +5,7 @@
     course-grade bundle --lab 11.3 -o autograder.zip
     course-grade autograder --lab 11.3 [--root /autograder]     (what the bundle runs)
     course-grade report grades.csv -o report.html               (the class picture, report.py)
+    course-grade feedback grades.jsonl … -o DIR                 (the pages again, from a batch's records)
     ... --feedback DIR                                          (a page per student and lab, feedback.py)
 
 Everything that can be checked before grading is checked first (limits, the
@@ -38,7 +39,7 @@ from .notebook import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal
 from .results import GradeResult, format_table, to_gradescope, write_atomically
 from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
 
-SUBCOMMANDS = ("bundle", "autograder", "report")
+SUBCOMMANDS = ("bundle", "autograder", "report", "feedback")
 
 
 def _lab(text: str) -> str:
@@ -79,7 +80,7 @@ def _limits(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> L
 def _grade_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-grade", description=f"Grade Lab {', '.join(lab_registry.LABS)} notebooks (see docs/grading.md).",
-        epilog="Other commands: 'course-grade bundle --help', 'course-grade autograder --help', 'course-grade report --help'.",
+        epilog="Other commands: 'course-grade bundle --help', 'course-grade autograder --help', 'course-grade report --help', 'course-grade feedback --help'.",
     )
     parser.add_argument("target", type=Path, help="a submitted .ipynb, or a folder of them")
     parser.add_argument("--results", type=Path, default=Path("results.json"),
@@ -174,6 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         from .report import main as report_main  # matplotlib loads only for the report
 
         return report_main(argv[1:])
+    if argv and argv[0] == "feedback":
+        from .feedback import main as feedback_main
+
+        return feedback_main(argv[1:])
     if argv and argv[0] == "bundle":
         parser = _bundle_parser()
         arguments = parser.parse_args(argv[1:])

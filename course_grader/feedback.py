@@ -28,6 +28,7 @@ from typing import Protocol
 
 from course_lib import lab_registry
 
+from .errors import GradingError
 from .citations import in_rule_order, rule_href, rule_text, rules_cited
 from .pages import render
 from .practice import COUNTEREXAMPLE
@@ -244,3 +245,29 @@ def write_feedback(results: Iterable[GradeResult], folder: str | os.PathLike[str
     index = folder / "index.html"
     write_atomically(index, render("feedback_index.html.j2", rows=rows))
     return [*written, index]
+
+
+def main(argv: list[str]) -> int:
+    """``course-grade feedback grades.jsonl -o DIR``: the pages again from a batch's records, without regrading.
+
+    For shards (their ``.jsonl`` files joined: every page and one index) and
+    for a new score (weights or late policy) on results already graded.
+    """
+    import argparse
+
+    from .records import read_records
+
+    parser = argparse.ArgumentParser(prog="course-grade feedback",
+                                     description="Write the feedback pages of graded results (docs/grading.md).")
+    parser.add_argument("records", type=Path, nargs="+", help="grades.jsonl files (one per shard, or the batch's)")
+    parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="the folder for the pages")
+    parser.add_argument("--rules-url", metavar="BASE",
+                        help="where the pages link a rule to (BASE#r19; default: the checkout's docs/rules.md, relative)")
+    arguments = parser.parse_args(argv)
+    try:
+        results = [result for path in arguments.records for result in read_records(path)]
+    except (OSError, GradingError) as exc:
+        parser.error(str(exc))
+    pages = write_feedback(results, arguments.output, rules_base=arguments.rules_url)
+    print(f"wrote {len(pages) - 1} feedback pages to {arguments.output} (list: {pages[-1]})")
+    return 0

@@ -236,3 +236,17 @@ def test_the_csv_is_written_when_a_file_name_is_not_utf8(tmp_path: Path) -> None
 
     write_csv([result("b\udcffob", "11.2", {})], tmp_path / "grades.csv")
     assert "b\ufffdob" in (tmp_path / "grades.csv").read_text(encoding="utf-8")
+
+
+def test_pages_again_from_records_of_several_shards(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from course_grader.records import write_records
+
+    first = write_records([result("alice", "11.3", {}), result("bob", "11.3", {"7": False})], tmp_path / "a.jsonl")
+    second = write_records([result("carol", "11.4", {})], tmp_path / "b.jsonl")
+    assert cli.main(["feedback", str(first), str(second), "-o", str(tmp_path / "pages")]) == 0
+    index = (tmp_path / "pages" / "index.html").read_text()
+    assert all(f'href="{name}"' in index for name in ("alice_lab_11_3.html", "bob_lab_11_3.html", "carol_lab_11_4.html"))
+    (tmp_path / "bad.jsonl").write_text('{"student": 1}\n')
+    with pytest.raises(SystemExit):
+        cli.main(["feedback", str(tmp_path / "bad.jsonl"), "-o", str(tmp_path / "pages")])
+    assert "bad.jsonl, line 1: not a graded result" in capsys.readouterr().err
