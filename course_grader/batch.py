@@ -37,7 +37,6 @@ from course_lib import lab_registry
 from .grade import GradeOptions, grade_notebook, lab_view, not_graded
 from .notebook import identify, lab_in_name, not_regular, refusal, submission_name
 from .results import GradeResult, Status, write_atomically
-from .safe_text import valid
 
 Grade = Callable[..., GradeResult]
 """``grade(path, options, root=root)``, like ``grade_notebook``; module-level, so a spawned worker can import it."""
@@ -381,12 +380,9 @@ def write_csv(results: Iterable[GradeResult], path: str | os.PathLike[str]) -> p
 
     Safe to open in a spreadsheet: every text cell is quoted, and one that
     would start a formula (a student folder named ``=HYPERLINK(…)``) is
-    ``neutralised``. A file name that is not UTF-8 (lone surrogates in Python)
-    gets U+FFFD instead of failing the write after the whole batch was graded
-    (``safe_text.valid``; grades.jsonl keeps it exactly). The frame returned is
-    the data as graded, not neutralised.
+    ``neutralised``. The frame returned is the data as graded, not neutralised.
     """
     frame = results_frame(results)
-    safe = frame.map(lambda value: neutralised(valid(value) if isinstance(value, str) else value))
+    safe = frame.map(neutralised)
     write_atomically(Path(path), safe.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC))
     return frame

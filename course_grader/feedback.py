@@ -28,8 +28,8 @@ from typing import Protocol
 
 from course_lib import lab_registry
 
-from .errors import GradingError
 from .citations import in_rule_order, rule_href, rule_text, rules_cited
+from .errors import GradingError
 from .pages import render
 from .practice import COUNTEREXAMPLE
 from .results import GradeResult, TestResult, write_atomically

@@ -51,7 +51,9 @@ from .results import GradeResult, write_atomically
 from .safe_text import abbreviated, shown
 
 FIXED_COLUMNS = ("student", "student_from", "file", "lab")
-"""The CSV's columns before the test columns (``batch.results_frame``); ``total`` follows the last test."""
+"""The CSV's first columns (``batch.results_frame``); the test columns follow, then totals (and a course file's scores)."""
+TEST_COLUMN = re.compile(r"(\S+) (H?\d+) (\S+)")
+"""A test's column: ``11.3 7 fixed_costs_come_first``, ``11.3 H1 generated_kept_groups_and_reason``."""
 LABEL_LIMIT = 28
 """Characters of a student id on the heatmap's axis."""
 LABELLED_ROWS = 150
@@ -113,13 +115,8 @@ def read_grades(path: str | os.PathLike[str]) -> Grades:
     missing = [column for column in (*FIXED_COLUMNS, "total", "percent", "counts") if column not in frame.columns]
     if missing:
         raise NotAGradesFile(f"{path}: not a grades CSV written by course-grade (no column {', '.join(missing)})")
-    columns = list(frame.columns)
-    tests = []
-    for column in columns[columns.index("lab") + 1:columns.index("total")]:
-        parts = column.split(" ", 2)
-        if len(parts) != 3:
-            raise NotAGradesFile(f"{path}: column {column!r} is not a test column (LAB NUMBER NAME)")
-        tests.append(TestColumn(column, *parts))
+    tests = [TestColumn(column, *match.groups()) for column in frame.columns
+             if (match := TEST_COLUMN.fullmatch(column)) and match.group(1) in lab_registry.LABS]
     for column in ("student", "file", "lab"):
         frame[column] = frame[column].map(unneutralised)
     counted = frame[frame["counts"].astype(str).str.lower() == "true"]

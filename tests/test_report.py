@@ -7,6 +7,7 @@ import math
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from synthetic_class import generated_class, lab_tests, result
 
@@ -166,3 +167,19 @@ def test_one_mistake_met_on_different_hidden_cases_is_one_message() -> None:
     [message] = failure_messages(results)
     assert message.count == 2
     assert message.message.endswith("Failed on N of N generated cases; first failure: wrong keptEntryIds")
+
+
+def test_a_csv_with_a_course_files_score_columns_reads_the_same(tmp_path: Path) -> None:
+    """A course file adds its scores (points, penalty, score, …) after the test columns; they are not tests."""
+    path, _ = tiny_class(tmp_path)
+    plain = read_grades(path)
+    frame = pd.read_csv(path)
+    at = list(frame.columns).index("total")
+    for offset, column in enumerate(("points", "max_points", "late", "penalty", "score", "submitted", "submitted_from")):
+        frame.insert(at + offset, column, 0)
+    frame["shard 1/3, duplicates: latest"] = ""
+    frame.to_csv(tmp_path / "course.csv", index=False)
+    grades = read_grades(tmp_path / "course.csv")
+    assert [test.column for test in grades.tests] == [test.column for test in plain.tests]
+    assert [item.discrimination for item in item_stats(grades)] == pytest.approx(
+        [item.discrimination for item in item_stats(plain)], nan_ok=True)
