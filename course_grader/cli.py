@@ -30,16 +30,16 @@ from pathlib import Path
 
 from course_lib import lab_registry
 from . import cgroup
-from .feedback import write_feedback
-from .records import companion, write_records
 from .batch import find_submissions, grade_folder, write_csv
 from .bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
 from .grade import GradeOptions, grade_notebook
 from .notebook import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal
 from .results import GradeResult, format_table, to_gradescope, write_atomically
+from .feedback import write_feedback
+from .records import companion, write_records
 from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
 
-SUBCOMMANDS = ("bundle", "autograder", "report", "feedback")
+SUBCOMMANDS = ("bundle", "autograder")
 
 
 def _lab(text: str) -> str:
@@ -80,7 +80,7 @@ def _limits(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> L
 def _grade_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-grade", description=f"Grade Lab {', '.join(lab_registry.LABS)} notebooks (see docs/grading.md).",
-        epilog="Other commands: 'course-grade bundle --help', 'course-grade autograder --help', 'course-grade report --help', 'course-grade feedback --help'.",
+        epilog="Other commands: 'course-grade bundle --help', 'course-grade autograder --help'.",
     )
     parser.add_argument("target", type=Path, help="a submitted .ipynb, or a folder of them")
     parser.add_argument("--results", type=Path, default=Path("results.json"),
@@ -92,35 +92,9 @@ def _grade_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-sandbox", action="store_true",
                         help="run submissions without bubblewrap (only where something else isolates them)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (folder only)")
-    _feedback_options(parser)
     _limits_options(parser)
+    _feedback_options(parser)
     return parser
-
-
-def _feedback_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--feedback", type=Path, metavar="DIR",
-                        help="also write an HTML feedback page per student and lab into DIR (docs/grading.md)")
-    parser.add_argument("--rules-url", metavar="BASE",
-                        help="where the pages link a rule to (BASE#r19; default: the checkout's docs/rules.md, relative)")
-
-
-def _feedback_folder(parser: argparse.ArgumentParser, folder: Path | None) -> None:
-    """Fail before grading, not after, when the feedback pages could not be written."""
-    if folder is None:
-        return
-    existing = folder if folder.exists() else folder.parent if str(folder.parent) else Path(".")
-    if folder.exists() and not folder.is_dir():
-        parser.error(f"--feedback {folder} is not a folder")
-    if not existing.is_dir():
-        parser.error(f"--feedback {folder}: the folder {existing} does not exist")
-    if not os.access(existing, os.W_OK):
-        parser.error(f"--feedback {folder}: the folder {existing} is not writable")
-
-
-def _write_feedback(arguments: argparse.Namespace, results: list[GradeResult]) -> None:
-    if arguments.feedback is not None:
-        pages = write_feedback(results, arguments.feedback, rules_base=arguments.rules_url)
-        print(f"wrote {len(pages) - 1} feedback pages to {arguments.feedback} (list: {pages[-1]})")
 
 
 def _bundle_parser() -> argparse.ArgumentParser:
@@ -166,6 +140,42 @@ def _readable_file(parser: argparse.ArgumentParser, path: Path) -> None:
         parser.error(f"{refusal(path, what)}; give the file itself")
     if status.st_size > MAX_NOTEBOOK_BYTES:
         parser.error(f"{path}: a file of {status.st_size / 2**20:.1f} MB exceeds the {MAX_NOTEBOOK_MB} MB limit for a notebook")
+
+
+# --- feedback pages and the batch's records (feedback.py, records.py; docs/grading.md, *Feedback for every student*)
+
+
+def _feedback_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--feedback", type=Path, metavar="DIR",
+                        help="also write an HTML feedback page per student and lab into DIR (docs/grading.md)")
+    parser.add_argument("--rules-url", metavar="BASE",
+                        help="where the pages link a rule to (BASE#r19; default: the checkout's docs/rules.md, relative)")
+
+
+def _feedback_folder(parser: argparse.ArgumentParser, folder: Path | None) -> None:
+    """Fail before grading, not after, when the feedback pages could not be written."""
+    if folder is None:
+        return
+    existing = folder if folder.exists() else folder.parent if str(folder.parent) else Path(".")
+    if folder.exists() and not folder.is_dir():
+        parser.error(f"--feedback {folder} is not a folder")
+    if not existing.is_dir():
+        parser.error(f"--feedback {folder}: the folder {existing} does not exist")
+    if not os.access(existing, os.W_OK):
+        parser.error(f"--feedback {folder}: the folder {existing} is not writable")
+
+
+def _write_feedback(arguments: argparse.Namespace, results: list[GradeResult]) -> None:
+    if arguments.feedback is not None:
+        pages = write_feedback(results, arguments.feedback, rules_base=arguments.rules_url)
+        print(f"wrote {len(pages) - 1} feedback pages to {arguments.feedback} (list: {pages[-1]})")
+
+
+def _after_batch(arguments: argparse.Namespace, results: list[GradeResult]) -> None:
+    """What a batch writes besides its CSV: every result beside it (grades.jsonl, for the report), and the pages."""
+    records = write_records(results, companion(arguments.out))
+    print(f"wrote {records} (every result whole, for course-grade report and feedback)")
+    _write_feedback(arguments, results)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,11 +236,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"no notebooks (.ipynb) under {target}")
         results = grade_folder(target, options, jobs=arguments.jobs, progress=not arguments.no_progress)
         frame = write_csv(results, arguments.out)
-        records = write_records(results, companion(arguments.out))
-        _write_feedback(arguments, results)
+        _after_batch(arguments, results)
         counts = Counter(result.status for result in results)
         print(f"graded {len(results)} notebooks: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
-        print(f"mean {frame['percent'].mean():.1f} % · wrote {arguments.out} and {records} (every result, for the report)")
+        print(f"mean {frame['percent'].mean():.1f} % · wrote {arguments.out}")
         return 0
 
     _writable(parser, arguments.results, "--results")
