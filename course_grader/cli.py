@@ -31,12 +31,13 @@ from pathlib import Path
 from course_lib import lab_registry
 from . import cgroup
 from .batch import find_submissions, grade_folder, write_csv
+from .feedback import write_feedback
+from .records import companion, write_records
+from .results import GradeResult
 from .bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
 from .grade import GradeOptions, grade_notebook
 from .notebook import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal
-from .results import GradeResult, format_table, to_gradescope, write_atomically
-from .feedback import write_feedback
-from .records import companion, write_records
+from .results import format_table, to_gradescope, write_atomically
 from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
 
 SUBCOMMANDS = ("bundle", "autograder")
