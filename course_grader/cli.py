@@ -31,7 +31,7 @@ from pathlib import Path
 from course_lib import lab_registry
 from . import cgroup
 from .batch import find_submissions, grade_folder, write_csv
-from .feedback import write_feedback
+from .feedback import Scorer, write_feedback
 from .records import companion, write_records
 from .results import GradeResult
 from .bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
@@ -166,17 +166,18 @@ def _feedback_folder(parser: argparse.ArgumentParser, folder: Path | None) -> No
         parser.error(f"--feedback {folder}: the folder {existing} is not writable")
 
 
-def _write_feedback(arguments: argparse.Namespace, results: list[GradeResult]) -> None:
+def _write_feedback(arguments: argparse.Namespace, results: list[GradeResult], scorer: Scorer | None = None) -> None:
+    """``--feedback DIR``: the pages; ``scorer`` makes each page's score (default: 1 point per passed test)."""
     if arguments.feedback is not None:
-        pages = write_feedback(results, arguments.feedback, rules_base=arguments.rules_url)
+        pages = write_feedback(results, arguments.feedback, scorer=scorer, rules_base=arguments.rules_url)
         print(f"wrote {len(pages) - 1} feedback pages to {arguments.feedback} (list: {pages[-1]})")
 
 
-def _after_batch(arguments: argparse.Namespace, results: list[GradeResult]) -> None:
+def _after_batch(arguments: argparse.Namespace, results: list[GradeResult], scorer: Scorer | None = None) -> None:
     """What a batch writes besides its CSV: every result beside it (grades.jsonl, for the report), and the pages."""
     records = write_records(results, companion(arguments.out))
     print(f"wrote {records} (every result whole, for course-grade report and feedback)")
-    _write_feedback(arguments, results)
+    _write_feedback(arguments, results, scorer)
 
 
 def main(argv: list[str] | None = None) -> int:
