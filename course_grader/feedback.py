@@ -255,7 +255,7 @@ def main(argv: list[str]) -> int:
     """
     import argparse
 
-    from .records import read_records
+    from .records import counted_files, read_records, with_counts
 
     parser = argparse.ArgumentParser(prog="course-grade feedback",
                                      description="Write the feedback pages of graded results (docs/grading.md).")
@@ -263,9 +263,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="the folder for the pages")
     parser.add_argument("--rules-url", metavar="BASE",
                         help="where the pages link a rule to (BASE#r19; default: the checkout's docs/rules.md, relative)")
+    parser.add_argument("--grades", type=Path, metavar="CSV",
+                        help="the (merged) grades CSV: which of a student's duplicates counts, decided across shards")
     arguments = parser.parse_args(argv)
     try:
         results = [result for path in arguments.records for result in read_records(path)]
+        if arguments.grades:
+            results = with_counts(results, counted_files(arguments.grades))
     except (OSError, GradingError) as exc:
         parser.error(str(exc))
     pages = write_feedback(results, arguments.output, rules_base=arguments.rules_url)

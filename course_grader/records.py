@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .errors import GradingError
 from .results import GradeResult, write_atomically
+from .safe_text import valid
 
 SUFFIX = ".jsonl"
 
@@ -28,6 +29,32 @@ class BadRecords(GradingError):
 def companion(csv: str | os.PathLike[str]) -> Path:
     """Where a CSV's companion lives: the same name with ``.jsonl`` (``grades.csv`` → ``grades.jsonl``)."""
     return Path(csv).with_suffix(SUFFIX)
+
+
+def counted_files(csv: str | os.PathLike[str]) -> set[str]:
+    """The files a grades CSV counts (``counts`` true), as graded: its formula guard undone.
+
+    After shards are merged, the CSV has decided duplicates across all of
+    them; each shard's records only knew their own.
+    """
+    import pandas as pd
+
+    from .safe_text import FORMULA_STARTS
+
+    try:
+        frame = pd.read_csv(csv, usecols=["file", "counts"], dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:
+        raise BadRecords(f"{csv}: not a grades CSV ({exc})") from None
+
+    def restored(value: str) -> str:
+        return value[1:] if value[:1] == "'" and value[1:].startswith(FORMULA_STARTS) else value
+
+    return {restored(file) for file, counts in zip(frame["file"], frame["counts"]) if counts == "True"}
+
+
+def with_counts(results: Iterable[GradeResult], files: set[str]) -> list[GradeResult]:
+    """``results`` with ``counts`` as ``files`` (a CSV's counted rows) says."""
+    return [result.model_copy(update={"counts": valid(result.submission) in files}) for result in results]
 
 
 def write_records(results: Iterable[GradeResult], path: str | os.PathLike[str]) -> Path:

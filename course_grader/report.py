@@ -48,7 +48,7 @@ from .hidden_cases import hidden_tests
 from .pages import render
 from .records import companion, read_records
 from .results import GradeResult, write_atomically
-from .safe_text import abbreviated, shown
+from .safe_text import FORMULA_STARTS, abbreviated, shown, valid
 
 FIXED_COLUMNS = ("student", "student_from", "file", "lab")
 """The CSV's first columns (``batch.results_frame``); the test columns follow, then totals (and a course file's scores)."""
@@ -101,7 +101,7 @@ class Grades:
 
 def unneutralised(value: object) -> object:
     """A CSV text cell as graded: ``batch.neutralised`` prefixed ``'`` to one that starts a formula."""
-    if isinstance(value, str) and value[:1] == "'" and value[1:2] in ("=", "+", "-", "@", "\t", "\r"):
+    if isinstance(value, str) and value[:1] == "'" and value[1:].startswith(FORMULA_STARTS):
         return value[1:]
     return value
 
@@ -229,8 +229,18 @@ def without_case(message: str, descriptions: Iterable[str]) -> str:
     return message
 
 
-def failure_messages(results: Iterable[GradeResult], limit: int = MESSAGES_SHOWN) -> list[FailureMessage]:
-    counted = [result for result in results if result.counts and result.lab in lab_registry.LABS]
+def failure_messages(results: Iterable[GradeResult], limit: int = MESSAGES_SHOWN, *,
+                     counted_files: set[str] | None = None) -> list[FailureMessage]:
+    """The most common messages of failed tests, over the results that count.
+
+    ``counted_files`` (the CSV's counted rows, by ``file``) decides which
+    count when given: after shards are merged the CSV has decided duplicates
+    across all of them, while each shard's records only knew their own.
+    """
+    def counts(result: GradeResult) -> bool:
+        return result.counts if counted_files is None else valid(result.submission) in counted_files
+
+    counted = [result for result in results if counts(result) and result.lab in lab_registry.LABS]
     per_lab = Counter(result.lab for result in counted)
     found: Counter[tuple[str, str, str]] = Counter()
     for result in counted:
@@ -319,7 +329,7 @@ def build_report(grades: Grades, results: list[GradeResult] | None, source: str)
         heatmap=data_url(picture(lambda: heatmap_chart(matrix))) if not matrix.empty else None,
         rules=[{"id": rule, "share": share, "tests": _citing(grades, rule)} for rule, share in shares.items()],
         items=item_stats(grades),
-        messages=failure_messages(results) if results is not None else None,
+        messages=failure_messages(results, counted_files=set(grades.frame["file"])) if results is not None else None,
         isnan=math.isnan,
     )
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet read a cell as a formula (OWASP, *CSV Injection*); the grades CSV prefixes ``'`` to it."""
 INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 """C0 controls but tab and newline, DEL, and the bidi embeddings, overrides and isolates."""
 

@@ -255,3 +255,19 @@ def test_pages_again_from_records_of_several_shards(tmp_path: Path, capsys: pyte
     with pytest.raises(SystemExit):
         cli.main(["feedback", str(tmp_path / "bad.jsonl"), "-o", str(tmp_path / "pages")])
     assert "bad.jsonl, line 1: not a graded result" in capsys.readouterr().err
+
+
+def test_pages_from_shards_show_the_duplicate_the_merged_csv_counts(tmp_path: Path) -> None:
+    """Each shard flagged only its own duplicates: both of alice's files say they count until the CSV decides."""
+    from course_grader.batch import write_csv
+    from course_grader.records import write_records
+
+    old = result("=alice", "11.3", {"7": False}, submission="=alice/old.ipynb")
+    new = result("=alice", "11.3", {}, submission="=alice/new.ipynb")
+    first, second = write_records([new], tmp_path / "a.jsonl"), write_records([old], tmp_path / "b.jsonl")
+    write_csv([old.model_copy(update={"counts": False}), new], tmp_path / "grades.csv")  # as merge decides
+    assert cli.main(["feedback", str(first), str(second), "-o", str(tmp_path / "by-order")]) == 0
+    assert "=alice/old.ipynb" in next((tmp_path / "by-order").glob("*_lab_11_3.html")).read_text()
+    assert cli.main(["feedback", str(first), str(second), "--grades", str(tmp_path / "grades.csv"),
+                     "-o", str(tmp_path / "by-csv")]) == 0
+    assert "=alice/new.ipynb" in next((tmp_path / "by-csv").glob("*_lab_11_3.html")).read_text()

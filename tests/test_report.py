@@ -183,3 +183,13 @@ def test_a_csv_with_a_course_files_score_columns_reads_the_same(tmp_path: Path) 
     assert [test.column for test in grades.tests] == [test.column for test in plain.tests]
     assert [item.discrimination for item in item_stats(grades)] == pytest.approx(
         [item.discrimination for item in item_stats(plain)], nan_ok=True)
+
+
+def test_the_csv_decides_which_results_count_for_the_messages(tmp_path: Path) -> None:
+    """Shards' records each flag their own duplicates; the merged CSV has decided across all of them."""
+    _, results = tiny_class(tmp_path)
+    both = [r.model_copy(update={"counts": True}) for r in results]  # s4's old file, as a shard that lacked the new one
+    assert (failure_messages(both)[0].count, failure_messages(both)[0].share) == (3, 3 / 5)
+    only_new = {r.submission for r in results if r.counts}
+    top = failure_messages(both, counted_files=only_new)[0]
+    assert (top.count, top.share) == (3, 3 / 4)
