@@ -26,6 +26,8 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
+    "ScoreRecord": "feedback", "render_page": "feedback", "write_feedback": "feedback", "read_records": "records",
+    "write_records": "records", "build_report": "report", "read_grades": "report", "rules_cited": "citations",
     "discover": "batch", "find_submissions": "batch", "flag_duplicates": "batch", "grade_folder": "batch",
     "results_frame": "batch", "write_csv": "batch",
     "build_bundle": "bundle", "run_autograder": "bundle",

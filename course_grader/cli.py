@@ -4,6 +4,9 @@
     course-grade DIR --out grades.csv [-j N]
     course-grade bundle --lab 11.3 -o autograder.zip
     course-grade autograder --lab 11.3 [--root /autograder]     (what the bundle runs)
+    course-grade report grades.csv -o report.html               (the class picture, report.py)
+    course-grade feedback grades.jsonl … -o DIR                 (the pages again, from a batch's records)
+    ... --feedback DIR                                          (a page per student and lab, feedback.py)
 
 Everything that can be checked before grading is checked first (limits, the
 labs folder, where the output goes, that there is something to grade, that
@@ -28,6 +31,9 @@ from pathlib import Path
 from course_lib import lab_registry
 from . import cgroup
 from .batch import find_submissions, grade_folder, write_csv
+from .feedback import Scorer, write_feedback
+from .records import companion, write_records
+from .results import GradeResult
 from .bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
 from .grade import GradeOptions, grade_notebook
 from .notebook import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal
@@ -88,6 +94,7 @@ def _grade_parser() -> argparse.ArgumentParser:
                         help="run submissions without bubblewrap (only where something else isolates them)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (folder only)")
     _limits_options(parser)
+    _feedback_options(parser)
     return parser
 
 
@@ -136,9 +143,54 @@ def _readable_file(parser: argparse.ArgumentParser, path: Path) -> None:
         parser.error(f"{path}: a file of {status.st_size / 2**20:.1f} MB exceeds the {MAX_NOTEBOOK_MB} MB limit for a notebook")
 
 
+# --- feedback pages and the batch's records (feedback.py, records.py; docs/grading.md, *Feedback for every student*)
+
+
+def _feedback_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--feedback", type=Path, metavar="DIR",
+                        help="also write an HTML feedback page per student and lab into DIR (docs/grading.md)")
+    parser.add_argument("--rules-url", metavar="BASE",
+                        help="where the pages link a rule to (BASE#r19; default: the checkout's docs/rules.md, relative)")
+
+
+def _feedback_folder(parser: argparse.ArgumentParser, folder: Path | None) -> None:
+    """Fail before grading, not after, when the feedback pages could not be written."""
+    if folder is None:
+        return
+    existing = folder if folder.exists() else folder.parent if str(folder.parent) else Path(".")
+    if folder.exists() and not folder.is_dir():
+        parser.error(f"--feedback {folder} is not a folder")
+    if not existing.is_dir():
+        parser.error(f"--feedback {folder}: the folder {existing} does not exist")
+    if not os.access(existing, os.W_OK):
+        parser.error(f"--feedback {folder}: the folder {existing} is not writable")
+
+
+def _write_feedback(arguments: argparse.Namespace, results: list[GradeResult], scorer: Scorer | None = None) -> None:
+    """``--feedback DIR``: the pages; ``scorer`` makes each page's score (default: 1 point per passed test)."""
+    if arguments.feedback is not None:
+        pages = write_feedback(results, arguments.feedback, scorer=scorer, rules_base=arguments.rules_url)
+        print(f"wrote {len(pages) - 1} feedback pages to {arguments.feedback} (list: {pages[-1]})")
+
+
+def _after_batch(arguments: argparse.Namespace, results: list[GradeResult], scorer: Scorer | None = None) -> None:
+    """What a batch writes besides its CSV: every result beside it (grades.jsonl, for the report), and the pages."""
+    records = write_records(results, companion(arguments.out))
+    print(f"wrote {records} (every result whole, for course-grade report and feedback)")
+    _write_feedback(arguments, results, scorer)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # a dead kernel's pending tasks are reported by us
+    if argv and argv[0] == "report":
+        from .report import main as report_main  # matplotlib loads only for the report
+
+        return report_main(argv[1:])
+    if argv and argv[0] == "feedback":
+        from .feedback import main as feedback_main
+
+        return feedback_main(argv[1:])
     if argv and argv[0] == "bundle":
         parser = _bundle_parser()
         arguments = parser.parse_args(argv[1:])
@@ -170,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         _readable_file(parser, target)
     if arguments.jobs < 1:
         parser.error(f"--jobs must be >= 1, got {arguments.jobs}")
+    _feedback_folder(parser, arguments.feedback)
     if options.sandbox and bubblewrap() is None:
         parser.error(f"grading needs a sandbox per submission: {INSTALL_HINT}; "
                      "or pass --no-sandbox where the machine itself is the sandbox")
@@ -185,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"no notebooks (.ipynb) under {target}")
         results = grade_folder(target, options, jobs=arguments.jobs, progress=not arguments.no_progress)
         frame = write_csv(results, arguments.out)
+        _after_batch(arguments, results)
         counts = Counter(result.status for result in results)
         print(f"graded {len(results)} notebooks: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
         print(f"mean {frame['percent'].mean():.1f} % · wrote {arguments.out}")
@@ -197,4 +251,5 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(result))
     write_atomically(arguments.results, json.dumps(to_gradescope(result), indent=2))
     print(f"wrote {arguments.results}")
+    _write_feedback(arguments, [result])
     return 0

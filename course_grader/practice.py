@@ -35,6 +35,8 @@ MAX_CALLS = 150
 """Learner calls one submission may spend on counterexamples: search and shrinking together."""
 SEARCHED = ("returned", "raised", "bad-return")
 """Outcomes worth a counterexample; a stub, a time-out or a borrowed reference are reported as they are."""
+COUNTEREXAMPLE = "Counterexample (a practice case, not a scored one)"
+"""How a counterexample starts, on its own line after a hidden test's message (feedback pages show it apart)."""
 
 
 def practice_seed(lab: str, seed: int | None = None) -> int:
@@ -169,7 +171,7 @@ def describe(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any], dra
         origin = f"a generated session shrunk from {len(drawn.path)} to {len(call.path or [])} entries"
     else:
         origin = drawn.description
-    lines = [f"Counterexample (a practice case, not a scored one): {origin}"]
+    lines = [f"{COUNTEREXAMPLE}: {origin}"]
     if call.path is not None:
         lines.append(f"  path: {_entries(call.path, call.estimator) or '(empty)'}")
     if call.value is not None:

@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .safe_text import valid
+
 Status = Literal["ok", "timeout", "error", "missing-function"]
 STATUSES: tuple[Status, ...] = ("ok", "timeout", "error", "missing-function")
 
@@ -131,11 +133,14 @@ def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
 
     A reader (or a crash) sees the old file or the new one, never half of one.
+    A lone surrogate (a file name that is not UTF-8, as Python reads it) is
+    written as U+FFFD (``safe_text.valid``): the CSV of a whole batch must not
+    fail at the last step over one folder's name.
     """
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
+            file.write(valid(text))
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)

@@ -20,6 +20,13 @@ def lab_rules(lab: str) -> list[str]:
     return [rule.id for rule in RULES if rule.id in found]
 
 
+def anchor(rule_id: str) -> str:
+    """The fragment of a rule on docs/rules.md (``rules.md#r19``): rule paragraphs are not headings, so
+    GitHub gives them no anchor of their own; an explicit ``<a id>`` before each one does (lower case, as
+    GitHub's heading anchors are, and apart from the book's ``#R19`` paragraph ids)."""
+    return rule_id.lower()
+
+
 def markdown() -> str:
     """docs/rules.md: every rule, the checks that test it, and what a learner sees when one fails."""
 
@@ -45,7 +52,7 @@ def markdown() -> str:
             topic = rule.topic
             lines += [f"## {topic.capitalize()}", ""]
         checks = [case for case in CASES if rule.id in cited(case.rules)]
-        lines.append(f"**{rule.id}** {rule.text}")
+        lines += [f'<a id="{anchor(rule.id)}"></a>', "", f"**{rule.id}** {rule.text}"]
         if checks:
             lines.append("")
             names = ", ".join(f"{case.number} `{case.name}` (Lab {case.lab})" for case in checks)
