@@ -23,9 +23,9 @@ import signal
 import tempfile
 import time
 from collections import deque
-from datetime import datetime, timedelta, timezone
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
@@ -34,11 +34,13 @@ import pandas as pd
 from tqdm import tqdm
 
 from course_lib import lab_registry
+
+from .course import NO_COURSE, Course, iso
 from .grade import GradeOptions, grade_notebook, lab_view, not_graded
-from .notebook import lab_in_name, not_regular, refusal, submission_name
-from .course import Course, iso
-from .grades_csv import FORMULA_STARTS as FORMULA_STARTS, neutralised as neutralised  # re-exported: their old home
+from .grades_csv import FORMULA_STARTS as FORMULA_STARTS  # re-exported: their old home
 from .grades_csv import Candidate, columns, duplicate_verdicts, row_key, typed, write_frame
+from .grades_csv import neutralised as neutralised
+from .notebook import lab_in_name, not_regular, refusal, submission_name
 from .results import GradeResult, Status
 from .roster import attribute
 from .scoring import score
@@ -117,7 +119,7 @@ def grade_folder(
     progress: bool = True,
     grade: Grade = grade_notebook,
     job_timeout: float | None = None,
-    course: Course = Course(),
+    course: Course = NO_COURSE,
     shard: tuple[int, int] | None = None,
 ) -> list[GradeResult]:
     """Grade every submission under ``folder``: a row per entry ``discover`` finds and per unreadable folder, in path order.
@@ -182,7 +184,7 @@ def _when(result: GradeResult, entry: Found, course: Course) -> GradeResult:
         return result.model_copy(update={"submitted": iso(manifest), "submitted_from": "manifest"})
     if not entry.modified:
         return result
-    moment = datetime.fromtimestamp(0, timezone.utc) + timedelta(microseconds=entry.modified // 1000)
+    moment = datetime.fromtimestamp(0, UTC) + timedelta(microseconds=entry.modified // 1000)
     return result.model_copy(update={"submitted": iso(moment), "submitted_from": "modified"})
 
 
@@ -325,7 +327,7 @@ def _run_jobs(indexes: Iterable[int], jobs: int, paths: dict[int, Path], root: s
     return lost
 
 
-def flag_duplicates(results: list[GradeResult], policy: str = "latest", course: Course = Course()) -> list[GradeResult]:
+def flag_duplicates(results: list[GradeResult], policy: str = "latest", course: Course = NO_COURSE) -> list[GradeResult]:
     """Two or more rows for one student and lab: every row stays, each names the others and the one that counts.
 
     Which one counts is ``policy`` (the course file's ``duplicates``; ``grades_csv.duplicate_verdicts``):
@@ -340,7 +342,7 @@ def flag_duplicates(results: list[GradeResult], policy: str = "latest", course: 
     return flagged
 
 
-def results_frame(results: Iterable[GradeResult], course: Course = Course(), *, shard: str | None = None) -> pd.DataFrame:
+def results_frame(results: Iterable[GradeResult], course: Course = NO_COURSE, *, shard: str | None = None) -> pd.DataFrame:
     """One row per submission: who, which lab, a score column per test, the course's score, status, notes.
 
     The columns come in a fixed order (``grades_csv.columns``), whatever order the submissions arrive in;
@@ -368,7 +370,7 @@ def results_frame(results: Iterable[GradeResult], course: Course = Course(), *, 
     return typed(pd.DataFrame(rows, columns=columns(sorted(tests), shard=shard)))
 
 
-def write_csv(results: Iterable[GradeResult], path: str | os.PathLike[str], course: Course = Course(), *,
+def write_csv(results: Iterable[GradeResult], path: str | os.PathLike[str], course: Course = NO_COURSE, *,
               shard: str | None = None) -> pd.DataFrame:
     """The CSV (``grades_csv.render``), written whole or not at all (a temporary file renamed into place).
 

@@ -28,20 +28,20 @@ from dataclasses import replace
 from pathlib import Path
 
 from course_lib import lab_registry
-from . import cgroup
-from . import gradebook
+
+from . import cgroup, gradebook
 from .batch import find_submissions, grade_folder, write_csv
-from .course import Course, load_course
-from .errors import GradingError
-from .grades_csv import merge, read_frame, shard_column, write_frame
-from .roster import UNKNOWN, Names, Roster, load_roster
-from .scoring import score
-from .shard import parse_shard
 from .bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
+from .course import NO_COURSE, Course, load_course
+from .errors import GradingError
 from .grade import GradeOptions, grade_notebook
+from .grades_csv import merge, read_frame, shard_column, write_frame
 from .notebook import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal
 from .results import format_table, to_gradescope, write_atomically
+from .roster import UNKNOWN, Names, Roster, load_roster
 from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
+from .scoring import score
+from .shard import parse_shard
 
 SUBCOMMANDS = ("bundle", "autograder", "merge", "export")
 
@@ -100,7 +100,7 @@ def _names(course: Course, roster: Roster | None) -> Names | None:
     return Names.of(course.settings.names, course.settings.pattern, roster)
 
 
-def _seed(arguments: argparse.Namespace, course: Course = Course()) -> int:
+def _seed(arguments: argparse.Namespace, course: Course = NO_COURSE) -> int:
     """The run's hidden-case seed: the one asked for, the term's, or a fresh one nobody could have prepared for."""
     if arguments.seed is not None:
         return arguments.seed
@@ -119,7 +119,7 @@ def _lab_limits(arguments: argparse.Namespace, course: Course) -> tuple[tuple[st
     return tuple((lab, _flags_over(course.limits(lab, Limits()), arguments)) for lab in course.settings.labs)
 
 
-def _limits(parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: Course = Course(),
+def _limits(parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: Course = NO_COURSE,
             lab: str | None = None) -> Limits:
     limits = _flags_over(course.limits(lab, Limits()), arguments)
     if limits.problems():

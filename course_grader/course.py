@@ -16,13 +16,15 @@ from __future__ import annotations
 import csv
 import math
 import tomllib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 
 from course_lib import lab_registry
+
 from .errors import GradingError
 from .sandbox import Limits
 
@@ -168,8 +170,12 @@ class Course(BaseModel):
         return self.lab(lab).column or lab_registry.lab(lab).label
 
 
-def _where(error: dict[str, object]) -> str:
-    return ".".join(str(part) for part in error["loc"]) or "(top level)"  # type: ignore[union-attr]  # loc is a tuple
+NO_COURSE = Course()
+"""No course file: one point per test, nothing late, limits and seed from the flags (a default argument)."""
+
+
+def _where(error: ErrorDetails) -> str:
+    return ".".join(str(part) for part in error["loc"]) or "(top level)"
 
 
 def load_course(path: str | Path) -> Course:
@@ -184,7 +190,7 @@ def load_course(path: str | Path) -> Course:
     try:
         settings = CourseSettings.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"key {_where(e)}: {e['msg']}" for e in exc.errors())  # type: ignore[arg-type]
+        problems = "; ".join(f"key {_where(e)}: {e['msg']}" for e in exc.errors())
         raise CourseFileError(f"course file {path}: {problems}") from None
     course = Course(settings=settings, path=path.resolve())
     if settings.late.submitted == "manifest":
@@ -224,4 +230,4 @@ def days_late(submitted: datetime, deadline: datetime, grace_minutes: float = 0)
 
 def iso(when: datetime) -> str:
     """A time as the CSV shows it: UTC, to the microsecond (so every machine writes the same text)."""
-    return when.astimezone(timezone.utc).isoformat(timespec="microseconds")
+    return when.astimezone(UTC).isoformat(timespec="microseconds")

@@ -27,8 +27,9 @@ from nbformat import NotebookNode
 
 from course_lib import lab_registry
 from course_lib.checklist.runner import CheckRecord, judge_record, select
-from .errors import GradingError
+
 from . import diagnose, practice
+from .errors import GradingError
 from .hidden import HiddenTest, call_verdict
 from .hidden_cases import hidden_calls, hidden_tests
 from .notebook import claimed_student, find_template, read_submission, setup_sources, submission_name

@@ -31,7 +31,8 @@ from typing import Literal
 import pandas as pd
 
 from course_lib import lab_registry
-from .course import Course
+
+from .course import NO_COURSE, Course
 from .grades_csv import GradesCsvError, neutralised
 from .results import write_atomically
 from .roster import Roster, Student
@@ -73,7 +74,7 @@ def labs_of(grades: pd.DataFrame, course: Course) -> tuple[str, ...]:
 
 
 def build(grades: pd.DataFrame, roster: Roster, *, layout: Layout = "canvas", missing: Missing = "empty",
-          course: Course = Course(), labs: Iterable[str] | None = None) -> Gradebook:
+          course: Course = NO_COURSE, labs: Iterable[str] | None = None) -> Gradebook:
     """The gradebook of ``grades`` (``grades_csv.read_frame``) for ``roster``, in ``layout``."""
     for needed in ("student", "lab", "counts", "score"):
         if needed not in grades.columns:

@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from course_lib import lab_registry
+
 from .errors import GradingError
 from .results import write_atomically
 

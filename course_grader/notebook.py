@@ -28,6 +28,7 @@ from nbformat import NotebookNode
 from nbformat.warnings import MissingIDFieldWarning
 
 from course_lib import lab_registry
+
 from .errors import NotALabNotebook, NotARegularFile, SubmissionTooLarge, TemplateNotFound
 
 LAB_FUNCTIONS: dict[str, tuple[str, ...]] = {lab.id: lab.functions for lab in lab_registry.LABS.values()}

@@ -25,7 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from .errors import GradingError
-from .notebook import identify
+from .notebook import identify, submission_name
 
 
 class RosterError(GradingError):
@@ -140,21 +140,9 @@ class Names(BaseModel):
         return cls(patterns=(pattern,) if pattern else STYLES[style], roster=roster)
 
 
-def relative(path: str | Path, root: str | Path | None) -> str:
-    """The path under the submissions folder, as the LMS download laid it out."""
-    import os
-
-    if root is not None:
-        try:
-            return Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
-        except ValueError:
-            pass
-    return Path(path).name
-
-
 def lms_name(path: str | Path, root: str | Path | None, patterns: tuple[str, ...]) -> LmsName | None:
     """The first pattern that matches the start of ``path`` under ``root``, read; ``None`` when none does."""
-    return read_lms_name(relative(path, root), patterns)
+    return read_lms_name(submission_name(path, root), patterns)
 
 
 def read_lms_name(where: str, patterns: tuple[str, ...]) -> LmsName | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from .course import Course, days_late, iso
+from .course import NO_COURSE, Course, days_late, iso
 from .results import GradeResult, TestResult
 from .roster import STYLES, read_lms_name
 
@@ -71,7 +71,7 @@ def _fmt(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
-def score(result: GradeResult, course: Course = Course()) -> Score:
+def score(result: GradeResult, course: Course = NO_COURSE) -> Score:
     """``result``'s points under ``course``'s weights, and its late penalty; see the module's rules."""
     if result.lab is None:
         return Score(points=0.0, max_points=0.0, score=0.0, explanation="not graded: no lab (see the notes)")

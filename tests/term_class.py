@@ -30,8 +30,8 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from grading_corpus import solution  # noqa: E402 - after the path, when run as a script
-from mutants import MUTANTS  # noqa: E402
+from grading_corpus import solution  # after the path: run as a script, tests/ is not on it
+from mutants import MUTANTS
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"

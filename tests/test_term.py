@@ -12,16 +12,15 @@ import csv
 import io
 import os
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from course_grader import GradeOptions, GradeResult, TestResult, cli, grade_folder
-from course_grader.course import Course, CourseFileError, days_late, load_course
-from course_grader.grades_csv import GradesCsvError, merge, read_frame, render
 from course_grader.batch import flag_duplicates, results_frame
-from course_grader.grades_csv import row_key
+from course_grader.course import Course, CourseFileError, days_late, load_course
+from course_grader.grades_csv import GradesCsvError, merge, read_frame, render, row_key
 from course_grader.notebook import submission_name
 from course_grader.roster import CANVAS, MOODLE, Names, RosterError, attribute, lms_name, load_roster
 from course_grader.scoring import score
@@ -91,7 +90,7 @@ def test_flags_override_the_course_file_which_overrides_the_defaults(tmp_path: P
 
 
 def test_days_late_count_started_days_after_the_grace() -> None:
-    deadline = datetime(2026, 10, 9, 21, 59, tzinfo=timezone.utc)
+    deadline = datetime(2026, 10, 9, 21, 59, tzinfo=UTC)
     at = lambda text: datetime.fromisoformat(text)  # noqa: E731 - a table of times
     assert days_late(at("2026-10-09T23:59:00+02:00"), deadline) == 0
     assert days_late(at("2026-10-10T00:10:00+02:00"), deadline, grace_minutes=15) == 0
@@ -138,7 +137,7 @@ def test_a_learner_cannot_take_another_name_by_naming_the_upload_like_a_download
 
 def test_a_name_two_students_share_decides_nothing(tmp_path: Path) -> None:
     roster = load_roster(write(tmp_path / "r.csv", "id,name,email,aliases\na,Judy Smith,,smithjudy\nb,Judy Smith,,smithjudy\n"))
-    who, source, notes = attribute("/s/smithjudy_1_2_lab_11_1.ipynb", "/s", Names.of("canvas", None, roster))
+    _, source, notes = attribute("/s/smithjudy_1_2_lab_11_1.ipynb", "/s", Names.of("canvas", None, roster))
     assert source == "unknown (Canvas name)" and "'smithjudy' names 2 students on the roster (a, b)" in notes[0]
 
 

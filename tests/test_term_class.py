@@ -102,7 +102,7 @@ def test_three_shards_in_parallel_merge_into_the_unsharded_csv(tmp_path: Path) -
             for i in (1, 2, 3)]
     course_grade(folder, "--out", tmp_path / "whole.csv", *common, cwd=tmp_path)
     for job in jobs:
-        out, err = job.communicate(timeout=1800)
+        _, err = job.communicate(timeout=1800)
         assert job.returncode == 0, err[-3000:]
     course_grade("merge", *(tmp_path / f"shard-{i}.csv" for i in (3, 1, 2)), "-o", tmp_path / "merged.csv", cwd=tmp_path)
     whole, merged = table(tmp_path / "whole.csv"), table(tmp_path / "merged.csv")
