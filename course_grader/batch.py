@@ -136,7 +136,8 @@ def grade_folder(
     if shard is not None:
         entries = [e for e in entries if shard_of(submission_name(e.path, root), shard[1]) == shard[0]]
         unreadable = [p for p in unreadable if shard_of(submission_name(p, root), shard[1]) == shard[0]]
-    deadline = job_timeout if job_timeout is not None else 2 * options.limits.budget + 60
+    longest = max([options.limits.budget, *(limits.budget for _, limits in options.lab_limits)])  # a lab's own budget too
+    deadline = job_timeout if job_timeout is not None else 2 * longest + 60
     rows: dict[int, GradeResult] = {}
     for index, item in enumerate(entries):
         if item.refused:

@@ -355,3 +355,48 @@ def test_export_needs_a_roster(tmp_path: Path, capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit):
         cli.main(["export", str(tmp_path / "grades.csv"), "-o", str(tmp_path / "g.csv")])
     assert "export needs the class" in capsys.readouterr().err
+
+
+# --- per-lab limits and noise ---------------------------------------------------------------------
+
+
+def test_a_labs_own_limits_apply_once_its_lab_is_known(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import nbformat
+    from grading_corpus import solution
+
+    from course_grader import grade
+    from course_grader.grade import KernelRun
+    from course_grader.sandbox import CellRun, Limits
+
+    seen: list[Limits] = []
+
+    def no_kernel(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions) -> KernelRun:
+        seen.append(options.limits)
+        return KernelRun(setup=[CellRun("ok")], exercises=[CellRun("ok")], functions=CellRun("ok", reply={"group_interactions": True}))
+
+    monkeypatch.setattr(grade, "_execute", no_kernel)
+    nbformat.write(solution("11.2"), tmp_path / "alice_lab_11_2.ipynb")
+    nbformat.write(solution("11.1"), tmp_path / "bob_lab_11_1.ipynb")
+    options = GradeOptions(lab_limits=(("11.2", Limits(cell_timeout=2, budget=50)),))
+    assert grade.grade_notebook(tmp_path / "alice_lab_11_2.ipynb", options).budget == 50
+    assert grade.grade_notebook(tmp_path / "bob_lab_11_1.ipynb", options).budget == Limits().budget
+    assert [limits.cell_timeout for limits in seen] == [2, Limits().cell_timeout]
+
+
+def test_a_notebook_without_cell_ids_is_read_without_a_warning(tmp_path: Path) -> None:
+    """Older notebooks (nbformat 4.4) have no cell ids; nbformat warns per file, which filled a batch's progress output."""
+    import json
+    import warnings
+
+    import nbformat
+
+    from course_grader.notebook import read_notebook
+
+    book = json.loads(nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])))
+    for cell in book["cells"]:
+        del cell["id"]
+    path = write(tmp_path / "old_lab_11_1.ipynb", json.dumps(book))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert read_notebook(path).cells[0].source == "x = 1"
+    assert [w for w in caught if "id" in str(w.message)] == []
