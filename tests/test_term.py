@@ -404,15 +404,15 @@ def test_a_notebook_without_cell_ids_is_read_without_a_warning(tmp_path: Path) -
 
 def test_bundle_takes_the_term_seed_and_the_labs_limits_and_says_so(monkeypatch: pytest.MonkeyPatch,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    built: dict[str, object] = {}
+    built: list[dict[str, object]] = []
 
     def build_bundle(lab: str, output: Path, **options: object) -> Path:
-        built.update(options, lab=lab)
+        built.append(options)
         return output
 
     monkeypatch.setattr(cli, "build_bundle", build_bundle)
     assert cli.main(["bundle", "--lab", "capstone", "--course", str(EXAMPLES / "course.toml"), "-o", "/tmp/x.zip"]) == 0
-    assert built["seed"] == 20261001 and built["limits"] == cli.Limits(budget=300)
+    assert built[0]["seed"] == 20261001 and built[0]["limits"] == cli.Limits(budget=300)
     assert f"secret seed 20261001 (the term seed of {EXAMPLES / 'course.toml'})" in capsys.readouterr().out
     assert cli.main(["bundle", "--lab", "capstone", "--course", str(EXAMPLES / "course.toml"), "--seed", "4", "-o", "/tmp/x.zip"]) == 0
-    assert built["seed"] == 4 and "secret seed 4 (--seed)" in capsys.readouterr().out
+    assert built[1]["seed"] == 4 and "secret seed 4 (--seed)" in capsys.readouterr().out
