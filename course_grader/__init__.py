@@ -15,7 +15,11 @@ cases of each lab), ``grade`` (one notebook, judged outside the kernel),
 ``results`` (records and Gradescope's format), ``batch`` (a folder to CSV),
 ``bundle`` (a Gradescope autograder), ``wheel`` (both packages as a wheel),
 ``upload`` (which uploaded notebook an autograder grades), ``learner_account``
-and ``learner_kernel`` (Gradescope mode's kernel as an unused uid), ``cli``.
+and ``learner_kernel`` (Gradescope mode's kernel as an unused uid), ``course``
+(the term's course file), ``roster`` (who a file belongs to: LMS names and the
+roster), ``scoring`` (points, weights, late penalty), ``grades_csv`` (the CSV as a
+format: write, read back, merge), ``shard`` (``--shard I/N``), ``gradebook``
+(the Canvas and Moodle export), ``cli``.
 
 The names below are loaded on first use, so ``course-grade --help`` starts fast.
 """
@@ -41,6 +45,11 @@ _EXPORTS = {
     "STATUSES": "results", "GradeResult": "results", "Status": "results", "TestResult": "results",
     "format_table": "results", "to_gradescope": "results", "write_atomically": "results",
     "CellRun": "sandbox", "Limits": "sandbox", "Sandbox": "sandbox",
+    "Course": "course", "CourseFileError": "course", "load_course": "course",
+    "Names": "roster", "Roster": "roster", "RosterError": "roster", "attribute": "roster", "load_roster": "roster",
+    "Score": "scoring", "score": "scoring",
+    "GradesCsvError": "grades_csv", "merge": "grades_csv", "read_frame": "grades_csv",
+    "shard_of": "shard",
 }  # fmt: skip
 
 __all__ = sorted(_EXPORTS)

@@ -17,15 +17,15 @@ removed at the end, whatever its workers did.
 
 from __future__ import annotations
 
-import csv
 import multiprocessing
 import os
 import signal
 import tempfile
 import time
-from collections import defaultdict, deque
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
@@ -34,9 +34,17 @@ import pandas as pd
 from tqdm import tqdm
 
 from course_lib import lab_registry
+
+from .course import NO_COURSE, Course, iso
 from .grade import GradeOptions, grade_notebook, lab_view, not_graded
-from .notebook import identify, lab_in_name, not_regular, refusal, submission_name
-from .results import GradeResult, Status, write_atomically
+from .grades_csv import FORMULA_STARTS as FORMULA_STARTS  # re-exported: their old home
+from .grades_csv import Candidate, columns, duplicate_verdicts, row_key, typed, write_frame
+from .grades_csv import neutralised as neutralised
+from .notebook import lab_in_name, not_regular, refusal, submission_name
+from .results import GradeResult, Status
+from .roster import attribute
+from .scoring import score
+from .shard import shard_of
 
 Grade = Callable[..., GradeResult]
 """``grade(path, options, root=root)``, like ``grade_notebook``; module-level, so a spawned worker can import it."""
@@ -111,17 +119,25 @@ def grade_folder(
     progress: bool = True,
     grade: Grade = grade_notebook,
     job_timeout: float | None = None,
+    course: Course = NO_COURSE,
+    shard: tuple[int, int] | None = None,
 ) -> list[GradeResult]:
-    """Grade every submission under ``folder``: a row per entry ``discover`` finds, then a row per unreadable folder.
+    """Grade every submission under ``folder``: a row per entry ``discover`` finds and per unreadable folder, in path order.
 
     ``jobs`` workers grade at once. ``job_timeout`` (default: twice the
     submission budget and a minute) stops a worker stuck on one submission;
-    that row becomes ``timeout``. Duplicates are flagged by ``flag_duplicates``.
+    that row becomes ``timeout``. Duplicates are flagged by ``flag_duplicates``
+    under the course's policy, except in a shard (``shard=(I, N)``: only the
+    entries ``shard.shard_of`` gives to shard I), whose duplicates ``merge`` decides.
     """
     root = str(folder)
     unreadable: list[Path] = []
     entries = discover(folder, unreadable)
-    deadline = job_timeout if job_timeout is not None else 2 * options.limits.budget + 60
+    if shard is not None:
+        entries = [e for e in entries if shard_of(submission_name(e.path, root), shard[1]) == shard[0]]
+        unreadable = [p for p in unreadable if shard_of(submission_name(p, root), shard[1]) == shard[0]]
+    longest = max([options.limits.budget, *(limits.budget for _, limits in options.lab_limits)])  # a lab's own budget too
+    deadline = job_timeout if job_timeout is not None else 2 * longest + 60
     rows: dict[int, GradeResult] = {}
     for index, item in enumerate(entries):
         if item.refused:
@@ -155,18 +171,31 @@ def grade_folder(
                 else:
                     rows[index] = rows[index].model_copy(update={"notes": (
                         f"graded again alone after {died(exitcode)}", *rows[index].notes)})
-    results = [rows[index] for index in range(len(entries))]
-    results = flag_duplicates(results, {submission_name(e.path, root): e.modified for e in entries})
-    return results + [_row(path, root, options, f"the folder {path} could not be read") for path in unreadable]
+    results = [_when(rows[index], entries[index], course) for index in range(len(entries))]
+    if shard is None:
+        results = flag_duplicates(results, course.settings.duplicates, course)
+    results += [_row(path, root, options, f"the folder {path} could not be read") for path in unreadable]
+    return sorted(results, key=lambda result: row_key(result.submission))  # one order on every machine (merge's too)
+
+
+def _when(result: GradeResult, entry: Found, course: Course) -> GradeResult:
+    """When the file came: the course's manifest says, else its modification time (to the microsecond, as the CSV)."""
+    manifest = course.submitted_at.get(result.submission)
+    if manifest is not None:
+        return result.model_copy(update={"submitted": iso(manifest), "submitted_from": "manifest"})
+    if not entry.modified:
+        return result
+    moment = datetime.fromtimestamp(0, UTC) + timedelta(microseconds=entry.modified // 1000)
+    return result.model_copy(update={"submitted": iso(moment), "submitted_from": "modified"})
 
 
 def _row(path: Path, root: str, options: GradeOptions, note: str, *, status: Status = "error",
          lab: str | None = None) -> GradeResult:
     """A row for a submission that was not graded (refused, unreadable, its worker died or hung), every test at 0."""
-    who, source = identify(path, root) if Path(path) != Path(root) else (Path(path).name, "folder")
+    who, source, known = attribute(path, root, options.names) if Path(path) != Path(root) else (Path(path).name, "folder", ())
     result = not_graded(path, who, lab, note, time.monotonic(), options)
     return result.model_copy(update={"submission": submission_name(path, root), "student_source": source,
-                                     "status": status, "execution_time": 0.0})
+                                     "status": status, "execution_time": 0.0, "notes": (*known, *result.notes)})
 
 
 def died(exitcode: int | None) -> str:
@@ -299,90 +328,57 @@ def _run_jobs(indexes: Iterable[int], jobs: int, paths: dict[int, Path], root: s
     return lost
 
 
-def flag_duplicates(results: list[GradeResult], modified: dict[str, int]) -> list[GradeResult]:
+def flag_duplicates(results: list[GradeResult], policy: str = "latest", course: Course = NO_COURSE) -> list[GradeResult]:
     """Two or more rows for one student and lab: every row stays, each names the others and the one that counts.
 
-    The one that counts is the latest modified (``modified``, by ``submission``;
-    a tie goes to the last in path order). Rows with no lab (not a readable
-    notebook) take no part.
+    Which one counts is ``policy`` (the course file's ``duplicates``; ``grades_csv.duplicate_verdicts``):
+    by default the latest ``submitted`` (the manifest's time, else the file's
+    modification time), a tie going to the last in path order.
     """
-    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for index, result in enumerate(results):
-        if result.lab is not None:
-            groups[(result.student, result.lab)].append(index)
+    candidates = [Candidate(r.student, r.lab, r.submission, r.submitted, r.submitted_from, score(r, course).score)
+                  for r in results]
     flagged = list(results)
-    for (student, lab), indexes in groups.items():
-        if len(indexes) < 2:
-            continue
-        files = [results[i].submission for i in indexes]
-        counting = max(indexes, key=lambda i: (modified.get(results[i].submission, 0), results[i].submission))
-        chosen = results[counting].submission
-        for index in indexes:
-            others = ", ".join(f for f in files if f != results[index].submission)
-            verdict = "this one counts" if index == counting else f"{chosen} counts, not this one"
-            note = (f"duplicate: {student} has {len(indexes)} {lab_registry.lab(lab).label} submissions (also {others}); "
-                    f"{verdict} (the latest modified)")
-            flagged[index] = results[index].model_copy(update={"notes": (note, *results[index].notes),
-                                                                "counts": index == counting})
+    for index, (counts, note) in duplicate_verdicts(candidates, policy).items():
+        flagged[index] = results[index].model_copy(update={"notes": (note, *results[index].notes), "counts": counts})
     return flagged
 
 
-def _test_order(column: tuple[str, str, str]) -> tuple[int, int, int, str]:
-    """Labs in course order (``lab_registry.LABS``), checklist tests by number, then hidden tests H1, H2, …"""
-    lab, number, name = column
-    position = list(lab_registry.LABS).index(lab) if lab in lab_registry.LABS else len(lab_registry.LABS)
-    hidden = number.startswith("H")
-    digits = number.removeprefix("H")
-    return position, int(hidden), int(digits) if digits.isdigit() else 0, name
+def results_frame(results: Iterable[GradeResult], course: Course = NO_COURSE, *, shard: str | None = None) -> pd.DataFrame:
+    """One row per submission: who, which lab, a score column per test, the course's score, status, notes.
 
-
-def results_frame(results: Iterable[GradeResult]) -> pd.DataFrame:
-    """One row per submission: student, lab, a score column per test, total, percent, status, notes.
-
-    The test columns come in a fixed order (``_test_order``), whatever order the submissions arrive in.
+    The columns come in a fixed order (``grades_csv.columns``), whatever order the submissions arrive in;
+    the rows in the order given (``grade_folder``'s: path order).
     """
     rows: list[dict[str, Any]] = []
-    tests: set[tuple[str, str, str]] = set()
+    tests: set[str] = set()
     for result in results:
         row: dict[str, Any] = {"student": result.student, "student_from": result.student_source,
                                "file": result.submission, "lab": result.lab}
         for test in result.tests:
-            tests.add((test.lab, test.number, test.name))
+            tests.add(f"{test.lab} {test.number} {test.name}")
             row[f"{test.lab} {test.number} {test.name}"] = test.score
+        record = score(result, course)
         row |= {
+            "points": record.points, "max_points": record.max_points, "late": record.late, "penalty": record.penalty,
+            "score": record.score, "submitted": result.submitted, "submitted_from": result.submitted_from,
             "total": result.score, "max_score": result.max_score, "percent": result.percent,
             "status": result.status, "counts": result.counts, "seconds": round(result.execution_time, 1),
             "budget": result.budget, "sandbox": result.sandbox, "seed": result.seed, "notes": " | ".join(result.notes),
         }
+        if shard:
+            row[shard] = ""
         rows.append(row)
-    test_columns = [" ".join(test) for test in sorted(tests, key=_test_order)]
-    columns = ["student", "student_from", "file", "lab", *test_columns, "total", "max_score", "percent", "status",
-               "counts", "seconds", "budget", "sandbox", "seed", "notes"]
-    return pd.DataFrame(rows, columns=columns)
+    return typed(pd.DataFrame(rows, columns=columns(sorted(tests), shard=shard)))
 
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-"""What makes a spreadsheet read a cell as a formula (OWASP, *CSV Injection*)."""
-
-
-def neutralised(value: Any) -> Any:
-    """A text cell a spreadsheet would run as a formula, prefixed with ``'``; numbers and other text unchanged.
-
-    Only text: ``-1.5`` in a score column is a number, not a formula.
-    """
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
-def write_csv(results: Iterable[GradeResult], path: str | os.PathLike[str]) -> pd.DataFrame:
-    """The CSV, written whole or not at all (a temporary file renamed into place).
+def write_csv(results: Iterable[GradeResult], path: str | os.PathLike[str], course: Course = NO_COURSE, *,
+              shard: str | None = None) -> pd.DataFrame:
+    """The CSV (``grades_csv.render``), written whole or not at all (a temporary file renamed into place).
 
     Safe to open in a spreadsheet: every text cell is quoted, and one that
     would start a formula (a student folder named ``=HYPERLINK(…)``) is
     ``neutralised``. The frame returned is the data as graded, not neutralised.
     """
-    frame = results_frame(results)
-    safe = frame.map(neutralised)
-    write_atomically(Path(path), safe.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC))
+    frame = results_frame(results, course, shard=shard)
+    write_frame(frame, Path(path))
     return frame

@@ -1,7 +1,9 @@
 """``course-grade``: grade a notebook or a folder, or build a Gradescope autograder.
 
     course-grade SUBMISSION.ipynb [--results results.json] [--student ID]
-    course-grade DIR --out grades.csv [-j N]
+    course-grade DIR --out grades.csv [-j N] [--course course.toml] [--roster roster.csv] [--shard I/N]
+    course-grade merge A.csv B.csv … -o grades.csv                  (shards' CSVs into the whole run's)
+    course-grade export grades.csv --roster roster.csv -o gradebook.csv [--format canvas|moodle]
     course-grade bundle --lab 11.3 -o autograder.zip
     course-grade autograder --lab 11.3 [--root /autograder]     (what the bundle runs)
     course-grade report grades.csv -o report.html               (the class picture, report.py)
@@ -25,23 +27,28 @@ import os
 import secrets
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from course_lib import lab_registry
-from . import cgroup
+
+from . import cgroup, gradebook
 from .batch import find_submissions, grade_folder, write_csv
 from .feedback import Scorer, write_feedback
 from .records import companion, write_records
 from .results import GradeResult
 from .bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
+from .course import NO_COURSE, Course, load_course
+from .errors import GradingError
 from .grade import GradeOptions, grade_notebook
+from .grades_csv import merge, read_frame, shard_column, write_frame
 from .notebook import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal
 from .results import format_table, to_gradescope, write_atomically
+from .roster import UNKNOWN, Names, Roster, load_roster
 from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
-
-SUBCOMMANDS = ("bundle", "autograder")
-
+from .scoring import score
+from .shard import parse_shard
 
 def _lab(text: str) -> str:
     try:
@@ -52,24 +59,73 @@ def _lab(text: str) -> str:
 
 def _limits_options(parser: argparse.ArgumentParser) -> None:
     defaults = Limits()
-    parser.add_argument("--timeout", type=float, default=defaults.cell_timeout, metavar="SECONDS",
-                        help=f"time limit per cell, per check and per hidden call (default {defaults.cell_timeout:g})")
-    parser.add_argument("--memory", type=int, default=defaults.memory_mb, metavar="MB",
-                        help=f"address-space limit of the learner's kernel (default {defaults.memory_mb})")
-    parser.add_argument("--budget", type=float, default=defaults.budget, metavar="SECONDS",
-                        help=f"hard wall-clock budget per submission; its sandbox is killed then (default {defaults.budget:g})")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help=f"time limit per cell, per check and per hidden call (default: the course file's, else {defaults.cell_timeout:g})")
+    parser.add_argument("--memory", type=int, metavar="MB",
+                        help=f"memory of the whole sandbox (default: the course file's, else {defaults.memory_mb})")
+    parser.add_argument("--budget", type=float, metavar="SECONDS",
+                        help=f"hard wall-clock budget per submission; its sandbox is killed then (default: the course file's, else {defaults.budget:g})")
     parser.add_argument("--labs", metavar="DIR", help="folder with the course's lab notebooks (default: ./labs or the checkout's)")
     parser.add_argument("--seed", type=int, metavar="N",
-                        help="draw the hidden cases from seed N (default: a new random seed, printed; N reproduces a run)")
+                        help="draw the hidden cases from seed N (default: the course file's term seed, else a new random "
+                             "seed, printed; N reproduces a run)")
+    parser.add_argument("--course", type=Path, metavar="FILE",
+                        help="the term's course file (course.toml: roster, seed, limits, points, late policy; docs/grading.md)")
 
 
-def _seed(arguments: argparse.Namespace) -> int:
-    """The run's hidden-case seed: the one asked for, or a fresh one nobody could have prepared for."""
-    return arguments.seed if arguments.seed is not None else secrets.randbelow(10**9)
+# --- the course file, the roster, shards (docs/grading.md, *The course file*) ----------------------------
 
 
-def _limits(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> Limits:
-    limits = Limits(cell_timeout=arguments.timeout, memory_mb=arguments.memory, budget=arguments.budget)
+def _course(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> Course:
+    """The course file named by ``--course``, else the empty course (today's behaviour); a bad one stops here."""
+    if getattr(arguments, "course", None) is None:
+        return Course()
+    try:
+        return load_course(arguments.course)
+    except GradingError as exc:
+        parser.error(str(exc))
+
+
+def _roster(parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: Course) -> Roster | None:
+    """``--roster``, else the course file's ``roster``; ``None`` without either."""
+    path = getattr(arguments, "roster", None) or course.roster_path
+    if path is None:
+        return None
+    try:
+        return load_roster(path)
+    except GradingError as exc:
+        parser.error(str(exc))
+
+
+def _names(course: Course, roster: Roster | None) -> Names | None:
+    """LMS names are read once there is a course file or a roster; without either, who is decided as before."""
+    if roster is None and course.path is None:
+        return None
+    return Names.of(course.settings.names, course.settings.pattern, roster)
+
+
+def _seed(arguments: argparse.Namespace, course: Course = NO_COURSE) -> int:
+    """The run's hidden-case seed: the one asked for, the term's, or a fresh one nobody could have prepared for."""
+    if arguments.seed is not None:
+        return arguments.seed
+    return course.settings.seed if course.settings.seed is not None else secrets.randbelow(10**9)
+
+
+def _flags_over(limits: Limits, arguments: argparse.Namespace) -> Limits:
+    """The limit flags given on the command line, over ``limits`` (the course file's or the defaults)."""
+    return replace(limits, **{name: value for name, value in (("cell_timeout", arguments.timeout),
+                                                              ("memory_mb", arguments.memory),
+                                                              ("budget", arguments.budget)) if value is not None})
+
+
+def _lab_limits(arguments: argparse.Namespace, course: Course) -> tuple[tuple[str, Limits], ...]:
+    """Each lab the course file sets limits for: its limits, under the flags."""
+    return tuple((lab, _flags_over(course.limits(lab, Limits()), arguments)) for lab in course.settings.labs)
+
+
+def _limits(parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: Course = NO_COURSE,
+            lab: str | None = None) -> Limits:
+    limits = _flags_over(course.limits(lab, Limits()), arguments)
     if limits.problems():
         parser.error("; ".join(limits.problems()).replace("cell_timeout", "--timeout").replace("memory_mb", "--memory")
                      .replace("budget", "--budget"))
@@ -81,7 +137,7 @@ def _limits(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> L
 def _grade_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-grade", description=f"Grade Lab {', '.join(lab_registry.LABS)} notebooks (see docs/grading.md).",
-        epilog="Other commands: 'course-grade bundle --help', 'course-grade autograder --help'.",
+        epilog="Other commands: " + ", ".join(f"'course-grade {name} --help'" for name in SUBCOMMANDS) + ".",
     )
     parser.add_argument("target", type=Path, help="a submitted .ipynb, or a folder of them")
     parser.add_argument("--results", type=Path, default=Path("results.json"),
@@ -93,15 +149,73 @@ def _grade_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-sandbox", action="store_true",
                         help="run submissions without bubblewrap (only where something else isolates them)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (folder only)")
+    parser.add_argument("--roster", type=Path, metavar="FILE",
+                        help="the class (id,name,email,aliases): every file maps to one student or is reported unknown")
+    parser.add_argument("--shard", metavar="I/N",
+                        help="grade only shard I of N of the folder (by a hash of each path); join with course-grade merge")
     _limits_options(parser)
     _feedback_options(parser)
     return parser
 
 
+def _merge_main(argv: list[str]) -> int:
+    """``course-grade merge A.csv B.csv … -o grades.csv``: the shards' CSVs, joined as one unsharded run writes it."""
+    parser = argparse.ArgumentParser(prog="course-grade merge",
+                                     description="Join the CSVs of every shard of one run (--shard I/N) into one, "
+                                                 "identical to an unsharded run's; duplicates are decided across shards.")
+    parser.add_argument("shards", nargs="+", type=Path, help="one CSV per shard, all N of them")
+    parser.add_argument("-o", "--output", type=Path, default=Path("grades.csv"))
+    arguments = parser.parse_args(argv)
+    _writable(parser, arguments.output, "-o")
+    try:
+        frame = merge(arguments.shards)
+    except GradingError as exc:
+        parser.error(str(exc))
+    write_frame(frame, arguments.output)
+    print(f"merged {len(arguments.shards)} shards: {len(frame)} rows · wrote {arguments.output}")
+    return 0
+
+
+def _export_main(argv: list[str]) -> int:
+    """``course-grade export grades.csv --roster roster.csv -o gradebook.csv``: one row per student, a column per lab."""
+    parser = argparse.ArgumentParser(prog="course-grade export",
+                                     description="Write the gradebook an LMS imports: one row per roster student, one "
+                                                 "column per lab (the counting submission's score after weights and "
+                                                 "late penalty).")
+    parser.add_argument("grades", type=Path, help="the grades CSV (course-grade FOLDER, or merge)")
+    parser.add_argument("--roster", type=Path, metavar="FILE", help="the class (default: the course file's roster)")
+    parser.add_argument("--course", type=Path, metavar="FILE", help="the course file (its roster, lab columns and labs)")
+    parser.add_argument("-o", "--output", type=Path, default=Path("gradebook.csv"))
+    parser.add_argument("--format", choices=("canvas", "moodle"), default="canvas",
+                        help="canvas: Student, ID, SIS User ID, SIS Login ID, Section, labs; moodle: ID number, "
+                             "Email address, Full name, labs (default canvas)")
+    parser.add_argument("--missing", choices=("empty", "zero"), default="empty",
+                        help="a lab a student submitted nothing for: an empty cell (ungraded in the LMS) or 0 (default empty)")
+    arguments = parser.parse_args(argv)
+    course = _course(parser, arguments)
+    roster = _roster(parser, arguments, course)
+    if roster is None:
+        parser.error("export needs the class: --roster FILE, or a course file (--course) naming one")
+    _writable(parser, arguments.output, "-o")
+    try:
+        book = gradebook.build(read_frame(arguments.grades), roster, layout=arguments.format, missing=arguments.missing,
+                               course=course)
+    except GradingError as exc:
+        parser.error(str(exc))
+    gradebook.write(book, arguments.output)
+    print(f"wrote {arguments.output} ({arguments.format}): {book.students} students × {len(book.labs)} labs "
+          f"({', '.join(book.labs)}); {book.missing} cells without a submission ({arguments.missing})")
+    if book.unknown:
+        print(f"warning: {book.unknown} counting rows name no roster student (unknown): they are in no one's row",
+              file=sys.stderr)
+    return 0
+
+
 def _bundle_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-grade bundle", description="Build a Gradescope autograder zip for one lab.",
-        epilog="--seed N makes N the assignment's secret (default: a fresh random one, printed for the instructor).",
+        epilog="--seed N makes N the assignment's secret (default: the course file's term seed, else a fresh random "
+               "one; printed for the instructor either way).",
     )
     parser.add_argument("--lab", type=_lab, required=True, help=f"one of {', '.join(lab_registry.LABS)}")
     parser.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"))
@@ -180,41 +294,73 @@ def _after_batch(arguments: argparse.Namespace, results: list[GradeResult], scor
     _write_feedback(arguments, results, scorer)
 
 
+def _report_main(argv: list[str]) -> int:
+    from .report import main as report_main  # matplotlib loads only for the report
+
+    return report_main(argv)
+
+
+def _feedback_main(argv: list[str]) -> int:
+    from .feedback import main as feedback_main
+
+    return feedback_main(argv)
+
+
+def _bundle_main(argv: list[str]) -> int:
+    parser = _bundle_parser()
+    arguments = parser.parse_args(argv)
+    course = _course(parser, arguments)
+    secret = bundle_secret(arguments.seed if arguments.seed is not None else course.settings.seed)
+    path = build_bundle(arguments.lab, arguments.output, labs_dir=arguments.labs,
+                        limits=_limits(parser, arguments, course, arguments.lab), seed=secret)
+    print(f"wrote {path} ({lab_registry.lab(arguments.lab).label}): upload it as the assignment's autograder on Gradescope")
+    origin = ("--seed" if arguments.seed is not None else f"the term seed of {arguments.course}"
+              if course.settings.seed is not None else "drawn at random")
+    print(f"the hidden cases come from the secret seed {secret} ({origin}), kept in the zip as source/{SECRET} "
+          "(root-only on Gradescope, never shown to learners); keep this zip private")
+    print(f"regrade a downloaded submission with the same cases: "
+          f"course-grade SUBMISSION.ipynb --lab {arguments.lab} --seed {secret}")
+    return 0
+
+
+def _autograder_main(argv: list[str]) -> int:
+    parser = _autograder_parser()
+    arguments = parser.parse_args(argv)
+    result = run_autograder(arguments.lab, root=arguments.root, labs_dir=arguments.labs,
+                            limits=_limits(parser, arguments, _course(parser, arguments), arguments.lab), seed=arguments.seed)
+    print(format_table(for_stdout(result)))
+    return 0
+
+
+SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "merge": _merge_main, "export": _export_main, "report": _report_main, "feedback": _feedback_main,
+    "bundle": _bundle_main, "autograder": _autograder_main,
+}
+"""``course-grade NAME …``; anything else is a notebook or a folder to grade."""
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # a dead kernel's pending tasks are reported by us
-    if argv and argv[0] == "report":
-        from .report import main as report_main  # matplotlib loads only for the report
-
-        return report_main(argv[1:])
-    if argv and argv[0] == "feedback":
-        from .feedback import main as feedback_main
-
-        return feedback_main(argv[1:])
-    if argv and argv[0] == "bundle":
-        parser = _bundle_parser()
-        arguments = parser.parse_args(argv[1:])
-        secret = bundle_secret(arguments.seed)
-        path = build_bundle(arguments.lab, arguments.output, labs_dir=arguments.labs, limits=_limits(parser, arguments),
-                            seed=secret)
-        print(f"wrote {path} ({lab_registry.lab(arguments.lab).label}): upload it as the assignment's autograder on Gradescope")
-        print(f"the hidden cases come from the secret seed {secret}, kept in the zip as source/{SECRET} "
-              "(root-only on Gradescope, never shown to learners); keep this zip private")
-        print(f"regrade a downloaded submission with the same cases: "
-              f"course-grade SUBMISSION.ipynb --lab {arguments.lab} --seed {secret}")
-        return 0
-    if argv and argv[0] == "autograder":
-        parser = _autograder_parser()
-        arguments = parser.parse_args(argv[1:])
-        result = run_autograder(arguments.lab, root=arguments.root, labs_dir=arguments.labs,
-                                limits=_limits(parser, arguments), seed=arguments.seed)
-        print(format_table(for_stdout(result)))
-        return 0
+    if argv and argv[0] in SUBCOMMANDS:
+        return SUBCOMMANDS[argv[0]](argv[1:])
 
     parser = _grade_parser()
     arguments = parser.parse_args(argv)
-    options = GradeOptions(limits=_limits(parser, arguments), labs_dir=arguments.labs, sandbox=not arguments.no_sandbox,
-                           seed=_seed(arguments))
+    course = _course(parser, arguments)
+    shard = None
+    if arguments.shard is not None:
+        try:
+            shard = parse_shard(arguments.shard)
+        except GradingError as exc:
+            parser.error(str(exc))
+    limits = _limits(parser, arguments, course)
+    lab_limits = _lab_limits(arguments, course)
+    if any(lab.problems() for _, lab in lab_limits):
+        parser.error(next(f"course file: [labs.{name!r}]: " + "; ".join(lab.problems()) for name, lab in lab_limits if lab.problems()))
+    options = GradeOptions(limits=limits, labs_dir=arguments.labs, sandbox=not arguments.no_sandbox,
+                           seed=_seed(arguments, course), names=_names(course, _roster(parser, arguments, course)),
+                           lab_limits=lab_limits)
     target: Path = arguments.target
     if not os.path.lexists(target):
         parser.error(f"{target} does not exist")
@@ -230,18 +376,28 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warning: --no-sandbox: {GIVEN_UP}", file=sys.stderr)
     if (no_cgroup := cgroup.unavailable()) is not None:
         print(f"warning: {cgroup.fallback_note(no_cgroup)}; each result says so too", file=sys.stderr)
-    print(f"hidden cases drawn from seed {options.seed} (--seed {options.seed} reproduces this run)")
+    if arguments.seed is None and course.settings.seed is not None:
+        print(f"hidden cases drawn from the term seed {options.seed} ({arguments.course}: every regrade draws the same)")
+    else:
+        print(f"hidden cases drawn from seed {options.seed} (--seed {options.seed} reproduces this run)")
 
     if target.is_dir():
         _writable(parser, arguments.out, "--out")
         if not find_submissions(target):
             parser.error(f"no notebooks (.ipynb) under {target}")
-        results = grade_folder(target, options, jobs=arguments.jobs, progress=not arguments.no_progress)
-        frame = write_csv(results, arguments.out)
-        _after_batch(arguments, results)
+        results = grade_folder(target, options, jobs=arguments.jobs, progress=not arguments.no_progress, course=course,
+                               shard=shard)
+        column = shard_column(*shard, course.settings.duplicates) if shard else None
+        frame = write_csv(results, arguments.out, course, shard=column)
+        _after_batch(arguments, results, scorer=lambda graded: score(graded, course))
         counts = Counter(result.status for result in results)
-        print(f"graded {len(results)} notebooks: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
-        print(f"mean {frame['percent'].mean():.1f} % · wrote {arguments.out}")
+        part = f" (shard {shard[0]}/{shard[1]}: join the shards with course-grade merge)" if shard else ""
+        print(f"graded {len(results)} notebooks{part}: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+        unknown = sum(result.student_source.startswith(UNKNOWN) for result in results)
+        if unknown:
+            print(f"{unknown} submissions name no roster student (student_from {UNKNOWN}…; see their notes)")
+        mean = f"mean {frame['percent'].mean():.1f} % · " if len(frame) else ""
+        print(f"{mean}wrote {arguments.out}")
         return 0
 
     _writable(parser, arguments.results, "--results")
@@ -249,7 +405,9 @@ def main(argv: list[str] | None = None) -> int:
         options = replace(options, expected_lab=arguments.lab)
     result = grade_notebook(target, options, student=arguments.student)
     print(format_table(result))
+    if course.path is not None:
+        print(f"course score: {score(result, course).explanation}")
     write_atomically(arguments.results, json.dumps(to_gradescope(result), indent=2))
     print(f"wrote {arguments.results}")
-    _write_feedback(arguments, [result])
+    _write_feedback(arguments, [result], scorer=lambda graded: score(graded, course))
     return 0

@@ -19,7 +19,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +27,14 @@ from nbformat import NotebookNode
 
 from course_lib import lab_registry
 from course_lib.checklist.runner import CheckRecord, judge_record, select
-from .errors import GradingError
+
 from . import diagnose, practice
+from .errors import GradingError
 from .hidden import HiddenTest, call_verdict
 from .hidden_cases import hidden_calls, hidden_tests
-from .notebook import claimed_student, find_template, identify, read_submission, setup_sources, submission_name
+from .notebook import claimed_student, find_template, read_submission, setup_sources, submission_name
 from .results import GradeResult, Status, TestResult
+from .roster import Names, attribute
 from .sandbox import CellRun, Limits, Sandbox
 from .view import build_view
 
@@ -54,6 +56,15 @@ class GradeOptions:
     """The hidden cases' seed (``hidden_cases.hidden_tests``); ``None`` is each lab's fixed one."""
     kernel_wrap: Callable[[list[str]], list[str]] | None = None
     """How a kernel without bubblewrap is started (Gradescope: as the learner's account, ``learner_account.py``)."""
+    names: Names | None = None
+    """How LMS download names and the roster decide who a file belongs to (``roster.attribute``); ``None``: ``identify``."""
+    lab_limits: tuple[tuple[str, Limits], ...] = ()
+    """Limits of particular labs (the course file's ``[labs."11.3"]``), over ``limits``."""
+
+    def for_lab(self, lab: str) -> GradeOptions:
+        """These options with ``lab``'s own limits, once the lab is known."""
+        limits = dict(self.lab_limits).get(lab)
+        return replace(self, limits=limits) if limits is not None else self
 
 
 @dataclass
@@ -85,13 +96,13 @@ def grade_notebook(path: str | Path, options: GradeOptions = GradeOptions(), *, 
     started = time.monotonic()
     path = Path(path)
     lab = options.expected_lab
-    who, source = (student, "--student") if student else identify(path, root)
-    claims: tuple[str, ...] = ()
+    who, source, claims = (student, "--student", ()) if student else attribute(path, root, options.names)
     try:
         submission = read_submission(path, expected_lab=options.expected_lab)
         lab = submission.lab
+        options = options.for_lab(lab)
         claimed = None if student else claimed_student(submission.notebook, who)  # --student: the instructor said who
-        claims = (*submission.notes, *([claimed] if claimed else []))
+        claims = (*claims, *submission.notes, *([claimed] if claimed else []))
         setup = setup_sources(find_template(lab, options.labs_dir))
         run = _execute(lab, setup, submission.exercise_sources, options)
     except GradingError as exc:

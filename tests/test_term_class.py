@@ -1,0 +1,114 @@
+"""The term's commands in real sandboxes: a generated class through grade → export, and three shards in parallel.
+
+Both run the documented commands (``python -m course_grader …``) as an
+instructor would, in subprocesses. ``tests/test_term.py`` covers the same
+parts without kernels; this is the end-to-end proof (``make test-sandboxed``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from grading_corpus import solution
+from mutants import MUTANTS
+from term_class import NAMES, build
+
+from course_grader.course import load_course
+from course_grader.shard import shard_of
+
+pytestmark = pytest.mark.sandboxed
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def course_grade(*arguments: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "course_grader", *map(str, arguments)], cwd=cwd, capture_output=True,
+                          text=True, timeout=1800, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def table(path: Path) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+
+
+def test_a_generated_class_goes_through_grade_and_export(tmp_path: Path) -> None:
+    term = build(tmp_path / "term")
+    assert term.files >= 40
+    started = time.monotonic()
+    graded = course_grade(term.submissions, "--course", term.course, "--out", tmp_path / "grades.csv", "-j", "2",
+                          "--no-progress", cwd=tmp_path)
+    grading = time.monotonic() - started
+    assert "term seed 20261001" in graded.stdout and "1 submissions name no roster student" in graded.stdout
+    assert "MissingIDFieldWarning" not in graded.stdout + graded.stderr
+    exported = course_grade("export", tmp_path / "grades.csv", "--roster", term.roster, "--course", term.course,
+                            "-o", tmp_path / "gradebook.csv", cwd=tmp_path)
+    assert "1 counting rows name no roster student" in exported.stderr
+
+    rows = [dict(zip(table(tmp_path / "grades.csv")[0], row)) for row in table(tmp_path / "grades.csv")[1:]]
+    assert len(rows) == term.files and all(row["status"] == "ok" for row in rows), [r["notes"] for r in rows if r["status"] != "ok"]
+    unknown = [row for row in rows if row["student_from"].startswith("unknown")]
+    assert [row["file"] for row in unknown] == [term.unknown] and "not on the roster" in unknown[0]["notes"]
+    assert sum(row["counts"] == "False" for row in rows) == 2
+    assert all(row["seed"] == "20261001" for row in rows)
+
+    course = load_course(term.course)
+    book = table(tmp_path / "gradebook.csv")
+    assert book[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 11.1", "Lab 11.2", "Lab 11.3",
+                       "Lab 11.4", "Lab 11.5", "Capstone: compaction lifecycle"]
+    assert [row[0] for row in book[1:]] == [f"{first} {last}" for first, last in NAMES]
+    labs = ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone")
+    for row in book[1:]:
+        student = row[2]
+        for lab, cell in zip(labs, row[5:]):
+            counted = term.expected.get((student, lab))
+            points = course.lab(lab).points
+            assert points is not None
+            if counted is None:
+                assert cell == "", (student, lab)
+                continue
+            kept = 1 - min(50, 10 * counted.days_late) / 100
+            if counted.kind == "reference":
+                assert float(cell) == pytest.approx(points * kept, abs=0.011), (student, lab, counted)
+            else:
+                assert 0 <= float(cell) < points * kept, (student, lab, counted)
+    print(f"graded {term.files} submissions in {grading:.0f} s")
+
+
+def test_three_shards_in_parallel_merge_into_the_unsharded_csv(tmp_path: Path) -> None:
+    """Everything but the measured ``seconds`` is identical; duplicates across shards are decided by merge."""
+    folder = tmp_path / "submissions"
+    wrong = next(m for m in MUTANTS if m.lab == "11.2")
+    files = {"ana/lab_11_2_group_interactions.ipynb": solution("11.2"), "ana/lab_11_2_final.ipynb": wrong.notebook(),
+             "ana/lab_11_2_v3.ipynb": solution("11.2"), "ben_lab_11_2.ipynb": wrong.notebook(),
+             "cy_lab_11_2.ipynb": solution("11.2"), "dee_lab_11_1.ipynb": solution("11.1")}
+    for number, (name, notebook) in enumerate(files.items()):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook, folder / name)
+        os.utime(folder / name, (1_700_000_000 + number, 1_700_000_000 + number))
+    assert len({shard_of(name, 3) for name in files if name.startswith("ana/")}) > 1
+    common = ["--seed", "11", "--no-progress", "--timeout", "20"]
+    jobs = [subprocess.Popen([sys.executable, "-m", "course_grader", str(folder), "--shard", f"{i}/3", "--out",
+                              str(tmp_path / f"shard-{i}.csv"), *common], cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+            for i in (1, 2, 3)]
+    course_grade(folder, "--out", tmp_path / "whole.csv", *common, cwd=tmp_path)
+    for job in jobs:
+        _, err = job.communicate(timeout=1800)
+        assert job.returncode == 0, err[-3000:]
+    course_grade("merge", *(tmp_path / f"shard-{i}.csv" for i in (3, 1, 2)), "-o", tmp_path / "merged.csv", cwd=tmp_path)
+    whole, merged = table(tmp_path / "whole.csv"), table(tmp_path / "merged.csv")
+    assert whole[0] == merged[0]
+    seconds = whole[0].index("seconds")
+    blank = lambda rows: [[cell for index, cell in enumerate(row) if index != seconds] for row in rows]  # noqa: E731
+    assert blank(merged) == blank(whole)
+    ana = [dict(zip(whole[0], row)) for row in whole[1:] if row[0] == "ana"]
+    assert [row["counts"] for row in ana] == ["False", "False", "True"] and all("duplicate" in row["notes"] for row in ana)
