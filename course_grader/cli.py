@@ -36,7 +36,6 @@ from course_lib import lab_registry
 from . import cgroup, gradebook
 from .batch import find_submissions, grade_folder, write_csv
 from .feedback import Scorer, write_feedback
-from .records import companion, write_records
 from .results import GradeResult
 from .bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
 from .course import NO_COURSE, Course, load_course
@@ -44,6 +43,7 @@ from .errors import GradingError
 from .grade import GradeOptions, grade_notebook
 from .grades_csv import merge, read_frame, shard_column, write_frame
 from .notebook import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal
+from .records import companion, counted_files, read_records, with_counts, write_records
 from .results import format_table, to_gradescope, write_atomically
 from .roster import UNKNOWN, Names, Roster, load_roster
 from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
@@ -173,6 +173,12 @@ def _merge_main(argv: list[str]) -> int:
         parser.error(str(exc))
     write_frame(frame, arguments.output)
     print(f"merged {len(arguments.shards)} shards: {len(frame)} rows · wrote {arguments.output}")
+    shard_records = [companion(shard) for shard in arguments.shards]
+    if all(path.is_file() for path in shard_records):  # the shards' results too, for the report and the pages
+        results = with_counts([r for path in shard_records for r in read_records(path)], counted_files(arguments.output))
+        order = {name: index for index, name in enumerate(frame["file"])}
+        results.sort(key=lambda result: order.get(result.submission, len(order)))
+        print(f"wrote {write_records(results, companion(arguments.output))}")
     return 0
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from course_grader.records import companion, counted_files, read_records, with_counts, write_records
 from course_grader import GradeOptions, GradeResult, TestResult, cli, grade_folder
 from course_grader.batch import flag_duplicates, results_frame
 from course_grader.course import Course, CourseFileError, days_late, load_course
@@ -304,12 +305,16 @@ def test_merge_refuses_an_incomplete_or_mixed_set_of_shards(tmp_path: Path) -> N
 def test_the_merge_command_writes_what_the_whole_run_would(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = [result(f"{s}/lab_11_3.ipynb", student=s) for s in ("b", "a", "c")]
     for index in (1, 2):
-        cli.write_csv([r for r in rows if shard_of(r.submission, 2) == index], tmp_path / f"{index}.csv",
-                      shard=f"shard {index}/2, duplicates: latest")
+        part = [r for r in rows if shard_of(r.submission, 2) == index]
+        cli.write_csv(part, tmp_path / f"{index}.csv", shard=f"shard {index}/2, duplicates: latest")
+        write_records(part, companion(tmp_path / f"{index}.csv"))  # what each shard's batch writes beside its CSV
     cli.write_csv(sorted(rows, key=lambda r: r.submission), tmp_path / "whole.csv")
     assert cli.main(["merge", str(tmp_path / "1.csv"), str(tmp_path / "2.csv"), "-o", str(tmp_path / "merged.csv")]) == 0
     assert (tmp_path / "merged.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
     assert "merged 2 shards: 3 rows" in capsys.readouterr().out
+    merged = read_records(companion(tmp_path / "merged.csv"))  # the report and the pages read the joined records
+    assert [r.submission for r in merged] == ["a/lab_11_3.ipynb", "b/lab_11_3.ipynb", "c/lab_11_3.ipynb"]
+    assert merged == with_counts(sorted(rows, key=lambda r: r.submission), counted_files(tmp_path / "whole.csv"))
 
 
 def test_a_grades_csv_reads_back_to_what_wrote_it() -> None:
