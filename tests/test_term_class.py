@@ -1,4 +1,5 @@
-"""The term's commands in real sandboxes: a generated class through grade → export, and three shards in parallel.
+"""The term's commands in real sandboxes: a generated class through grade → feedback → report → export, and three
+shards in parallel.
 
 Both run the documented commands (``python -m course_grader …``) as an
 instructor would, in subprocesses. ``tests/test_term.py`` covers the same
@@ -40,15 +41,26 @@ def table(path: Path) -> list[list[str]]:
     return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
 
 
-def test_a_generated_class_goes_through_grade_and_export(tmp_path: Path) -> None:
+def test_a_generated_class_goes_through_grade_feedback_report_and_export(tmp_path: Path) -> None:
     term = build(tmp_path / "term")
     assert term.files >= 40
     started = time.monotonic()
     graded = course_grade(term.submissions, "--course", term.course, "--out", tmp_path / "grades.csv", "-j", "2",
-                          "--no-progress", cwd=tmp_path)
+                          "--no-progress", "--feedback", tmp_path / "feedback", cwd=tmp_path)
     grading = time.monotonic() - started
     assert "term seed 20261001" in graded.stdout and "1 submissions name no roster student" in graded.stdout
     assert "MissingIDFieldWarning" not in graded.stdout + graded.stderr
+    reported = course_grade("report", tmp_path / "grades.csv", "-o", tmp_path / "report.html", cwd=tmp_path)
+    assert "report.html" in reported.stdout
+    report = (tmp_path / "report.html").read_text(encoding="utf-8")
+    for section in ("Score distribution per lab", "students × rules", "Difficulty and discrimination per test",
+                    "The most common failure messages"):
+        assert section in report
+    assert report.count("<svg") + report.count("data:image/png") >= 2  # the charts are in the page itself
+    pages = sorted(path.name for path in (tmp_path / "feedback").glob("*.html") if path.name != "index.html")
+    assert len(pages) == len({(row[0], row[3]) for row in table(tmp_path / "grades.csv")[1:]})  # one per student and lab
+    index = (tmp_path / "feedback" / "index.html").read_text(encoding="utf-8")
+    assert all(page in index for page in pages)
     exported = course_grade("export", tmp_path / "grades.csv", "--roster", term.roster, "--course", term.course,
                             "-o", tmp_path / "gradebook.csv", cwd=tmp_path)
     assert "1 counting rows name no roster student" in exported.stderr
