@@ -27,7 +27,7 @@ from .errors import SessionLockedError, SessionStoreError, quoted
 from .models import SessionEntry
 from .parsing import fresh_copy, parse_session_entry
 from .paths import walk_path
-from .store_lines import KeptLine, Parser, hand_out, line_prefix, parse_line, remember_lines, vouched_lines, wire_line
+from .store_lines import KeptLine, Parser, collector_paused, hand_out, line_prefix, parse_line, remember_lines, vouched_lines, wire_line
 from .store_lines import validate_line as _validate_line
 from .store_lines import validate_lines as _validate_lines
 
@@ -353,6 +353,7 @@ class _Read:
         return SessionReadResult(entries=hand_out(self.entries), warnings=self.warnings)
 
 
+@collector_paused()  # a bulk build: see store_lines.collector_paused
 def _read_jsonl(data: bytes, parse: Parser, *, session: Path | None = None) -> _Read:
     """Committed lines parsed to entries, plus warnings.
 
