@@ -359,9 +359,9 @@ def _read_jsonl(data: bytes, parse: Parser, *, session: Path | None = None) -> _
 
     Every way in (``open``, ``read``, ``recover_jsonl``, ``recover_into``) comes here, so
     each applies the same rules: the parser's (R1) and the tree's (R7), naming the line.
-    With the course parser the lines go straight from bytes into the models, all in one
-    call into the validator (``store_lines.validate_lines``), and when the file was read
-    before (``session``) the lines its index covers are not validated again.
+    With the course parser the lines go straight from bytes into the models
+    (``store_lines.validate_lines``), and when the file was read before (``session``)
+    the lines its index covers are not validated again.
     """
     lines = data.split(b"\n")
     tail = lines.pop()
@@ -369,9 +369,9 @@ def _read_jsonl(data: bytes, parse: Parser, *, session: Path | None = None) -> _
     numbers = [number for number, raw in enumerate(lines, start=1) if raw and not raw.isspace()]
     raws = lines if len(numbers) == len(lines) else [lines[number - 1] for number in numbers]
     course = parse is parse_session_entry
-    vouched = vouched_lines(session, data, numbers, raws) if course and session is not None else []
-    result = _Read(entries=vouched, ids={line.id for line in vouched})
-    ids, covered = result.ids, len(vouched)
+    vouched, ids = vouched_lines(session, data, numbers, raws) if course and session is not None else ([], set())
+    result = _Read(entries=vouched, ids=ids)
+    covered = len(vouched)
     new_numbers, new_raws = numbers[covered:], raws[covered:]
     entries: list[Any] = []
     models = _validate_lines(new_raws) if course else None
@@ -383,9 +383,11 @@ def _read_jsonl(data: bytes, parse: Parser, *, session: Path | None = None) -> _
             entries.append(KeptLine(entry.id, entry.parent_id, raw, number, entry) if course else entry)
     else:
         for number, raw, entry in zip(new_numbers, new_raws, models):
-            _check_place(ids, entry, line=number)
-            ids.add(entry.id)
-            entries.append(KeptLine(entry.id, entry.parent_id, raw, number, entry))
+            entry_id, parent_id = entry.id, entry.parent_id
+            if entry_id in ids or (parent_id is not None and parent_id not in ids):
+                _check_place(ids, entry, line=number)  # the same test, which words the refusal
+            ids.add(entry_id)
+            entries.append(KeptLine(entry_id, parent_id, raw, number, entry))
     result.entries = vouched + entries if vouched else entries
     if tail.strip():
         line = len(lines) + 1

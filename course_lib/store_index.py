@@ -109,7 +109,7 @@ def save_index(session: Path, data: bytes, size: int, ids: list[str], parents: l
     where = index_path(session) if len(data) >= MIN_BYTES else None
     if where is None:
         return
-    index = SessionIndex(
+    index = SessionIndex.model_construct(  # the store's own values, checked when the index is read back
         format=INDEX_FORMAT,
         fingerprint=fingerprint(),
         size=size,

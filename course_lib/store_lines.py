@@ -7,10 +7,10 @@ those promises fast on a long session:
   built from them when the entry is handed out is the copy (R3, R7). The models that
   validating the file produced at open are handed out once, by the first call that
   reaches them: nobody else ever held them.
-* **bulk validation** (``validate_lines``): a file's new lines go into the validator in
-  one call, as one JSON array; any refusal sends the caller back line by line
-  (``validate_line``, then ``parse_line``, the slow path that words the error with the
-  line and the field, R2, R8).
+* **bulk validation** (``validate_lines``): a file's new lines go straight from bytes
+  into the models, one call into pydantic-core's validator per line, with nothing
+  between them; any refusal sends the caller back line by line (``validate_line``, then
+  ``parse_line``, the slow path that words the error with the line and the field, R2, R8).
 * **the index** (``vouched_lines``): the lines the file's validated index covers
   (``store_index``) are taken as they stand, with the ids and parents it names.
 * **no collection while building** (``collector_paused``): reading a file and handing its
@@ -30,10 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import jiter
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
 from .errors import SessionEntryError, SessionStoreError, quoted
-from .models import SessionEntry
 from .parsing import ENTRY_ADAPTER, fresh_copy, parse_session_entry, to_json_dict
 from .store_index import load_index, save_index
 
@@ -95,7 +94,7 @@ class KeptLine:
 def hand_out(items: list[Any]) -> list[Any]:
     """Models nobody else holds, in order: built from kept lines, or copied from kept snapshots (R3, R7).
 
-    The lines with no model waiting are built together, in one call into the validator.
+    The lines with no model waiting are built together (``_from_lines``).
     """
     out: list[Any] = []
     waiting: list[int] = []
@@ -117,10 +116,8 @@ def hand_out(items: list[Any]) -> list[Any]:
 def _from_lines(lines: list[KeptLine]) -> list[Any]:
     """The models of lines the store vouches for, checked against the ids and parents they were kept under."""
     try:
-        entries = _VALIDATE_ARRAY(_json_array([line.raw for line in lines]), by_alias=True, by_name=False)
-    except ValueError:
-        entries = None
-    if entries is None or len(entries) != len(lines):  # only if the bytes were not what was vouched for
+        entries = [_VALIDATE_JSON(line.raw, by_alias=True, by_name=False) for line in lines]
+    except ValueError:  # only if the bytes were not what was vouched for
         entries = [parse_line(line.raw, line.number, parse_session_entry) for line in lines]
     for line, entry in zip(lines, entries):
         if entry.id != line.id or entry.parent_id != line.parent_id:
@@ -133,22 +130,18 @@ def _from_lines(lines: list[KeptLine]) -> list[Any]:
     return entries
 
 
-def _json_array(raws: list[bytes]) -> bytes:
-    """Lines that each hold one JSON value, as one JSON array: one call into the validator for all."""
-    return b"[" + b",".join(raws) + b"]"
-
-
-def vouched_lines(session: Path, data: bytes, numbers: list[int], raws: list[bytes]) -> list[KeptLine]:
+def vouched_lines(session: Path, data: bytes, numbers: list[int], raws: list[bytes]) -> tuple[list[KeptLine], set[str]]:
     """The lines the session's validated index covers, with the ids and parents it names for
-    them; none without a usable index, or when it does not cover whole lines of this file or
-    names an id twice (R7)."""
+    them, and the set of those ids; none without a usable index, or when it does not cover
+    whole lines of this file or names an id twice (R7)."""
     index = load_index(session, data)
     if index is None:
-        return []
+        return [], set()
     covered = bisect.bisect_right(numbers, data.count(b"\n", 0, index.size))
-    if covered != len(index.ids) or len(set(index.ids)) != covered:
-        return []
-    return list(map(KeptLine, index.ids, index.parents, raws[:covered], numbers[:covered]))
+    ids = set(index.ids)
+    if covered != len(index.ids) or len(ids) != covered:
+        return [], set()
+    return list(map(KeptLine, index.ids, index.parents, raws[:covered], numbers[:covered])), ids
 
 
 def remember_lines(session: Path, data: bytes, size: int, lines: list[KeptLine]) -> None:
@@ -159,7 +152,6 @@ def remember_lines(session: Path, data: bytes, size: int, lines: list[KeptLine])
 # --- validating new lines ------------------------------------------------------
 
 _VALIDATE_JSON = ENTRY_ADAPTER.validator.validate_json
-_VALIDATE_ARRAY = TypeAdapter(list[SessionEntry]).validator.validate_json
 
 
 def _from_bytes(raw: bytes) -> Any:
@@ -174,21 +166,20 @@ def _from_bytes(raw: bytes) -> Any:
 
 
 def validate_lines(raws: list[bytes]) -> list[Any] | None:
-    """Every line validated in one call into the validator, or ``None`` if one is refused:
-    the caller then goes line by line, and the slow path words the first bad line's error
+    """Every line validated straight from its bytes, or ``None`` if one is refused: the
+    caller then goes line by line, and the slow path words the first bad line's error
     (R2, R8).
 
-    jiter reads each line first, for two things the array cannot tell: that no object
-    repeats a key, and that the line is exactly one JSON value, so that joining the
-    lines with commas makes an array of exactly one element per line.
+    jiter reads every line first, for what pydantic-core cannot tell: that no object
+    repeats a key (it keeps the last). One validator call per line costs no more than one
+    call on the lines joined into a JSON array, and needs no copy of the file to join.
     """
     try:
         for raw in raws:
             jiter.from_json(raw, catch_duplicate_keys=True, cache_mode="keys")
-        entries = _VALIDATE_ARRAY(_json_array(raws), by_alias=True, by_name=False) if raws else []
+        return [_VALIDATE_JSON(raw, by_alias=True, by_name=False) for raw in raws]
     except ValueError:
         return None
-    return entries if len(entries) == len(raws) else None
 
 
 def validate_line(raw: bytes, number: int) -> Any:

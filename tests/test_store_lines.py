@@ -41,13 +41,13 @@ def session(tmp_path: Path) -> Path:
 def seen(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether the collector ran while the validator built models, one flag per call."""
     flags: list[bool] = []
-    validate = store_lines._VALIDATE_ARRAY
+    validate = store_lines._VALIDATE_JSON
 
     def recording(data: bytes, **options: Any) -> Any:
         flags.append(gc.isenabled())
         return validate(data, **options)
 
-    monkeypatch.setattr(store_lines, "_VALIDATE_ARRAY", recording)
+    monkeypatch.setattr(store_lines, "_VALIDATE_JSON", recording)
     return flags
 
 
