@@ -199,8 +199,8 @@ def resume_candidates(path: Sequence[SessionEntry], compaction: CompactionEntry)
     the replayed head (``interaction_spans`` skips them).
     """
     first_kept = compaction.first_kept_entry_id
-    start = _last_position(path, first_kept)
-    if start is None or start > _last_position(path, compaction.id):
+    start = _kept_start(path, first_kept, compaction.id)
+    if start is None:
         raise CompactionError(
             f"compaction {compaction.id!r} keeps from {first_kept!r}, which is not on the path before it",
             entry_id=first_kept,
@@ -214,12 +214,17 @@ def resume_candidates(path: Sequence[SessionEntry], compaction: CompactionEntry)
     return [entry for entry in path[start:] if entry.type == "message"]
 
 
-def _last_position(path: Sequence[SessionEntry], entry_id: str) -> int | None:
-    """Where ``entry_id`` last appears, looking from the end: the latest compaction and the
-    entry it keeps from are near the end of a long path, so this reads only the tail."""
+def _kept_start(path: Sequence[SessionEntry], first_kept: str, compaction_id: str) -> int | None:
+    """Where ``first_kept`` last appears, if that is before the compaction's last appearance;
+    else ``None``. One walk from the end: the latest compaction and the entry it keeps from
+    are near the end of a long path, so this reads only the tail."""
+    compaction_seen = False
     for position in range(len(path) - 1, -1, -1):
-        if path[position].id == entry_id:
-            return position
+        entry_id = path[position].id
+        if entry_id == compaction_id:
+            compaction_seen = True
+        if entry_id == first_kept:
+            return position if compaction_seen else None
     return None
 
 

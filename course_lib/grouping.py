@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .errors import InteractionError
-from .models import AssistantMessage, MessageEntry, SystemMessage, ToolCall, ToolResultMessage, UserMessage
+from .models import MessageEntry
 from .parsing import fresh_copy
 
 
@@ -49,9 +49,10 @@ def interaction_spans(entries: Sequence[MessageEntry]) -> list[tuple[MessageEntr
                 entry_ids=(entry.id,),
             )
         message = entry.message
-        if isinstance(message, SystemMessage):
+        role = message.role  # the role names the message's model: reading it is cheaper than isinstance
+        if role == "system":
             continue  # R14: prompt state, never part of a group
-        if isinstance(message, UserMessage):
+        if role == "user":
             if current:
                 groups.append(_closed(current))
             current = [entry]
@@ -75,9 +76,10 @@ def _closed(group: list[MessageEntry]) -> tuple[MessageEntry, ...]:
     results: dict[str, str] = {}
     for entry in group:
         message = entry.message
-        if isinstance(message, AssistantMessage):
+        role = message.role
+        if role == "assistant":
             for block in message.content:
-                if not isinstance(block, ToolCall):
+                if block.type != "toolCall":
                     continue
                 if block.id in calls:
                     raise InteractionError(
@@ -87,7 +89,7 @@ def _closed(group: list[MessageEntry]) -> tuple[MessageEntry, ...]:
                         call_id=block.id,
                     )
                 calls[block.id] = entry.id
-        elif isinstance(message, ToolResultMessage):
+        elif role == "toolResult":
             call_id = message.tool_call_id
             if call_id in results:
                 raise InteractionError(

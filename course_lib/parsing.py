@@ -75,7 +75,7 @@ def fresh_copy(value: T) -> T:
     it cannot change (``changeable_fields`` says which fields can).
     """
     if isinstance(value, BaseModel):
-        return _copy_model(value, True)
+        return copy_model(value)
     return _copy_part(value)
 
 
@@ -110,8 +110,10 @@ _new = object.__new__
 _set = object.__setattr__
 
 
-def _copy_model(model: Any, always: bool) -> Any:
-    """The model with its changeable parts copied; the model itself when it has none and may be shared."""
+def copy_model(model: Any, may_share: bool = False) -> Any:
+    """``fresh_copy`` of a model, for callers that know it is one (``build_context``'s estimates):
+    its changeable parts copied, the rest shared. With ``may_share`` (a part inside a copy)
+    a model with nothing changeable is returned itself."""
     kind = type(model)
     plan = _PLANS.get(kind)
     if plan is None:
@@ -120,26 +122,25 @@ def _copy_model(model: Any, always: bool) -> Any:
     copied: dict[str, Any] | None = None
     for name in plan:
         item = fields[name]
-        fresh = item if type(item) in _ATOMS else _copy_part(item)
+        if type(item) in _ATOMS:
+            continue
+        fresh = _copy_part(item)
         if fresh is not item:
             if copied is None:
                 copied = fields.copy()
             copied[name] = fresh
-    if copied is None and not always:
-        return model
+    if copied is None:
+        if may_share:
+            return model
+        copied = fields.copy()
     if model.__pydantic_extra__ or model.__pydantic_private__:
         return copy.deepcopy(model)  # state outside the fields: not worth a special case
     clone = _new(kind)  # what pydantic's __copy__ does, for the few attributes a frozen model has
-    _set(clone, "__dict__", fields.copy() if copied is None else copied)
+    _set(clone, "__dict__", copied)
     _set(clone, "__pydantic_fields_set__", model.__pydantic_fields_set__.copy())
     _set(clone, "__pydantic_extra__", None)
     _set(clone, "__pydantic_private__", None)
     return clone
-
-
-def copy_model(model: BaseModel) -> Any:
-    """``fresh_copy`` of a model, for callers that know it is one (``build_context``'s estimates)."""
-    return _copy_model(model, True)
 
 
 def _copy_part(value: Any) -> Any:
@@ -149,23 +150,38 @@ def _copy_part(value: Any) -> Any:
         return value
     plan = _PLANS.get(kind)
     if plan is not None:  # a model class met before
-        return _copy_model(value, False) if plan else value
+        return copy_model(value, True) if plan else value
     if kind is dict or kind is list:
         return _copy_json(value)
     if kind is tuple:
         for position, item in enumerate(value):
-            fresh = _copy_part(item)
+            fresh = item if type(item) in _ATOMS or _PLANS.get(type(item)) == () else _copy_part(item)
             if fresh is not item:
                 return (*value[:position], fresh, *map(_copy_part, value[position + 1 :]))
         return value
     if isinstance(value, BaseModel):
-        return _copy_model(value, False)
+        return copy_model(value, True)
     return copy.deepcopy(value)  # anything else, subclasses of dict or tuple included
 
 
 def _copy_json(value: dict[Any, Any] | list[Any]) -> Any:
-    """A free JSON value rebuilt in C: ``marshal`` knows exactly the JSON kinds (and tuples),
-    and refuses anything else (a subclass, an object), which ``copy.deepcopy`` then copies."""
+    """A free JSON value rebuilt: a flat one (every key a string, every value a string,
+    number, bool or null: most tool arguments and details) by its own ``copy()``, since
+    nothing in it can change; a nested one in C by ``marshal``, which knows exactly the
+    JSON kinds (and tuples) and refuses anything else (a subclass, an object), which
+    ``copy.deepcopy`` then copies."""
+    if type(value) is dict:
+        for key, item in value.items():
+            if type(key) is not str or type(item) not in _ATOMS:
+                break
+        else:
+            return value.copy()
+    else:
+        for item in value:
+            if type(item) not in _ATOMS:
+                break
+        else:
+            return value.copy()
     try:
         return marshal.loads(marshal.dumps(value))
     except ValueError:

@@ -51,16 +51,21 @@ class SessionIndex(BaseModel):
     parents: list[str | None]
 
 
+JUDGING_MODULES = ("models.py", "parsing.py", "store.py", "store_lines.py", "store_index.py")
+"""The modules whose code decides whether a line is valid and what an index records; every
+``store*.py`` module is one of them (tests/test_store_index.py checks it)."""
+
+
 @functools.cache
 def fingerprint() -> str:
-    """The code that judges a line: the models, the parser, the store, and pydantic's versions.
+    """The code that judges a line: the models, the parser, the store and its lines, and pydantic's versions.
 
     Any change to them makes every older index a stranger, so a verdict is never
     taken from code that might have judged differently.
     """
     digest = hashlib.sha256(f"{INDEX_FORMAT} {pydantic.VERSION} {pydantic_core.__version__}".encode())
     here = Path(__file__).resolve().parent
-    for name in ("models.py", "parsing.py", "store.py", "store_index.py"):
+    for name in JUDGING_MODULES:
         digest.update((here / name).read_bytes())
     return digest.hexdigest()
 
@@ -104,7 +109,7 @@ def save_index(session: Path, data: bytes, size: int, ids: list[str], parents: l
     where = index_path(session) if len(data) >= MIN_BYTES else None
     if where is None:
         return
-    index = SessionIndex(
+    index = SessionIndex.model_construct(  # the store's own values, checked when the index is read back
         format=INDEX_FORMAT,
         fingerprint=fingerprint(),
         size=size,

@@ -300,7 +300,13 @@ def test_r18_metadata_compaction_and_suffix_system_entries_are_skipped() -> None
 
 @pytest.mark.parametrize(
     ("first_kept", "reason"),
-    [("a1", "not a user message"), ("ghost", "not on the path"), ("u3", "not on the path before it"), ("m1", "not a user message")],
+    [
+        ("a1", "not a user message"),
+        ("ghost", "not on the path"),
+        ("u3", "not on the path before it"),
+        ("m1", "not a user message"),
+        ("compact-x", "not a user message"),  # itself: on the path, not after itself, and no message
+    ],
 )
 def test_r18_first_kept_must_be_a_user_message_before_the_compaction(first_kept: str, reason: str) -> None:
     """A hand-written (or foreign) compaction entry that breaks R18 is refused when resuming."""

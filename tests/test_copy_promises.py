@@ -292,3 +292,35 @@ def test_r3_a_dict_subclass_or_odd_value_in_free_json_is_still_copied() -> None:
     assert type(copied.value) is Tagged and copied.value == odd.value and copied.value is not odd.value
     copied.value["names"].append("b")
     assert odd.value == {"names": ["a"]}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"path": "a.py", "offset": 1, "limit": 2.5, "dry": False, "note": None},  # flat: copied by dict.copy()
+        ["a", 1, 2.5, True, None],  # flat list
+        {"path": "a.py", "lines": [1, 2]},  # nested: marshal
+        [{"a": 1}, [2]],
+    ],
+    ids=["flat-dict", "flat-list", "nested-dict", "nested-list"],
+)
+def test_r3_free_json_flat_or_nested_is_a_new_container_that_shares_no_container(value: Any) -> None:
+    copied = fresh_copy(value)
+    assert copied == value and type(copied) is type(value) and copied is not value
+    inner = [item for item in (value.values() if isinstance(value, dict) else value) if isinstance(item, (dict, list))]
+    copied_inner = [item for item in (copied.values() if isinstance(copied, dict) else copied) if isinstance(item, (dict, list))]
+    assert all(a is not b for a, b in zip(inner, copied_inner)) and len(inner) == len(copied_inner)
+
+
+def test_r3_a_flat_dict_with_a_key_that_is_not_a_string_is_copied_deeply() -> None:
+    """Only string keys make a dict flat: another hashable key (a custom parser may build one) can
+    hold state, so the copy does not share it."""
+
+    class Key:
+        def __init__(self) -> None:
+            self.state = ["a"]
+
+    key = Key()
+    copied = fresh_copy({key: 1})
+    (copied_key,) = copied
+    assert copied_key is not key and copied_key.state == ["a"] and copied_key.state is not key.state

@@ -230,3 +230,12 @@ def test_a_small_session_gets_no_index(session: Path, indexes: Path, monkeypatch
     monkeypatch.setattr(store_index, "MIN_BYTES", session.stat().st_size)
     JsonlSessionStore.open(session, fsync=False)
     assert [p.suffix for p in indexes.iterdir()] == [".json"]
+
+
+def test_the_fingerprint_covers_every_store_module() -> None:
+    """A verdict is only taken from the code that judged it: a store module left out of the
+    fingerprint could change how lines are judged while old indexes stay trusted."""
+    package = Path(store_index.__file__).resolve().parent
+    stores = {path.name for path in package.glob("store*.py")}
+    assert stores <= set(store_index.JUDGING_MODULES)
+    assert all((package / name).is_file() for name in store_index.JUDGING_MODULES)

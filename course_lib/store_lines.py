@@ -1,0 +1,271 @@
+"""The JSONL store's lines: kept as bytes, validated in bulk, built into models on demand (R1–R3, R7, R8).
+
+Behind ``store.py``, which says what a store promises; this module is how it keeps
+those promises fast on a long session:
+
+* **kept lines** (``KeptLine``): every committed line is kept as its bytes, and a model
+  built from them when the entry is handed out is the copy (R3, R7). The models that
+  validating the file produced at open are handed out once, by the first call that
+  reaches them: nobody else ever held them.
+* **bulk validation** (``validate_lines``): a file's new lines go straight from bytes
+  into the models, one call into pydantic-core's validator per line, with nothing
+  between them; any refusal sends the caller back line by line (``validate_line``, then
+  ``parse_line``, the slow path that words the error with the line and the field, R2, R8).
+* **the index** (``vouched_lines``): the lines the file's validated index covers
+  (``store_index``) are taken as they stand, with the ids and parents it names.
+* **no collection while building** (``collector_paused``): reading a file and handing its
+  entries out pause Python's cyclic garbage collector, which would otherwise walk the
+  new models again and again.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import gc
+import json
+import math
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import jiter
+from pydantic import BaseModel
+
+from .errors import SessionEntryError, SessionStoreError, quoted
+from .parsing import ENTRY_ADAPTER, fresh_copy, parse_session_entry, to_json_dict
+from .store_index import load_index, save_index
+
+Parser = Callable[[Any], Any]
+
+
+def line_prefix(line: int | None) -> str:
+    """How every store message names a line (R8): ``line 3: ``, or nothing when there is none."""
+    return f"line {line}: " if line is not None else ""
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Build models in bulk without Python's cyclic garbage collector running meanwhile.
+
+    Why: validating N lines allocates about 15N containers (models, their ``__dict__``
+    and fields-set, tuples, free JSON), every one of them reachable from the list being
+    built, so none is garbage. Yet each 700 allocations start a collection, and the older
+    generations' collections walk every model built so far: on a 100k-entry session that
+    was over half of what opening it took, with the collector on as it is in every user's
+    process. Pausing is safe: only the cycle collector stops (reference counting still
+    frees everything at once), nothing here makes cycles, and the collector runs again as
+    soon as the build returns or raises. A caller who had paused it already keeps it paused.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+# --- kept lines and handing them out -------------------------------------------
+
+
+class KeptLine:
+    """A committed line the store vouches for, kept as its bytes: it was validated when the
+    file was read, the index covered it, or the store wrote it (R3, R7).
+
+    ``fresh`` is the model validating the line produced, until it is handed out: it was
+    built from the bytes just now and nobody else holds it, so it can go out once as the
+    copy. After that, handing the line out builds a new model from the bytes.
+    """
+
+    __slots__ = ("id", "parent_id", "raw", "number", "fresh")
+
+    def __init__(self, id: str, parent_id: str | None, raw: bytes, number: int, fresh: Any = None) -> None:  # noqa: A002 - the entry's own field name
+        self.id = id
+        self.parent_id = parent_id
+        self.raw = raw
+        self.number = number
+        """Its line in the file, for the message should the line not match its index; 0 if written here."""
+        self.fresh = fresh
+
+
+@collector_paused()
+def hand_out(items: list[Any]) -> list[Any]:
+    """Models nobody else holds, in order: built from kept lines, or copied from kept snapshots (R3, R7).
+
+    The lines with no model waiting are built together (``_from_lines``).
+    """
+    out: list[Any] = []
+    waiting: list[int] = []
+    for item in items:
+        if type(item) is not KeptLine:
+            out.append(fresh_copy(item))
+        elif item.fresh is not None:
+            out.append(item.fresh)
+            item.fresh = None  # handed out: from now on the bytes are the only copy the store keeps
+        else:
+            waiting.append(len(out))
+            out.append(None)
+    if waiting:
+        for position, entry in zip(waiting, _from_lines([items[position] for position in waiting])):
+            out[position] = entry
+    return out
+
+
+def _from_lines(lines: list[KeptLine]) -> list[Any]:
+    """The models of lines the store vouches for, checked against the ids and parents they were kept under."""
+    try:
+        entries = [_VALIDATE_JSON(line.raw, by_alias=True, by_name=False) for line in lines]
+    except ValueError:  # only if the bytes were not what was vouched for
+        entries = [parse_line(line.raw, line.number, parse_session_entry) for line in lines]
+    for line, entry in zip(lines, entries):
+        if entry.id != line.id or entry.parent_id != line.parent_id:
+            raise SessionStoreError(
+                f"{line_prefix(line.number or None)}entry {quoted(entry.id)} is not the entry {quoted(line.id)} the "
+                "session's index names; remove the index (course_lib.store_index.forget_index) and open the file again",
+                entry_id=entry.id,
+                line=line.number or None,
+            )
+    return entries
+
+
+def vouched_lines(session: Path, data: bytes, numbers: list[int], raws: list[bytes]) -> tuple[list[KeptLine], set[str]]:
+    """The lines the session's validated index covers, with the ids and parents it names for
+    them, and the set of those ids; none without a usable index, or when it does not cover
+    whole lines of this file or names an id twice (R7)."""
+    index = load_index(session, data)
+    if index is None:
+        return [], set()
+    covered = bisect.bisect_right(numbers, data.count(b"\n", 0, index.size))
+    ids = set(index.ids)
+    if covered != len(index.ids) or len(ids) != covered:
+        return [], set()
+    return list(map(KeptLine, index.ids, index.parents, raws[:covered], numbers[:covered])), ids
+
+
+def remember_lines(session: Path, data: bytes, size: int, lines: list[KeptLine]) -> None:
+    """Record in the session's index that ``data[:size]`` holds these lines, for the next open."""
+    save_index(session, data, size, [line.id for line in lines], [line.parent_id for line in lines])
+
+
+# --- validating new lines ------------------------------------------------------
+
+_VALIDATE_JSON = ENTRY_ADAPTER.validator.validate_json
+
+
+def _from_bytes(raw: bytes) -> Any:
+    """The fast path for one line: JSON text straight into the models, finite numbers included (R1).
+
+    pydantic-core keeps the last of two equal keys, so jiter (the JSON parser
+    pydantic-core uses) reads the line once more to refuse them. Any refusal is a
+    ``ValueError`` (pydantic's ValidationError and jiter's errors alike).
+    """
+    jiter.from_json(raw, catch_duplicate_keys=True, cache_mode="keys")
+    return _VALIDATE_JSON(raw, by_alias=True, by_name=False)
+
+
+def validate_lines(raws: list[bytes]) -> list[Any] | None:
+    """Every line validated straight from its bytes, or ``None`` if one is refused: the
+    caller then goes line by line, and the slow path words the first bad line's error
+    (R2, R8).
+
+    jiter reads every line first, for what pydantic-core cannot tell: that no object
+    repeats a key (it keeps the last). One validator call per line costs no more than one
+    call on the lines joined into a JSON array, and needs no copy of the file to join.
+    """
+    try:
+        for raw in raws:
+            jiter.from_json(raw, catch_duplicate_keys=True, cache_mode="keys")
+        return [_VALIDATE_JSON(raw, by_alias=True, by_name=False) for raw in raws]
+    except ValueError:
+        return None
+
+
+def validate_line(raw: bytes, number: int) -> Any:
+    """One line on the fast path, or on the slow path when the fast one refuses it."""
+    try:
+        return _from_bytes(raw)
+    except ValueError:
+        return parse_line(raw, number, parse_session_entry)
+
+
+def parse_line(raw: bytes, number: int, parse: Parser) -> Any:
+    """The slow path, with a precise message naming the line (R8) and the field (R2)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SessionEntryError(
+            f"line {number}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})", line=number
+        ) from None
+    try:
+        value = json.loads(
+            text, parse_constant=_refuse_constant, parse_int=_json_int, object_pairs_hook=_object_with_unique_keys
+        )
+    except _DuplicateKeyError as exc:
+        raise SessionEntryError(f"line {number}: key {quoted(exc.key)} appears twice in one object", line=number) from None
+    except json.JSONDecodeError as exc:
+        raise SessionEntryError(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})", line=number) from None
+    except RecursionError:
+        raise SessionEntryError(f"line {number}: nests too deeply to be a session entry", line=number) from None
+    except ValueError as exc:
+        raise SessionEntryError(f"line {number}: not valid JSON ({exc})", line=number) from None
+    try:
+        return parse(value)
+    except SessionEntryError as exc:
+        raise SessionEntryError(
+            f"line {number}: {exc}", entry_id=exc.entry_id, path=exc.path, line=number
+        ) from None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a finite JSON number")
+
+
+def _json_int(digits: str) -> int | float:
+    """An integer as JSON.parse reads it: past the double range it is infinite, which the
+    models refuse naming the field (R1); Python's own digit limit is never reached."""
+    if len(digits) > 400:
+        return -math.inf if digits.startswith("-") else math.inf
+    return int(digits)
+
+
+class _DuplicateKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object_with_unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different: a second value for a key is refused, not kept."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKeyError(key)
+            seen.add(key)
+    return value
+
+
+# --- writing a line ------------------------------------------------------------
+
+
+def wire_line(entry: Any) -> bytes:
+    """The entry as one UTF-8 JSON line; refused before anything is written (R8).
+
+    The course parser already refuses what UTF-8 cannot hold (a lone surrogate); a
+    custom ``parse`` may not, and its entry is then the caller's error: the store stays open.
+    """
+    if type(entry) is KeptLine:
+        return entry.raw + b"\n"  # a line the store vouches for is written as it stands
+    try:
+        if isinstance(entry, BaseModel):
+            return entry.model_dump_json(by_alias=True).encode("utf-8") + b"\n"
+        text = json.dumps(to_json_dict(entry), ensure_ascii=False, allow_nan=False)
+        return text.encode("utf-8") + b"\n"
+    except ValueError:  # UnicodeEncodeError and pydantic's serialization error are ValueErrors
+        entry_id = getattr(entry, "id", None)
+        raise SessionEntryError(
+            f"entry {quoted(entry_id)} cannot be written as a UTF-8 JSON line", entry_id=entry_id
+        ) from None
