@@ -6,5 +6,5 @@ from __future__ import annotations
 
 # Pages, besides the book's own start page (book/index.md).
 PAGES = ("notebooks/*.ipynb", "labs/*.ipynb", "docs/*.md")
-# Files a page may show or link to (pictures in docs/).
-ASSETS = ("docs/*.png", "docs/*.svg")
+# Files a page may show or link to (pictures in docs/, the example course file and roster).
+ASSETS = ("docs/*.png", "docs/*.svg", "docs/examples/*")
