@@ -61,6 +61,7 @@ from nbclient.util import run_sync
 from nbformat.v4 import new_code_cell, new_notebook
 
 from . import cgroup, relay
+from .errors import SandboxError
 from course_lib.checklist.harness import MIME
 from .replies import (MAX_FRAMES, MAX_MESSAGE_MB, QUEUED, BoundedContext, BoundedSession, ReplyTooLarge,
                       refused_frame, relay_stopped)
@@ -247,7 +248,7 @@ class Sandbox:
 
     def __enter__(self) -> Sandbox:
         if self.isolate and bubblewrap() is None:
-            raise RuntimeError(f"the grading sandbox needs bubblewrap (bwrap): {INSTALL_HINT}")
+            raise SandboxError(f"the grading sandbox needs bubblewrap (bwrap): {INSTALL_HINT}")
         self.folder.mkdir(parents=True, exist_ok=True)
         os.chmod(self.folder, 0o700)
         try:
@@ -356,7 +357,7 @@ class Sandbox:
         deadline = time.monotonic() + self.limits.startup_timeout
         while not relay.front_ready(prefix, connection):
             if self._relay.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the grader's relay to the kernel did not start (exit status {self._relay.poll()})")
+                raise SandboxError(f"the grader's relay to the kernel did not start (exit status {self._relay.poll()})")
             time.sleep(0.005)
         threading.Thread(target=self._watch_relay, daemon=True).start()
         return prefix

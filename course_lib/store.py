@@ -23,7 +23,7 @@ import jiter
 from pydantic import BaseModel, TypeAdapter
 
 from . import file_lock
-from .errors import SessionEntryError, SessionLockedError, SessionStoreError, quoted
+from .errors import CourseError, NotFiniteJsonError, SessionEntryError, SessionLockedError, SessionStoreError, quoted
 from .models import SessionEntry
 from .parsing import ENTRY_ADAPTER, fresh_copy, parse_session_entry, to_json_dict
 from .paths import walk_path
@@ -551,7 +551,7 @@ def _parse_line(raw: bytes, number: int, parse: Parser) -> Any:
 
 
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a finite JSON number")
+    raise NotFiniteJsonError(name)
 
 
 def _json_int(digits: str) -> int | float:
@@ -562,7 +562,7 @@ def _json_int(digits: str) -> int | float:
     return int(digits)
 
 
-class _DuplicateKeyError(ValueError):
+class _DuplicateKeyError(CourseError, ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key

@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from ..errors import CourseError
 from ..parsing import to_json_dict
 
 Kind = Literal["equal", "true", "rejects", "independent", "same"]
@@ -39,8 +40,12 @@ MAX_JSON = 200_000
 """Characters of one observed value sent out of the kernel; anything larger compares as different."""
 
 
-class NotRecording(RuntimeError):
+class NotRecording(CourseError, RuntimeError):
     """An expectation was stated outside ``recording()``: a check is judged only against the reference's record."""
+
+
+class NotAPointError(CourseError, ValueError):
+    """Data that should be one recorded expectation (``Point.to_json``) is not: a kernel's reply is never trusted."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,7 @@ class Point:
     @classmethod
     def from_json(cls, data: Any) -> Point:
         if not isinstance(data, Mapping) or data.get("kind") not in KINDS:
-            raise ValueError(f"not a checklist point: {short(data, 80)}")
+            raise NotAPointError(f"not a checklist point: {short(data, 80)}")
         return cls(str(data["kind"]), str(data.get("rule", "")), str(data.get("what", ""))[:300],  # type: ignore[arg-type]
                    data.get("actual"), data.get("expected"))
 

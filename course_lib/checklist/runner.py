@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
 from .. import lab_registry
+from ..errors import CourseError
 from . import capstone as _capstone  # noqa: F401 - registers the capstone's checks
 from .cases import CASES, Case, Implementation
 from .expect import Point, recording, verdict
@@ -160,13 +161,21 @@ def record_case(case: Case, implementation: Implementation) -> dict[str, Any]:
     return {"points": [point.to_json() for point in recorder.points], **end}
 
 
+class ReferenceFailsError(CourseError, RuntimeError):
+    """A check fails on the course's own reference: a bug in the course, never the learner's fault."""
+
+
+class UnknownFunctionError(CourseError, TypeError):
+    """``run()`` was given a function by a name no lab asks for (a typo would otherwise go unchecked)."""
+
+
 @functools.cache
 def trusted_points(number: int) -> tuple[Point, ...]:
     """The points of check ``number`` as the reference states them: what the grader judges against."""
     case = next(c for c in CASES if c.number == number)
     record = record_case(case, Implementation())
     if record["status"] != "completed":
-        raise RuntimeError(f"check {number} fails on the reference: {record.get('message')}")
+        raise ReferenceFailsError(f"check {number} fails on the reference: {record.get('message')}")
     return tuple(Point.from_json(point) for point in record["points"])
 
 
@@ -219,7 +228,7 @@ def run(lab: str | int | None = None, **functions: Callable[..., Any]) -> Checkl
     """Run the fifteen checks (or one lab's) against the reference or the functions given by name."""
     unknown = sorted(set(functions) - set(FUNCTION_NAMES))
     if unknown:
-        raise TypeError(f"unknown lab function(s) {unknown}; expected some of {list(FUNCTION_NAMES)}")
+        raise UnknownFunctionError(f"unknown lab function(s) {unknown}; expected some of {list(FUNCTION_NAMES)}")
     implementation = Implementation(**functions)
     records = tuple(run_case(case, implementation) for case in select(lab))
     return ChecklistReport(records, normalise_lab(lab) if lab is not None else None)

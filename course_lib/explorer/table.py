@@ -42,7 +42,7 @@ from ..context import (
     latest_compaction,
     select_context,
 )
-from ..errors import InteractionError
+from ..errors import EstimateError, InteractionError, OptionError
 from ..chapter_example import OPENING_BUDGET, RESUME_BUDGET, opening_path, resumed_path, system_replay_path, teaching_estimator
 from ..grouping import interaction_spans
 from ..models import MessageEntry, SessionEntry, SystemMessage
@@ -207,7 +207,7 @@ def paging(table: pd.DataFrame, page_size: int = PAGE_SIZE) -> Paging:
     but never under half a page); finding the boundary is one vectorised scan.
     """
     if page_size < 1:
-        raise ValueError(f"page_size must be at least 1, got {page_size}")
+        raise OptionError(f"page_size must be at least 1, got {page_size}")
     rows = len(table)
     kept = (table["status"] == "kept").to_numpy().nonzero()[0]
     boundary = int(kept[0]) if len(kept) else 0
@@ -269,7 +269,7 @@ def path_layout(active_path: Sequence[SessionEntry], estimate_tokens: Estimator)
     def cost(message: Any) -> int | float:
         value = estimate_tokens(fresh_copy(message))  # R15: the estimator sees a copy
         if not is_token_count(value):
-            raise ValueError(f"estimate_tokens returned {value!r}; expected a finite number >= 0 (R15)")
+            raise EstimateError(f"estimate_tokens returned {value!r}; expected a finite number >= 0 (R15)")
         return value
 
     path = [entry if isinstance(entry, BaseModel) else parse_session_entry(entry) for entry in active_path]

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import SessionEntryError, SessionPathError, SessionStoreError
+from ..errors import CourseError, SessionEntryError, SessionPathError, SessionStoreError
 from ..estimators import TokenizerDataError, estimate_tokens_bpe, estimate_tokens_chars
 from ..store import JsonlSessionStore
 from . import FORMATS, ImportedSession, SessionImportError, load_session
@@ -29,7 +29,7 @@ ESTIMATORS = {"chars": estimate_tokens_chars, "bpe": estimate_tokens_bpe}
 SHOWN = 3  # rows shown on each side of the boundary, and newest rows
 
 
-class UsageError(Exception):
+class UsageError(CourseError):
     """A bad argument or a file that cannot be used: one line on stderr, exit status 2."""
 
 

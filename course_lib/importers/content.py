@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from .assemble import Assembler, Block, image_placeholder
+from ..errors import NotFiniteJsonError
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text", "summary_text"})
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning"})
@@ -95,4 +96,4 @@ def number(value: Any) -> float:
 
 
 def _refuse(name: str) -> Any:
-    raise ValueError(f"{name} is not a finite JSON number")
+    raise NotFiniteJsonError(name)

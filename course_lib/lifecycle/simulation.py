@@ -37,7 +37,7 @@ from ..models import (
 from ..paths import walk_path
 from .budget import BUDGET_KEY, RequestBudget, budget_on_path
 from .cut_point import context_groups, find_cut_point, messages_to_summarize
-from .errors import OverflowRecoveryError
+from .errors import CompactionSettingsError, OverflowRecoveryError
 from .events import AgentEvent, EventLog, Listener
 from .overflow import is_context_overflow
 from .scripted_model import ToolOutcome
@@ -102,7 +102,9 @@ class AgentSession:
         compaction_threshold(budget.context_window, self.settings)  # L1/L2: the window must exceed the reserve
         cap = max_overflow_attempts
         if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
-            raise ValueError(f"max_overflow_attempts must be an int >= 0, got {max_overflow_attempts!r} (L4)")
+            raise CompactionSettingsError(
+                f"max_overflow_attempts must be an int >= 0, got {max_overflow_attempts!r} (L4)", field="max_overflow_attempts"
+            )
         self.store = store
         self.model = model
         self.tools = tools
