@@ -512,7 +512,7 @@ def _lab_11_3(rng: random.Random) -> tuple[HiddenTest, ...]:
             made.append(calls.make(f"{describe_path(path)}; {_describe_budget(options, estimator)}",
                                    path=path, options=options, estimator=estimator))
 
-    for number in range(3):
+    for _ in range(3):
         made += _edge_calls(calls, rng, random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5))))
     rejected = _rejected_budgets(calls, random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 4))))
     return (
@@ -533,7 +533,7 @@ def _lab_11_5(rng: random.Random) -> tuple[HiddenTest, ...]:
             options, estimator = _budget(rng, path)
             made.append(calls.make(f"{describe_path(path)}; {_describe_budget(options, estimator)}",
                                    path=path, options=options, estimator=estimator))
-    for number in range(4):
+    for _ in range(4):
         made += _edge_calls(calls, rng, random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5), compactions=1)))
     rejected = _rejected_budgets(calls, random_session(rng.randrange(10**6), SessionRecipe(groups=(3, 5), compactions=1)))
     rejected += _bad_resume_points(calls, rng)

@@ -279,7 +279,7 @@ class Sandbox:
         self.kill()
         try:
             self._stack.close()
-        except Exception:  # noqa: BLE001 - a killed kernel may complain on shutdown; it is gone either way
+        except Exception:  # noqa: BLE001, S110 - a killed kernel may complain on shutdown; it is gone either way
             pass
         self._clean_up()
 
@@ -463,7 +463,7 @@ class Sandbox:
                 reply = run_sync(client.kc.shell_channel.get_msg)(timeout=left)  # type: ignore[union-attr]
                 if reply["parent_header"].get("msg_id") == msg_id:
                     return
-        except Exception:  # noqa: BLE001 - queue.Empty on time-out, or a kernel that is gone
+        except Exception:  # noqa: BLE001, S110 - queue.Empty on time-out, or a kernel that is gone
             pass
         self.alive = False
         self.kill()

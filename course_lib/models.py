@@ -54,16 +54,16 @@ on (the halfway point past ``sys.float_info.max``). Up to this bound an integer 
 
 FiniteInt = Annotated[int, Field(ge=-LARGEST_FINITE_INT, le=LARGEST_FINITE_INT)]
 
-Number = Union[FiniteInt, float]
+Number = FiniteInt | float
 """A finite JSON number; the models' config refuses NaN, infinities and bools."""
 
-NonNegative = Union[Annotated[int, Field(ge=0, le=LARGEST_FINITE_INT)], Annotated[float, Field(ge=0)]]
+NonNegative = Annotated[int, Field(ge=0, le=LARGEST_FINITE_INT)] | Annotated[float, Field(ge=0)]
 """A finite number >= 0. The bounds sit on each member so pydantic-core checks them natively;
 on the union ``int | float`` it would call a Python validator for every value."""
 
 _FiniteJson = TypeAliasType(
     "_FiniteJson",
-    Union[None, bool, FiniteInt, float, Text, list["_FiniteJson"], dict[Text, "_FiniteJson"]],
+    Union[bool, FiniteInt, float, Text, list["_FiniteJson"], dict[Text, "_FiniteJson"], None],
 )
 
 

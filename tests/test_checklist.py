@@ -156,7 +156,7 @@ def sharing_build(path: Any, **options: Any) -> Any:
     """Returns the session's own message objects: breaks R21/R23."""
     result = reference_build(path, **options)
     by_id = {e.id: e.message for e in path if isinstance(e, MessageEntry)}
-    head = [m for m in result.messages[: len(result.messages) - len(result.kept_entry_ids)]]
+    head = list(result.messages[: len(result.messages) - len(result.kept_entry_ids)])
     return result.model_copy(update={"messages": (*head, *(by_id[i] for i in result.kept_entry_ids))})
 
 

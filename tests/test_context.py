@@ -430,7 +430,7 @@ def test_r23_build_context_accepts_wire_dicts_and_leaves_them_alone() -> None:
     wires = to_json_dict(fx.opening_path())
     snapshot = to_json_dict(fx.opening_path())
     result = build_context(wires, **fx.OPENING_BUDGET, estimate_tokens=teaching_estimator)
-    assert list(result.kept_entry_ids)[0] == "u2"
+    assert result.kept_entry_ids[0] == "u2"
     assert wires == snapshot
 
 

@@ -336,7 +336,7 @@ def test_results_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: py
         raise OSError("disk full")
 
     monkeypatch.setattr(results_module.os, "replace", failing_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="disk full"):
         write_csv([], target)
     assert target.read_text() == "previous\n"
     assert [p.name for p in tmp_path.iterdir()] == ["grades.csv"]

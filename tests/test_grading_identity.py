@@ -249,7 +249,7 @@ def test_a_file_over_the_size_limit_is_refused_without_being_read(tmp_path: Path
     reads: list[int] = []
     real_read = os.read
     monkeypatch.setattr(os, "read", lambda fd, n: reads.append(n) or real_read(fd, n))
-    with pytest.raises(SubmissionTooLarge, match="a file of 21.0 MB exceeds the 20 MB limit"):
+    with pytest.raises(SubmissionTooLarge, match=r"a file of 21\.0 MB exceeds the 20 MB limit"):
         read_regular_file(big)
     assert reads == []
     small = write(tmp_path / "small.ipynb")

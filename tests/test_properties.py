@@ -212,7 +212,7 @@ def _within(reported: str | None, location: Path) -> bool:
     """The reported field path is ``location`` or lies inside it."""
     expected = _format(location)
     return reported is not None and (
-        reported == expected or not expected or reported.startswith(expected + ".") or reported.startswith(expected + "[")
+        reported == expected or not expected or reported.startswith((expected + ".", expected + "["))
     )
 
 

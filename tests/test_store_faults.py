@@ -165,7 +165,7 @@ def test_r8_a_symlink_to_a_held_session_is_refused(tmp_path: Path) -> None:
     link.symlink_to(session)
     with open_session_writer(session, fsync=False) as first:
         first.append(user_wire("u1", None))
-        with pytest.raises(SessionLockedError, match="link.jsonl already has a writer"):
+        with pytest.raises(SessionLockedError, match=r"link\.jsonl already has a writer"):
             with open_session_writer(link, fsync=False):
                 pytest.fail("a second name must not give a second writer")
         first.append(assistant_wire("a1", "u1"))
@@ -188,7 +188,7 @@ def test_r8_a_plain_store_takes_the_lock_at_its_first_append_and_holds_it_until_
     first = JsonlSessionStore.open(session_file, fsync=False)
     second = JsonlSessionStore.open(session_file, fsync=False)
     first.append(user_wire("u1", None))
-    with pytest.raises(SessionLockedError, match="session.jsonl already has a writer"):
+    with pytest.raises(SessionLockedError, match=r"session\.jsonl already has a writer"):
         second.append(user_wire("u1", None))
     assert [e.id for e in second.read().entries] == ["u1"]  # a reader needs no lock
     first.close()

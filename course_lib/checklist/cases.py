@@ -377,7 +377,7 @@ class Selection:
             if used + cost > room:
                 break
             kept, used = group + kept, used + cost
-        reason = "within_budget" if kept == sum(self.groups, []) else "trimmed" if kept else "single_group_overflow"
+        reason = "within_budget" if kept == [entry for group in self.groups for entry in group] else "trimmed" if kept else "single_group_overflow"
         every = {"kept_entry_ids": kept or self.groups[-1], "reason": reason, "availableForMessages": available,
                  "messages": self.summary + (used if kept else self.costs[-1])}
         return {name: every[name] for name in fields}
