@@ -224,7 +224,7 @@ def test_mutant_fails_its_check(function: str, mutant: Any, number: int, rule: s
 
 def test_crash_in_learner_code_is_one_line_error() -> None:
     def crashes(*args: Any, **kwargs: Any) -> Any:
-        return {}["missing"]
+        return dict[str, Any]()["missing"]
 
     report = checklist.run(lab="11.3", build_context=crashes)
     assert {r.status for r in report.records} == {"error"}

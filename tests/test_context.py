@@ -420,7 +420,7 @@ def test_r23_summary_in_one_result_cannot_leak_into_the_next() -> None:
     data = to_json_dict(first)
     data["messages"][1]["content"][0]["text"] = "tampered"
     with pytest.raises(Exception):  # noqa: B017,PT011 - frozen pydantic model
-        first.messages[1].content[0].text = "tampered"  # type: ignore[misc]
+        first.messages[1].content[0].text = "tampered"
     again = _build(path, max_tokens=1000)
     assert again == first
     assert again.messages[1].content[0].text.startswith("[Compaction summary]")

@@ -23,8 +23,10 @@ import socket
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+from nbformat import NotebookNode
 import pytest
 from grading_corpus import edited, replace, solution
 
@@ -66,11 +68,11 @@ def honest() -> object:
     return solution("11.2")
 
 
-def hostile(change) -> object:  # noqa: ANN001
+def hostile(change) -> NotebookNode:  # noqa: ANN001
     return edited(solution("11.2"), "group_interactions", change)
 
 
-def wrong_and(code: str) -> object:
+def wrong_and(code: str) -> NotebookNode:
     notebook = hostile(WRONG)
     return edited(notebook, "group_interactions", prelude(code))
 
@@ -311,10 +313,10 @@ def test_a_folder_that_cannot_be_read_gets_a_row(tmp_path: Path, monkeypatch: py
     (folder / "alice" / "lab_11_2.ipynb").write_text("not a notebook")
     scandir = os.scandir
 
-    def refusing(path: object = ".") -> object:
+    def refusing(path: Any = ".") -> Any:
         if str(path).endswith("zoe"):
             raise PermissionError(13, "Permission denied", str(path))
-        return scandir(path)  # type: ignore[arg-type]
+        return scandir(path)
 
     monkeypatch.setattr(os, "scandir", refusing)
     unreadable: list[Path] = []

@@ -20,7 +20,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -85,12 +84,11 @@ def _sandbox_cgroups() -> set[Path]:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _needs_the_cgroup_path() -> Iterator[None]:
+def _needs_the_cgroup_path() -> None:
     if bubblewrap() is None:
         pytest.fail("bubblewrap is not installed: run `make grading-tools`")
     if (reason := cgroup_module.unavailable()) is not None:
         pytest.fail(f"these tests need a per-sandbox cgroup (CI runs as root): {reason}")
-    return
 
 
 def _notebook(folder: Path, code: str) -> Path:
@@ -169,6 +167,7 @@ def test_libzmq_refuses_a_big_frame_before_buffering_it() -> None:
         receiver.connect(f"tcp://127.0.0.1:{port}")
         assert not context.dropped()
         sender.send(b"x" * (MAX_MESSAGE_MB * 2**20 + 1))
+        assert context.monitors is not None
         monitor = context.monitors[0]
         assert monitor.poll(5000), "the connection was not dropped"
         assert context.dropped()

@@ -12,6 +12,7 @@ and a truncated final line.
 from __future__ import annotations
 
 import json
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ from course_lib import (
     estimate_tokens_chars,
     group_interactions,
 )
-from course_lib.importers import ImportedSession, SessionImportError, detect_format, load_session, sample_path
+from course_lib.importers import Format, ImportedSession, SessionImportError, detect_format, load_session, sample_path
 
 BUDGET = {"max_tokens": 200_000, "reserved_output": 16_384, "safety_margin": 2_000}
 
@@ -62,8 +63,8 @@ def _message(session: ImportedSession, entry_id: str) -> object:
     return entry.message
 
 
-def _text(message: object) -> list[str]:
-    return [getattr(block, "text", None) or getattr(block, "name", "") for block in message.content]  # type: ignore[attr-defined]
+def _text(message: Any) -> list[str]:
+    return [str(getattr(block, "text", None) or getattr(block, "name", "")) for block in message.content]
 
 
 # --- pi ---------------------------------------------------------------------------
@@ -324,7 +325,7 @@ def test_course_bad_line_names_it(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["course", "pi", "claude-code", "codex"])
-def test_auto_detects_each_sample(fmt: str) -> None:
+def test_auto_detects_each_sample(fmt: Format) -> None:
     assert detect_format(sample_path(fmt)) == fmt
 
 

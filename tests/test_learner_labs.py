@@ -276,7 +276,8 @@ def _course_imports(setup: str) -> set[str]:
 
 def _solution_regions(source: str) -> str:
     """The code inside the solution regions of a cell, dedented, one region after the other."""
-    regions, inside = [], None
+    regions: list[str] = []
+    inside: list[str] | None = None
     for line in source.split("\n"):
         if line.strip() == generator.BEGIN:
             inside = []

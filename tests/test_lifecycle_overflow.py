@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from course_lib.lifecycle import is_context_overflow
-from course_lib.models import AssistantMessage, UserMessage, Usage
+from course_lib.models import AssistantMessage, StopReason, UserMessage, Usage
 
 
-def reply(stop: str, error: str | None = None, input_tokens: int = 10) -> AssistantMessage:
+def reply(stop: StopReason, error: str | None = None, input_tokens: int = 10) -> AssistantMessage:
     usage = Usage(input=input_tokens, output=0, total_tokens=input_tokens)
     return AssistantMessage(
         content=(), provider="p", model="m", usage=usage, stop_reason=stop, error_message=error, timestamp=1

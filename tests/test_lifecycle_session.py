@@ -39,6 +39,7 @@ def test_L6_a_threshold_compaction_comes_after_agent_end_in_order() -> None:
     assert start.reason == end.reason == "threshold"
     assert end.will_retry is False
     assert end.first_kept_entry_id == "u4"
+    assert end.tokens_before is not None and end.tokens_after is not None and start.context_tokens is not None
     assert end.tokens_before == start.context_tokens > 400 - 100  # L2 on the reported usage
     assert end.tokens_after < end.tokens_before  # step 5: the context is replaced for accounting
     assert all(e.type != "compaction_start" for e in session.events if e.turn < 4)
@@ -70,6 +71,7 @@ def test_overflow_failed_response_stays_in_the_log_but_not_in_the_retry_context(
     compaction = next(e for e in entries if e.type == "compaction")
     assert compaction.parent_id == failed.parent_id == "u4", "the compaction branches off before the failure"
     assert failed.id in {e.id for e in entries}, "the failure is still in the log (L5)"
+    assert session.leaf_id is not None
     assert failed.id not in {e.id for e in path_to(entries, session.leaf_id)}, "but not on the active path"
     retry_sent = model.requests[-1].messages
     assert all(m.get("stopReason") != "error" for m in retry_sent), "the failed response is not resent"

@@ -57,7 +57,7 @@ def _huge_in(where: str, number: int) -> dict[str, Any]:
         return _metadata(timestamp=number)
     if where == "value":
         return _metadata({"nested": [1, number]})
-    wire = {"usage": assistant_wire(parent=None), "arguments": assistant_wire(parent=None)}.get(where)
+    wire = {"usage": assistant_wire(parent=None), "arguments": assistant_wire(parent=None)}.get(where, {})
     if where == "usage":
         wire["message"]["usage"]["input"] = number
     elif where == "arguments":

@@ -123,7 +123,7 @@ def expect_same(left: Any, right: Any, rule: str, what: str) -> None:
     _JUDGE.get()(Point("same", rule, what, actual=[json_data(left), json_data(right)], expected=None))
 
 
-def expect_rejects(rule: str, what: str, call: Callable[[], Any], names: Iterable[str | tuple[str, ...]] = ()) -> None:
+def expect_rejects(rule: str, what: str, call: Callable[..., Any], names: Iterable[str | tuple[str, ...]] = ()) -> None:
     """``call`` must raise a ``ValueError`` whose message names each id or field in ``names``.
 
     An item may be a tuple of alternatives (any one of them is enough). A

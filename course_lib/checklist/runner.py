@@ -114,7 +114,7 @@ def _mark(status: Status) -> str:
     return {"passed": "✅ passed", "failed": "❌ failed", "error": "💥 error", "not implemented yet": "⏳ not implemented yet"}[status]
 
 
-def select(lab: str | None = None) -> list[Case]:
+def select(lab: str | int | None = None) -> list[Case]:
     """The checks of one lab (``"11.3"``, ``"Lab 11.3"``, ``3`` or ``"capstone"``), or the chapter's fifteen."""
     if lab is None:
         return [c for c in CASES if c.lab in CHAPTER_LABS]
@@ -186,7 +186,8 @@ def judge_record(case: Case, record: Mapping[str, Any]) -> CheckRecord:
     the learner's notebook. A record that stops early reports why it stopped.
     """
     trusted = trusted_points(case.number)
-    observed = record.get("points") if isinstance(record.get("points"), list) else []
+    points = record.get("points")
+    observed: list[Any] = points if isinstance(points, list) else []
     for index, expected in enumerate(trusted):
         if index >= len(observed):
             break

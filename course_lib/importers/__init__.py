@@ -47,7 +47,7 @@ def load_session(path: str | os.PathLike[str], *, format: str = "auto") -> Impor
         format = detect_format(source)
     if format not in LOADERS:
         raise OptionError(f"unknown format {format!r}; expected auto or one of {', '.join(FORMATS)}")
-    return LOADERS[format](source)  # type: ignore[index]
+    return LOADERS[format](source)
 
 
 def sample_path(fmt: Format) -> Path:

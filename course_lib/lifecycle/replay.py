@@ -40,6 +40,8 @@ def replay_request(entries: Sequence[SessionEntry], response_entry_id: str) -> R
     response = next((e for e in entries if e.id == response_entry_id), None)
     if response is None or response.type != "message" or not isinstance(response.message, AssistantMessage):
         raise ReplayError(f"{response_entry_id!r} is not an assistant response in this log")
+    if response.parent_id is None:
+        raise ReplayError(f"{response_entry_id!r} is a root entry: no request led to it")
     path = walk_path(entries, response.parent_id)
     budget = budget_on_path(path)
     if budget is None:

@@ -154,6 +154,7 @@ class AgentSession:
         compactions: list[str] = []
         while True:
             last = self._run()
+            assert isinstance(last.message, AssistantMessage), "a run ends on the model's response"
             self._emit("agent_end", entry_id=last.id)
             after = self._after_run(last, attempts)  # step 1: the post-run hook
             if after.compaction_id:
@@ -196,6 +197,7 @@ class AgentSession:
 
     def _after_run(self, last: MessageEntry, attempts: int) -> _AfterRun:
         message = last.message
+        assert isinstance(message, AssistantMessage), "a run ends on the model's response"
         window = self.budget.context_window
         if is_context_overflow(message, window):
             return self._recover_overflow(last, attempts)
@@ -226,6 +228,7 @@ class AgentSession:
         Each further attempt halves the keep target: keeping as much as last time
         cannot cure the overflow that just happened with it.
         """
+        assert isinstance(failed.message, AssistantMessage) and failed.parent_id is not None, "a response to a request"
         reported = failed.message.usage.input
         if not self.settings.enabled or attempts >= self.max_overflow_attempts:
             why = "compaction is disabled" if not self.settings.enabled else (
