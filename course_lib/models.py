@@ -89,15 +89,13 @@ def _json_kind(value: Any) -> str:
 _FiniteJsonFromPython: Any = TypeAliasType(  # a schema for pydantic, never an annotation
     "_FiniteJsonFromPython",
     Annotated[
-        Union[
-            Annotated[list["_FiniteJsonFromPython"], Tag("list")],  # type: ignore[misc]  # as in _FiniteJson
-            Annotated[dict[Text, "_FiniteJsonFromPython"], Tag("dict")],  # type: ignore[misc]  # as in _FiniteJson
-            Annotated[Text, Tag("str")],
-            Annotated[bool, Tag("bool")],
-            Annotated[FiniteInt, Tag("int")],
-            Annotated[float, Tag("float")],
-            Annotated[None, Tag("NoneType")],
-        ],
+        Annotated[list["_FiniteJsonFromPython"], Tag("list")]  # type: ignore[misc]  # as in _FiniteJson
+        | Annotated[dict[Text, "_FiniteJsonFromPython"], Tag("dict")]  # type: ignore[misc]  # as in _FiniteJson
+        | Annotated[Text, Tag("str")]
+        | Annotated[bool, Tag("bool")]
+        | Annotated[FiniteInt, Tag("int")]
+        | Annotated[float, Tag("float")]
+        | Annotated[None, Tag("NoneType")],
         Discriminator(_json_kind, custom_error_type="invalid-json-value", custom_error_message="not a JSON value"),
     ],
 )
