@@ -430,11 +430,11 @@ def main(
 ) -> int:
     rows: list[Row] = []
     for n in sizes:
-        rows.append(in_fresh_process(f"size:{n}"))  # type: ignore[arg-type]
+        rows.append(in_fresh_process(f"size:{n}"))  # type: ignore[arg-type]  # a "size:" part returns a Row
         print(f"measured {n} entries", file=sys.stderr, flush=True)
     redraws: list[Redraw] = []
     for n in explorer_sizes:
-        redraws.append(in_fresh_process(f"explorer:{n}"))  # type: ignore[arg-type]
+        redraws.append(in_fresh_process(f"explorer:{n}"))  # type: ignore[arg-type]  # an "explorer:" part returns a Redraw
         print(f"measured the explorer at {n} entries", file=sys.stderr, flush=True)
     imported = in_fresh_process(f"import:{megabytes}")
     assert isinstance(imported, Import)

@@ -118,7 +118,7 @@ def _run(source: str, names: dict[str, Any], number: int) -> Any:
     exec(compile(tree, f"<cell {number}>", "exec"), names)  # noqa: S102 - the course's own cells
     if last is None or source.rstrip().endswith(";"):
         return None
-    return eval(compile(ast.Expression(last.value), f"<cell {number}>", "eval"), names)  # noqa: S307
+    return eval(compile(ast.Expression(last.value), f"<cell {number}>", "eval"), names)  # noqa: S307 - the course's own cells
 
 
 @contextlib.contextmanager

@@ -45,11 +45,11 @@ def _tiktoken_cl100k_definition() -> dict[str, object]:
     found: dict[str, Any] = {}
     for node in ast.walk(function):
         if isinstance(node, ast.keyword) and node.arg == "expected_hash":
-            found["expected_hash"] = node.value.value  # type: ignore[attr-defined]
+            found["expected_hash"] = node.value.value  # type: ignore[attr-defined]  # a constant in tiktoken's source
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values):
                 if isinstance(key, ast.Constant) and key.value == "pat_str":
-                    found["pat_str"] = value.value  # type: ignore[attr-defined]
+                    found["pat_str"] = value.value  # type: ignore[attr-defined]  # a constant in tiktoken's source
                 if isinstance(key, ast.Name) and isinstance(value, ast.Constant):
                     found.setdefault("special_tokens", {})[constants[key.id]] = value.value
     return found

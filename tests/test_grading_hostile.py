@@ -64,7 +64,7 @@ def chain(*changes):  # noqa: ANN002, ANN201
     return change
 
 
-def honest() -> object:
+def honest() -> NotebookNode:
     return solution("11.2")
 
 
@@ -386,9 +386,9 @@ def identity_batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, 
     root = tmp_path_factory.mktemp("identity")
     folder = root / "submissions"
 
-    def put(relative: str, notebook: object, **course: str) -> Path:
+    def put(relative: str, notebook: NotebookNode, **course: str) -> Path:
         notebook = __import__("copy").deepcopy(notebook)
-        notebook.metadata["course"] = {**notebook.metadata.get("course", {}), **course}  # type: ignore[attr-defined]
+        notebook.metadata["course"] = {**notebook.metadata.get("course", {}), **course}
         path = folder / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(notebook, path)

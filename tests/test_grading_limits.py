@@ -261,7 +261,7 @@ def test_nothing_is_left_behind(ending: str, tmp_path: Path) -> None:
     limits = Limits(cell_timeout=5 if ending == "timed out" else 30, interrupt_grace=1, budget=60, memory_mb=1024)
     before = _sandbox_cgroups()
     with Sandbox(tmp_path / "box", limits, lab_view("11.2")) as box:
-        pids = [box._client.km.provisioner.process.pid, box._relay.pid]  # type: ignore[union-attr]  # bwrap, relay
+        pids = [box._client.km.provisioner.process.pid, box._relay.pid]  # type: ignore[union-attr]  # bwrap and the relay, both started by now
         box.run(code)
     assert _sandbox_cgroups() == before
     assert not (tmp_path / "box").exists()

@@ -57,7 +57,7 @@ def _run_lab_code(notebook: Any) -> dict[str, Any]:
     namespace: dict[str, Any] = {"__name__": "__lab__"}
     for source in (setup, *exercises):
         # dont_inherit: this module's `from __future__ import annotations` must not leak into the cells
-        exec(compile(source, "<lab cell>", "exec", dont_inherit=True), namespace)  # noqa: S102
+        exec(compile(source, "<lab cell>", "exec", dont_inherit=True), namespace)  # noqa: S102 - the course's own lab cells
     return namespace
 
 

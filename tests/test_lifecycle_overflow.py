@@ -34,4 +34,4 @@ def test_overflow_detection(message: AssistantMessage, expected: bool) -> None:
 
 
 def test_a_user_message_is_never_an_overflow() -> None:
-    assert is_context_overflow(UserMessage(content=(), timestamp=1), 800) is False  # type: ignore[arg-type]
+    assert is_context_overflow(UserMessage(content=(), timestamp=1), 800) is False  # type: ignore[arg-type]  # a user message on purpose: never an overflow

@@ -55,7 +55,8 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(json_keys, inner, max_size=3),
     max_leaves=8,
 )
-optional = lambda strategy: st.none() | strategy  # noqa: E731
+def optional(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.none() | strategy
 
 
 def model(cls: Any, **fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:

@@ -246,7 +246,7 @@ def test_r8_a_recovery_that_dies_before_naming_the_target_leaves_none(tmp_path: 
 def test_r8_recovery_never_replaces_a_target_that_appears_meanwhile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source, target = tmp_path / "crashed.jsonl", tmp_path / "clean.jsonl"
     source.write_text(_line(user_wire("u1", None)))
-    real_open = JsonlSessionStore.open.__func__  # type: ignore[attr-defined]
+    real_open = JsonlSessionStore.open.__func__  # type: ignore[attr-defined]  # the classmethod's function, to wrap it
 
     def open_then_someone_writes(cls: type, path: Any, **options: Any) -> JsonlSessionStore:
         store = real_open(cls, path, **options)

@@ -27,7 +27,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel
 
@@ -65,7 +65,8 @@ class Point:
     def from_json(cls, data: Any) -> Point:
         if not isinstance(data, Mapping) or data.get("kind") not in KINDS:
             raise NotAPointError(f"not a checklist point: {short(data, 80)}")
-        return cls(str(data["kind"]), str(data.get("rule", "")), str(data.get("what", ""))[:300],  # type: ignore[arg-type]
+        kind = cast(Kind, str(data["kind"]))  # one of KINDS, checked above
+        return cls(kind, str(data.get("rule", "")), str(data.get("what", ""))[:300],
                    data.get("actual"), data.get("expected"))
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..models import StopReason
 from .assemble import Assembler, Block, text_block
 from .content import THINKING_TYPES, number, object_at, texts, tool_call, usage_of
 from .lines import Record, read_json_lines
@@ -32,7 +33,7 @@ from .report import ImportedSession
 from .summary import summary_from_text
 from .tree import OFF_PATH, active_path
 
-STOP_REASONS = {
+STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "tool_use": "toolUse",
@@ -165,7 +166,7 @@ def _assistant(
         provider="anthropic",
         model=str(message.get("model") or "unknown"),
         usage=usage_of(given, usage.get("output_tokens")),
-        stop_reason="error" if error else STOP_REASONS.get(str(message.get("stop_reason"))),  # type: ignore[arg-type]
+        stop_reason="error" if error else STOP_REASONS.get(str(message.get("stop_reason"))),
         error_message=" ".join(b["text"] for b in blocks if b["type"] == "text") if error else None,
         source_id=uuid,
     )

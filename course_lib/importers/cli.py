@@ -18,6 +18,7 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import CourseError, SessionEntryError, SessionPathError, SessionStoreError
 from ..estimators import TokenizerDataError, estimate_tokens_bpe, estimate_tokens_chars
@@ -121,9 +122,9 @@ def _show(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def _print_rows(table: object) -> None:
+def _print_rows(table: Any) -> None:  # a pandas DataFrame (pandas ships no types)
     """The rows around the first kept row and the newest rows; elided runs as counts by status."""
-    rows = list(table.itertuples(index=False))  # type: ignore[attr-defined]
+    rows = list(table.itertuples(index=False))
     statuses = [row.status for row in rows]
     first_kept = statuses.index("kept") if "kept" in statuses else len(rows)
     shown = set(range(max(0, first_kept - SHOWN), min(len(rows), first_kept + SHOWN)))
