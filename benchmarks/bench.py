@@ -67,6 +67,7 @@ from sessions import candidates, generate_session, tenth_budget, write_pi_log  #
 
 from course_lib import (  # noqa: E402
     JsonlSessionStore,
+    MessageEntry,
     SessionEntry,
     build_context,
     estimate_tokens_chars,
@@ -132,7 +133,7 @@ def best_time(fn: Callable[[], object], *, repeat: int = 11, max_total: float = 
     return min(times)
 
 
-def floor(path: Sequence[SessionEntry]) -> None:
+def floor(path: Sequence[MessageEntry]) -> None:
     """One estimator call per message ``build_context`` estimates: the work of looking at each once."""
     for entry in path:
         estimate_tokens_chars(entry.message)
@@ -264,14 +265,18 @@ def measure_redraw(n_entries: int, *, repeat: int = 11) -> Redraw:
     """The explorer's redraw after a slider move: a budget slider (a new projection) and the page slider."""
     path = generate_session(n_entries)
     budget = tenth_budget(path)
-    explorer = ProjectionExplorer.from_session(path, **budget)
+    explorer = ProjectionExplorer.from_session(
+        path, max_tokens=budget["max_tokens"], reserved_output=budget["reserved_output"], safety_margin=budget["safety_margin"]
+    )
     low, high = budget["max_tokens"], budget["max_tokens"] * 2
 
     def move_budget() -> None:
         explorer.max_tokens.value = high if explorer.max_tokens.value == low else low
 
     def move_page() -> None:
-        explorer.page.value = explorer.page.value % explorer.paging.pages + 1
+        paging = explorer.paging
+        assert paging is not None, "a trimmed session is shown a page at a time"
+        explorer.page.value = explorer.page.value % paging.pages + 1
 
     budget_slider = best_time(move_budget, repeat=repeat)
     if explorer.projection is None or explorer.projection.result.reason == "single_group_overflow":
@@ -360,13 +365,13 @@ def verdicts(
             )
         )
     for redraw in redraws:
-        limit = REDRAW_LIMITS.get(redraw.entries)
-        if limit is not None:
+        redraw_limit = REDRAW_LIMITS.get(redraw.entries)
+        if redraw_limit is not None:
             checks.append(
                 (
-                    redraw.budget_slider <= limit,
+                    redraw.budget_slider <= redraw_limit,
                     f"the explorer redraws in {_ms(redraw.budget_slider)} after a budget slider moves"
-                    f" at {redraw.entries} entries (target <= {_ms(limit)})",
+                    f" at {redraw.entries} entries (target <= {_ms(redraw_limit)})",
                 )
             )
     growths = [
@@ -452,11 +457,11 @@ def main(
 ) -> int:
     rows: list[Row] = []
     for n in sizes:
-        rows.append(in_fresh_process(f"size:{n}"))  # type: ignore[arg-type]
+        rows.append(in_fresh_process(f"size:{n}"))  # type: ignore[arg-type]  # a "size:" part returns a Row
         print(f"measured {n} entries", file=sys.stderr, flush=True)
     redraws: list[Redraw] = []
     for n in explorer_sizes:
-        redraws.append(in_fresh_process(f"explorer:{n}"))  # type: ignore[arg-type]
+        redraws.append(in_fresh_process(f"explorer:{n}"))  # type: ignore[arg-type]  # an "explorer:" part returns a Redraw
         print(f"measured the explorer at {n} entries", file=sys.stderr, flush=True)
     imported = in_fresh_process(f"import:{megabytes}")
     assert isinstance(imported, Import)

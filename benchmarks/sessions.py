@@ -160,12 +160,12 @@ class _Session:
 
 def _call(call_id: str, c: int, module: str, group: int) -> ToolCall:
     kind = ("read", "bash", "edit")[(c + group) % 3]
-    arguments: dict[str, Any] = {
+    by_kind: dict[str, dict[str, Any]] = {
         "read": {"path": module, "offset": 1 + c * 40, "limit": 200},
         "bash": {"command": f"pytest tests/test_{module[4:-3]}.py -q -x", "timeout": 120},
         "edit": {"path": module, "oldText": _CODE, "newText": _CODE.replace("path", "active_path")},
-    }[kind]
-    return ToolCall(id=call_id, name=kind, arguments=arguments)
+    }
+    return ToolCall(id=call_id, name=kind, arguments=by_kind[kind])
 
 
 def _assistant(text: str, calls: tuple[ToolCall, ...], group: int, timestamp: int) -> AssistantMessage:
@@ -219,7 +219,7 @@ def pi_lines(path: Sequence[SessionEntry]) -> list[str]:
         base = {"id": entry.id, "parentId": entry.parent_id, "timestamp": entry.timestamp}
         if entry.type == "compaction":
             text = summary_message(entry).content[0].text
-            pi = {"type": "compaction", **base, "summary": text, "firstKeptEntryId": entry.first_kept_entry_id, "tokensBefore": entry.tokens_before}
+            pi: dict[str, Any] = {"type": "compaction", **base, "summary": text, "firstKeptEntryId": entry.first_kept_entry_id, "tokensBefore": entry.tokens_before}
         elif entry.type == "metadata":
             pi = {"type": "model_change", **base, **entry.value}
         else:

@@ -52,7 +52,7 @@ _EXPORTS = {
     "shard_of": "shard",
 }  # fmt: skip
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(_EXPORTS)  # noqa: PLE0605 - the lazy exports: their names are the keys of _EXPORTS
 
 
 def __getattr__(name: str) -> Any:

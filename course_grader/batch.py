@@ -302,8 +302,8 @@ def _run_jobs(indexes: Iterable[int], jobs: int, paths: dict[int, Path], root: s
             left = -max(worker.overdue(deadline) for worker in busy)
             ready = set(wait([w.connection for w in busy] + [w.process.sentinel for w in busy], timeout=max(0.0, left)))
             for worker in busy:
-                index = worker.job
-                assert index is not None
+                job = worker.job
+                assert job is not None
                 if worker.connection in ready or worker.process.sentinel in ready:
                     try:
                         if worker.connection.poll():
@@ -316,12 +316,12 @@ def _run_jobs(indexes: Iterable[int], jobs: int, paths: dict[int, Path], root: s
                             continue
                     except (EOFError, OSError):
                         pass
-                    lost[index] = worker.stop(kill=True)
+                    lost[job] = worker.stop(kill=True)
                     workers.remove(worker)
                 elif worker.overdue(deadline) > 0:
                     worker.stop(kill=True)
                     workers.remove(worker)
-                    hung(index)
+                    hung(job)
     finally:
         for worker in workers:
             worker.stop(kill=worker.job is not None)

@@ -26,7 +26,7 @@ from typing import Any
 from course_lib import context, chapter_example
 from course_lib.builders import PathBuilder
 from course_lib.lifecycle.cut_point import context_groups, group_cost
-from course_lib.models import SessionEntry
+from course_lib.models import SessionEntry, StopReason
 from course_lib.parsing import to_json_dict
 from course_lib.checklist import harness
 from .hidden import HiddenCall
@@ -104,7 +104,7 @@ def _malformed() -> list[tuple[str, Callable[[dict[str, Any]], str]]]:
 
 def _lab_11_1() -> Covering:
     calls = _Calls("11.1", "parse_session_entry", FIXED)
-    empty_lists = {key: [] for key in ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")}
+    empty_lists: dict[str, list[str]] = {key: [] for key in ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")}
     valid = [
         ("the chapter's compact-1", _compact_1()),
         ("a compaction with tokensBefore 17.25 and a fractional timestamp", _compact_1(tokensBefore=17.25, timestamp=100.5)),
@@ -409,7 +409,7 @@ def _lab_11_4() -> Covering:
 # The capstone ----------------------------------------------------------------------------
 
 
-def _answer(stop: str, *, error: str | None = None, input_tokens: int = 10, number: int = 1) -> dict[str, Any]:
+def _answer(stop: StopReason, *, error: str | None = None, input_tokens: int = 10, number: int = 1) -> dict[str, Any]:
     entry = PathBuilder().assistant(f"reply-{number}", f"Scripted answer {number}.", stop_reason=stop,
                                     input_tokens=input_tokens, error_message=error).entries[-1]
     return to_json_dict(entry)
@@ -443,7 +443,8 @@ def _recovery_scripts() -> list[tuple[str, list[dict[str, Any]], int | float, An
 
 def _keeps(path: list[SessionEntry]) -> list[int | float]:
     """keep_recent_tokens at, just below and just above each running total of the newest groups' costs (L3)."""
-    totals, running = [], 0
+    totals: list[int | float] = []
+    running: int | float = 0
     for cost in reversed(_context_costs(path)):
         running += cost
         totals.append(running)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from course_lib.errors import CourseError
 
-class GradingError(Exception):
+
+class GradingError(CourseError):
     """The grader could not grade a submission (not the learner's code failing a check)."""
 
 
@@ -21,3 +23,7 @@ class NotARegularFile(NotALabNotebook):
 
 class SubmissionTooLarge(NotALabNotebook):
     """A submitted file larger than the grader reads (``notebook.MAX_NOTEBOOK_BYTES``)."""
+
+
+class SandboxError(GradingError, RuntimeError):
+    """The grading sandbox could not be set up: bubblewrap is missing, or the relay to the kernel did not start."""

@@ -19,7 +19,7 @@ from typing import Any
 
 from course_lib.builders import PathBuilder
 from course_lib.compaction import create_compaction_entry
-from course_lib.models import CompactionSummary, SessionEntry
+from course_lib.models import CompactionSummary, SessionEntry, StopReason
 
 WORDS = (
     "read", "test", "branch", "restore", "session", "budget", "group", "call", "result",
@@ -124,7 +124,7 @@ class _Session:
         if self.recipe.max_tool_calls and rng.random() < 0.6:
             self._tool_round_trips(number)
         for _ in range(rng.choice((1, 1, 2))):
-            stop = rng.choice(("stop", "stop", "stop", "length", "error", "aborted"))
+            stop: StopReason = rng.choice(("stop", "stop", "stop", "length", "error", "aborted"))
             builder.assistant(
                 self._id(f"a{number}"), random_text(rng), stop_reason=stop,
                 error_message="Provider error." if stop == "error" else None,

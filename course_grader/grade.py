@@ -163,13 +163,13 @@ def _execute(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], optio
             run.functions = box.run(f"{HARNESS}.functions(globals(), {names!r})")
             defined = run.functions.reply if isinstance(run.functions.reply, dict) else {}
             if all(defined.get(name) is True for name in names):
-                items = [(run.checks, case.number, f"{HARNESS}.check(globals(), {case.number}, {names!r})")
+                items: list[tuple[dict[Any, CellRun], int | str, str]] = [(run.checks, case.number, f"{HARNESS}.check(globals(), {case.number}, {names!r})")
                          for case in select(lab)]
                 items += [(run.calls, call.key, call_source(call.request())) for call in hidden_calls(lab, options.seed)]
                 stopped: CellRun | None = None
                 for results, key, source in items:
-                    results[key] = stopped or box.run(source)  # type: ignore[index]
-                    stopped = stopped or _stops_the_rest(results[key], limits)  # type: ignore[index]
+                    results[key] = stopped or box.run(source)
+                    stopped = stopped or _stops_the_rest(results[key], limits)
                 if stopped is None:
                     add_counterexamples(lab, run, lambda request: _practice_call(box, request), options.seed)
             run.seconds, run.expired = box.elapsed, box.expired

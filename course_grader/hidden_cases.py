@@ -23,7 +23,7 @@ from course_lib.builders import PathBuilder
 from course_lib.lifecycle import cut_point, overflow
 from course_lib.lifecycle import settings as lifecycle_settings
 from .generate import SessionRecipe, group_starts, random_session, random_summary
-from course_lib.models import SessionEntry
+from course_lib.models import SessionEntry, StopReason
 from course_lib.parsing import parse_session_entry, to_json_dict
 from course_lib.checklist import harness
 from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned
@@ -512,7 +512,7 @@ def _lab_11_3(rng: random.Random) -> tuple[HiddenTest, ...]:
             made.append(calls.make(f"{describe_path(path)}; {_describe_budget(options, estimator)}",
                                    path=path, options=options, estimator=estimator))
 
-    for number in range(3):
+    for _ in range(3):
         made += _edge_calls(calls, rng, random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5))))
     rejected = _rejected_budgets(calls, random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 4))))
     return (
@@ -533,7 +533,7 @@ def _lab_11_5(rng: random.Random) -> tuple[HiddenTest, ...]:
             options, estimator = _budget(rng, path)
             made.append(calls.make(f"{describe_path(path)}; {_describe_budget(options, estimator)}",
                                    path=path, options=options, estimator=estimator))
-    for number in range(4):
+    for _ in range(4):
         made += _edge_calls(calls, rng, random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5), compactions=1)))
     rejected = _rejected_budgets(calls, random_session(rng.randrange(10**6), SessionRecipe(groups=(3, 5), compactions=1)))
     rejected += _bad_resume_points(calls, rng)
@@ -658,7 +658,7 @@ def _capstone(rng: random.Random) -> tuple[HiddenTest, ...]:
 
 def _scripted_answer(rng: random.Random, window: int, number: int) -> dict[str, Any]:
     """One model answer for overflow recovery: an overflow (by text or by size), another error, or a plain stop (L4)."""
-    stop = rng.choice(("stop", "error", "error", "length", "aborted"))
+    stop: StopReason = rng.choice(("stop", "error", "error", "length", "aborted"))
     error = rng.choice((None, None, "prompt is too long", "exceeds the context window", "rate limited"))
     size = rng.choice((rng.randint(0, window), window, window + 1, rng.randint(window, window * 2)))
     entry = PathBuilder().assistant(f"reply-{number}", f"Scripted answer {number}.", stop_reason=stop, input_tokens=size,

@@ -18,14 +18,17 @@ import functools
 import json
 import random
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from course_lib.checklist.expect import first_difference, short
 from course_lib.compaction import summary_message
+from course_lib.models import CompactionEntry, MessageEntry, SessionEntry
 from course_lib.parsing import parse_session_entry
 from course_lib.checklist.harness import ESTIMATORS
 from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict
 from .hidden_cases import GENERATORS, hidden_tests, lab_seed, reference_call
+
+_Entry = TypeVar("_Entry", bound=SessionEntry)
 
 Run = Callable[[dict[str, Any]], Mapping[str, Any]]
 """Sends one call to the learner's function (a request as ``HiddenCall.request`` gives it) and returns its outcome."""
@@ -205,18 +208,29 @@ def _entries(path: list[dict[str, Any]], estimator: str | None) -> str:
 
 def _entry(entry: dict[str, Any], estimator: str | None) -> str:
     if entry.get("type") == "compaction":
-        cost = _cost(estimator, lambda: summary_message(parse_session_entry(entry)))
+        cost = _cost(estimator, lambda: summary_message(_parsed(entry, CompactionEntry)))
         return f"{entry['id']}(compaction, keeps from {entry.get('firstKeptEntryId')}{', summary ' + cost if cost else ''})"
     if entry.get("type") != "message":
         return f"{entry['id']}({entry.get('type')})"
-    detail = _role(entry)
-    if _role(entry) == "toolResult":
-        detail += f" of {entry['message'].get('toolCallId')}"
-    calls = [block["id"] for block in entry["message"].get("content", []) if isinstance(block, dict) and block.get("type") == "toolCall"]
+    raw = entry.get("message")
+    message: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    detail = _role(entry) or "no role"  # a malformed case (R1) still gets a description
+    if detail == "toolResult":
+        detail += f" of {message.get('toolCallId')}"
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    calls = [str(block.get("id")) for block in blocks if isinstance(block, dict) and block.get("type") == "toolCall"]
     if calls:
         detail += f" calling {', '.join(calls)}"
-    cost = _cost(estimator, lambda: parse_session_entry(entry).message)
+    cost = _cost(estimator, lambda: _parsed(entry, MessageEntry).message)
     return f"{entry['id']}({detail}{', ' + cost if cost else ''})"
+
+
+def _parsed(entry: Mapping[str, Any], kind: type[_Entry]) -> _Entry:
+    """``entry`` parsed, as the kind its ``type`` names (a malformed one raises, and goes without a cost)."""
+    parsed = parse_session_entry(entry)
+    assert isinstance(parsed, kind), f"{entry.get('type')!r} parsed as {type(parsed).__name__}"
+    return parsed
 
 
 def _cost(estimator: str | None, message: Callable[[], Any]) -> str | None:

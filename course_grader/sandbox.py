@@ -61,6 +61,7 @@ from nbclient.util import run_sync
 from nbformat.v4 import new_code_cell, new_notebook
 
 from . import cgroup, relay
+from .errors import SandboxError
 from course_lib.checklist.harness import MIME
 from .replies import (MAX_FRAMES, MAX_MESSAGE_MB, QUEUED, BoundedContext, BoundedSession, ReplyTooLarge,
                       refused_frame, relay_stopped)
@@ -228,7 +229,10 @@ class Sandbox:
         manager = _KernelManager(kernel_name="python3", transport="ipc" if isolate else "tcp",
                                  **({"ip": str(self._ipc / "kernel")} if isolate else {}))
         manager.connection_file = str(self.folder / "kernel.json")
-        manager.kernel_spec.interrupt_mode = "message"  # a signal would reach bwrap, not the kernel
+        spec = manager.kernel_spec
+        if spec is None:  # jupyter_client gives none for an empty kernel name
+            raise SandboxError("the grader found no python3 kernel spec: install ipykernel next to the grader")
+        spec.interrupt_mode = "message"  # a signal would reach bwrap, not the kernel
         if isolate:
             manager.wrap_command = self._bwrap
             manager.owner = self.uid
@@ -247,7 +251,7 @@ class Sandbox:
 
     def __enter__(self) -> Sandbox:
         if self.isolate and bubblewrap() is None:
-            raise RuntimeError(f"the grading sandbox needs bubblewrap (bwrap): {INSTALL_HINT}")
+            raise SandboxError(f"the grading sandbox needs bubblewrap (bwrap): {INSTALL_HINT}")
         self.folder.mkdir(parents=True, exist_ok=True)
         os.chmod(self.folder, 0o700)
         try:
@@ -278,7 +282,7 @@ class Sandbox:
         self.kill()
         try:
             self._stack.close()
-        except Exception:  # noqa: BLE001 - a killed kernel may complain on shutdown; it is gone either way
+        except Exception:  # noqa: BLE001, S110 - a killed kernel may complain on shutdown; it is gone either way
             pass
         self._clean_up()
 
@@ -356,7 +360,7 @@ class Sandbox:
         deadline = time.monotonic() + self.limits.startup_timeout
         while not relay.front_ready(prefix, connection):
             if self._relay.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the grader's relay to the kernel did not start (exit status {self._relay.poll()})")
+                raise SandboxError(f"the grader's relay to the kernel did not start (exit status {self._relay.poll()})")
             time.sleep(0.005)
         threading.Thread(target=self._watch_relay, daemon=True).start()
         return prefix
@@ -453,16 +457,17 @@ class Sandbox:
 
     def _recover(self) -> None:
         """Interrupt the cell that timed out; if the kernel does not answer a no-op soon, kill the sandbox."""
-        client = self._client
+        km, kc = self._client.km, self._client.kc
         try:
-            run_sync(client.km.interrupt_kernel)()  # type: ignore[union-attr]
-            msg_id = client.kc.execute("pass", store_history=False)  # type: ignore[union-attr]
-            deadline = time.monotonic() + self.limits.interrupt_grace
-            while (left := deadline - time.monotonic()) > 0:
-                reply = run_sync(client.kc.shell_channel.get_msg)(timeout=left)  # type: ignore[union-attr]
-                if reply["parent_header"].get("msg_id") == msg_id:
-                    return
-        except Exception:  # noqa: BLE001 - queue.Empty on time-out, or a kernel that is gone
+            if isinstance(km, AsyncKernelManager) and kc is not None:  # else the kernel is gone already
+                run_sync(km.interrupt_kernel)()
+                msg_id = kc.execute("pass", store_history=False)
+                deadline = time.monotonic() + self.limits.interrupt_grace
+                while (left := deadline - time.monotonic()) > 0:
+                    reply = run_sync(kc.shell_channel.get_msg)(timeout=left)
+                    if reply["parent_header"].get("msg_id") == msg_id:
+                        return
+        except Exception:  # noqa: BLE001, S110 - queue.Empty on time-out, or a kernel that is gone
             pass
         self.alive = False
         self.kill()
@@ -487,7 +492,9 @@ class Sandbox:
         for folder in python_folders():
             mounts.bind(folder, folder)
         mounts.bind(self.view, PACKAGE)  # the lab's view over the package, wherever it is installed
-        mounts.bind(Path(self._client.km.connection_file), Path(self._client.km.connection_file))
+        km = self._client.km
+        assert km is not None, "bwrap wraps the kernel that this sandbox's manager starts"
+        mounts.bind(Path(km.connection_file), Path(km.connection_file))
         mounts.bind(self._ipc, self._ipc, writable=True)
         args = [
             "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import shutil
+import sys
 from pathlib import Path
 
 import course_lib
@@ -85,5 +86,8 @@ def _stub_model(node: ast.ClassDef, qualified: str, lab: str) -> ast.stmt:
         "def _withheld(cls, value):\n"
         f"    raise _NotAvailableWhileGrading({qualified!r}, {lab!r})\n"
     ).body[0]
-    return ast.ClassDef(name=node.name, bases=node.bases, keywords=node.keywords,
-                        body=[*tags, validator], decorator_list=[], type_params=[])
+    withheld = ast.ClassDef(name=node.name, bases=node.bases, keywords=node.keywords,
+                            body=[*tags, validator], decorator_list=[])
+    if sys.version_info >= (3, 12):  # compile() needs the field from 3.12 on
+        withheld.type_params = []
+    return withheld

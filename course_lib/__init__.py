@@ -9,6 +9,7 @@ from .compaction import compaction_summary_text, create_compaction_entry
 from .context import BuildContextResult, TokenProjection, build_context
 from .errors import (
     CompactionError,
+    CourseError,
     InteractionError,
     SessionEntryError,
     SessionLockedError,
@@ -44,6 +45,7 @@ __all__ = [
     "CompactionEntry",
     "CompactionError",
     "CompactionSummary",
+    "CourseError",
     "InMemorySessionStore",
     "InteractionError",
     "InteractionGroup",

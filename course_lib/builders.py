@@ -14,6 +14,7 @@ from .models import (
     MessageEntry,
     MetadataEntry,
     SessionEntry,
+    StopReason,
     SystemMessage,
     TextContent,
     ToolCall,
@@ -54,7 +55,7 @@ class PathBuilder:
         text: str = "",
         *,
         tool_calls: Iterable[ToolCallSpec] = (),
-        stop_reason: str | None = None,
+        stop_reason: StopReason | None = None,
         input_tokens: int = 0,
         error_message: str | None = None,
     ) -> PathBuilder:

@@ -10,7 +10,7 @@ opening path costs exactly what the chapter's table says.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from .builders import PathBuilder
 from .estimators import Message
@@ -18,13 +18,15 @@ from .models import CompactionEntry, CompactionSummary, SessionEntry, SystemMess
 from .parsing import parse_session_entry
 from .system_prompt import system_message_text
 
-OPENING_BUDGET: dict[str, int] = {"max_tokens": 31, "reserved_output": 4, "safety_margin": 2}
+# The budgets are spread into build_context and its relatives (``**OPENING_BUDGET``); typed ``Any`` so that mypy
+# does not match their ints against the other keywords (``estimate_tokens``) those functions take.
+OPENING_BUDGET: dict[str, Any] = {"max_tokens": 31, "reserved_output": 4, "safety_margin": 2}
 """The chapter's budget: system 3 + reserved 4 + margin 2 leaves 22 for messages."""
 
-TIGHT_BUDGET: dict[str, int] = {"max_tokens": 19, "reserved_output": 4, "safety_margin": 2}
+TIGHT_BUDGET: dict[str, Any] = {"max_tokens": 19, "reserved_output": 4, "safety_margin": 2}
 """Leaves 10 for messages: the third group (15) alone overflows."""
 
-RESUME_BUDGET: dict[str, int] = {"max_tokens": 80, "reserved_output": 4, "safety_margin": 2}
+RESUME_BUDGET: dict[str, Any] = {"max_tokens": 80, "reserved_output": 4, "safety_margin": 2}
 """Large enough that the resumed path after ``compact-1`` + ``u4 → a4`` fits whole."""
 
 OPENING_COSTS: dict[str, int] = {
@@ -112,7 +114,7 @@ def compact_1(path: list[SessionEntry] | None = None, **overrides: Any) -> Compa
     ``overrides`` use the wire keys (``firstKeptEntryId``, ``id``, ...).
     """
     parent = (opening_path() if path is None else path)[-1].id
-    return parse_session_entry(compact_1_wire(parent, **overrides))
+    return cast(CompactionEntry, parse_session_entry(compact_1_wire(parent, **overrides)))  # a "compaction" wire entry
 
 
 def resumed_path() -> list[SessionEntry]:

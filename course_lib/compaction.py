@@ -7,7 +7,7 @@ the summary, ask for confirmation, and then append it like any other entry.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -74,7 +74,7 @@ def create_compaction_entry(
         "firstKeptEntryId": first_kept_entry_id,
         "tokensBefore": tokens_before,
     }
-    return parse_session_entry(raw)  # R28: the same strict parser, nothing shared
+    return cast(CompactionEntry, parse_session_entry(raw))  # R28: the same strict parser, nothing shared
 
 
 def _check_first_kept(path: list[SessionEntry], first_kept: str) -> None:

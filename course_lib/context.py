@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 from .compaction import summary_message
-from .errors import CompactionError
+from .errors import CompactionError, EstimateError, OptionError
 from .grouping import interaction_spans
 from .models import AgentMessage, CompactionEntry, MessageEntry, MetadataEntry, SessionEntry, SystemMessage, UserMessage
 from .parsing import copy_model, fresh_copy, parse_session_entry
@@ -266,7 +266,7 @@ def check_budget(max_tokens: Any, reserved_output: Any, safety_margin: Any) -> d
 
 def _budget_number(name: str, value: Any) -> int | float:
     if not is_token_count(value):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r} (R15)")
+        raise OptionError(f"{name} must be a finite number >= 0, got {value!r} (R15)")
     return value
 
 
@@ -277,5 +277,5 @@ def _estimate(estimate_tokens: Estimator, message: Any, label: str) -> int | flo
 
 def _check_estimate(value: Any, label: str) -> int | float:
     if not is_token_count(value):
-        raise ValueError(f"estimate_tokens returned {value!r} for {label}; expected a finite number >= 0 (R15)")
+        raise EstimateError(f"estimate_tokens returned {value!r} for {label}; expected a finite number >= 0 (R15)")
     return value

@@ -1,7 +1,12 @@
-"""The exception types of the course, each a ``ValueError`` that carries the ids involved.
+"""The exception types of the course: ``CourseError`` and the errors the chapter's functions raise.
 
-R2 asks every error to name the entry id (when one was readable) and the field
-path, so callers can find the first bad fact in a long history.
+Everything the course raises (here, in the lifecycle, the importers, the checklist
+and the grader) derives from ``CourseError``, so a caller can tell the course's
+refusals from a bug. What the chapter calls an error (bad input, a refused append,
+an impossible compaction, a bad option) is also a ``ValueError``, as its API says;
+each carries the ids involved. R2 asks every error to name the entry id (when one
+was readable) and the field path, so callers can find the first bad fact in a long
+history.
 """
 
 from __future__ import annotations
@@ -28,7 +33,11 @@ def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-class SessionEntryError(ValueError):
+class CourseError(Exception):
+    """The base of every exception the course pack defines (``tests/test_exceptions.py`` holds them to it)."""
+
+
+class SessionEntryError(CourseError, ValueError):
     """An entry (or one line of a JSONL file) does not have the chapter's shape (R1, R2)."""
 
     def __init__(
@@ -45,7 +54,7 @@ class SessionEntryError(ValueError):
         self.line = line
 
 
-class SessionStoreError(ValueError):
+class SessionStoreError(CourseError, ValueError):
     """A store refused an append: duplicate id, unknown parent, or a store that failed closed (R7, R8)."""
 
     def __init__(self, message: str, *, entry_id: str | None = None, line: int | None = None) -> None:
@@ -66,7 +75,7 @@ class SessionLockedError(SessionStoreError):
         self.session = session
 
 
-class SessionPathError(ValueError):
+class SessionPathError(CourseError, ValueError):
     """``path_to`` could not walk from the leaf to a root (R10)."""
 
     def __init__(self, message: str, *, entry_id: str | None = None) -> None:
@@ -74,7 +83,7 @@ class SessionPathError(ValueError):
         self.entry_id = entry_id
 
 
-class InteractionError(ValueError):
+class InteractionError(CourseError, ValueError):
     """Messages cannot be split into interaction groups (R11, R12)."""
 
     def __init__(self, message: str, *, entry_ids: tuple[str, ...] = (), call_id: str | None = None) -> None:
@@ -83,7 +92,7 @@ class InteractionError(ValueError):
         self.call_id = call_id
 
 
-class CompactionError(ValueError):
+class CompactionError(CourseError, ValueError):
     """A compaction entry cannot be created or resumed from (R18, R25–R27)."""
 
     def __init__(self, message: str, *, entry_id: str | None = None) -> None:
@@ -91,7 +100,7 @@ class CompactionError(ValueError):
         self.entry_id = entry_id
 
 
-class NotAvailableWhileGrading(RuntimeError):
+class NotAvailableWhileGrading(CourseError, RuntimeError):
     """What a graded submission gets when it calls the course's own answer to its lab.
 
     While a lab is graded, the sandbox's copy of ``course_lib`` has the lab's
@@ -99,9 +108,28 @@ class NotAvailableWhileGrading(RuntimeError):
     one raises this. It is deliberately not a ``ValueError``: routing a bad input
     to a stub must never look like a correct rejection.
     """
+
     def __init__(self, name: str, lab: str) -> None:
         super().__init__(
             f"{name} is not available while grading Lab {lab}: the grader runs your own code, so write it yourself"
         )
         self.name = name
         self.lab = lab
+
+
+class OptionError(CourseError, ValueError):
+    """An option outside what a function accepts: a budget number that is not finite and >= 0 (R15),
+    a lab, format or estimator the course does not know, a page size below one."""
+
+
+class EstimateError(CourseError, ValueError):
+    """``estimate_tokens`` returned something that is not a token count, a finite number >= 0 (R15)."""
+
+
+class NotFiniteJsonError(CourseError, ValueError):
+    """JSON text holds ``NaN``, ``Infinity`` or ``-Infinity``, which R1 refuses (raised by a decoder's
+    ``parse_constant``; the caller names the line or field)."""
+
+    def __init__(self, constant: str) -> None:
+        super().__init__(f"{constant} is not a finite JSON number")
+        self.constant = constant

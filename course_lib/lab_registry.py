@@ -8,6 +8,7 @@ notebook and hidden cases, which name the lab by its id).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from .errors import OptionError
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ def lab(name: str | int | float) -> Lab:
     if text.isdigit():
         text = f"11.{text}"
     if text not in LABS:
-        raise ValueError(f"unknown lab {name!r}; choose one of {', '.join(LABS)}")
+        raise OptionError(f"unknown lab {name!r}; choose one of {', '.join(LABS)}")
     return LABS[text]
 
 

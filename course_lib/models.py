@@ -12,7 +12,7 @@ aliases, and only the aliases are accepted when parsing wire data.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, TypeVar, Union
 
 from pydantic import (
     BaseModel,
@@ -54,16 +54,16 @@ on (the halfway point past ``sys.float_info.max``). Up to this bound an integer 
 
 FiniteInt = Annotated[int, Field(ge=-LARGEST_FINITE_INT, le=LARGEST_FINITE_INT)]
 
-Number = Union[FiniteInt, float]
+Number = FiniteInt | float
 """A finite JSON number; the models' config refuses NaN, infinities and bools."""
 
-NonNegative = Union[Annotated[int, Field(ge=0, le=LARGEST_FINITE_INT)], Annotated[float, Field(ge=0)]]
+NonNegative = Annotated[int, Field(ge=0, le=LARGEST_FINITE_INT)] | Annotated[float, Field(ge=0)]
 """A finite number >= 0. The bounds sit on each member so pydantic-core checks them natively;
 on the union ``int | float`` it would call a Python validator for every value."""
 
-_FiniteJson = TypeAliasType(
+_FiniteJson: Any = TypeAliasType(  # a schema for pydantic, never an annotation
     "_FiniteJson",
-    Union[None, bool, FiniteInt, float, Text, list["_FiniteJson"], dict[Text, "_FiniteJson"]],
+    Union[bool, FiniteInt, float, Text, list["_FiniteJson"], dict[Text, "_FiniteJson"], None],  # type: ignore[misc]  # mypy cannot resolve the self-reference; pydantic does
 )
 
 
@@ -86,18 +86,16 @@ def _json_kind(value: Any) -> str:
     return type(value).__name__
 
 
-_FiniteJsonFromPython = TypeAliasType(
+_FiniteJsonFromPython: Any = TypeAliasType(  # a schema for pydantic, never an annotation
     "_FiniteJsonFromPython",
     Annotated[
-        Union[
-            Annotated[list["_FiniteJsonFromPython"], Tag("list")],
-            Annotated[dict[Text, "_FiniteJsonFromPython"], Tag("dict")],
-            Annotated[Text, Tag("str")],
-            Annotated[bool, Tag("bool")],
-            Annotated[FiniteInt, Tag("int")],
-            Annotated[float, Tag("float")],
-            Annotated[None, Tag("NoneType")],
-        ],
+        Annotated[list["_FiniteJsonFromPython"], Tag("list")]  # type: ignore[misc]  # as in _FiniteJson
+        | Annotated[dict[Text, "_FiniteJsonFromPython"], Tag("dict")]  # type: ignore[misc]  # as in _FiniteJson
+        | Annotated[Text, Tag("str")]
+        | Annotated[bool, Tag("bool")]
+        | Annotated[FiniteInt, Tag("int")]
+        | Annotated[float, Tag("float")]
+        | Annotated[None, Tag("NoneType")],
         Discriminator(_json_kind, custom_error_type="invalid-json-value", custom_error_message="not a JSON value"),
     ],
 )
@@ -134,9 +132,16 @@ class _ListOrTuple:
         )
 
 
-def Seq(item: Any) -> Any:  # noqa: N802 - reads like a type in the field declarations
-    """An immutable sequence field: a list or tuple on input, a tuple in the model."""
-    return Annotated[tuple[item, ...], Field(strict=False), _ListOrTuple]
+_Item = TypeVar("_Item")
+
+Items = Annotated[tuple[_Item, ...], Field(strict=False), _ListOrTuple]
+"""An immutable sequence field, ``Items[TextBlock]``: a list or tuple on input, a tuple in the model
+(a generic alias, so a type checker sees the tuple)."""
+
+
+def Seq(item: Any) -> Any:
+    """``Items[item]`` as a call, the spelling Lab 11.1 teaches: ``constraints: Seq(str)``."""
+    return Items[item]
 
 
 class WireModel(BaseModel):
@@ -207,7 +212,7 @@ class SystemMessage(WireModel):
 
 class UserMessage(WireModel):
     role: Literal["user"] = "user"
-    content: Seq(TextBlock)
+    content: Items[TextBlock]
     timestamp: Number
 
 
@@ -216,7 +221,7 @@ StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 
 class AssistantMessage(WireModel):
     role: Literal["assistant"] = "assistant"
-    content: Seq(AssistantContent)
+    content: Items[AssistantContent]
     provider: Text
     model: Text
     usage: Usage
@@ -229,7 +234,7 @@ class ToolResultMessage(WireModel):
     role: Literal["toolResult"] = "toolResult"
     tool_call_id: NonBlankStr
     tool_name: NonBlankStr
-    content: Seq(TextBlock)
+    content: Items[TextBlock]
     details: JsonData = None
     is_error: bool
     timestamp: Number
@@ -265,12 +270,12 @@ class CompactionSummary(WireModel):
     """The seven fields, always in this order (R1)."""
 
     goal: NonBlankStr
-    constraints: Seq(Text)
-    completed: Seq(Text)
-    decisions: Seq(Text)
-    changed_files: Seq(Text)
-    unresolved: Seq(Text)
-    next: Seq(Text)
+    constraints: Items[Text]
+    completed: Items[Text]
+    decisions: Items[Text]
+    changed_files: Items[Text]
+    unresolved: Items[Text]
+    next: Items[Text]
 
 
 class CompactionEntry(WireModel):

@@ -13,7 +13,7 @@ import functools
 import marshal
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeVar, Union
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -289,7 +289,7 @@ def _format_path(path: tuple[str | int, ...]) -> str:
     return text
 
 
-def _phrase(errors: list[Mapping[str, Any]]) -> str:
+def _phrase(errors: Sequence[Mapping[str, Any]]) -> str:
     """Pydantic's error kinds in the course's words; never its own wording (R2)."""
     kinds = {e["type"] for e in errors}
     first = errors[0]
@@ -330,7 +330,7 @@ def _phrase(errors: list[Mapping[str, Any]]) -> str:
     return "is not allowed here"
 
 
-def _beyond_double_range(errors: list[Mapping[str, Any]]) -> bool:
+def _beyond_double_range(errors: Sequence[Mapping[str, Any]]) -> bool:
     """An integer past the bounds ``FiniteInt`` sets: not finite as a JSON number (R1)."""
     return any(
         e["type"] in ("less_than_equal", "greater_than_equal") and isinstance(e.get("input"), int)

@@ -34,14 +34,14 @@ def walk_path(entries: Sequence[SessionEntry], leaf_id: str) -> list[SessionEntr
         if current in seen:
             raise SessionPathError(f"cycle in the session at entry {current!r}", entry_id=current)
         seen.add(current)
-        entry = by_id.get(current)
-        if entry is None:
+        found = by_id.get(current)
+        if found is None:
             child = chain[-1].id
             raise SessionPathError(
                 f"entry {child!r} names parent {current!r}, which is not in the session",
                 entry_id=child,
             )
-        chain.append(entry)
-        current = entry.parent_id
+        chain.append(found)
+        current = found.parent_id
     chain.reverse()
     return chain

@@ -32,7 +32,7 @@ from typing import Any
 import jiter
 from pydantic import BaseModel
 
-from .errors import SessionEntryError, SessionStoreError, quoted
+from .errors import CourseError, NotFiniteJsonError, SessionEntryError, SessionStoreError, quoted
 from .parsing import ENTRY_ADAPTER, fresh_copy, parse_session_entry, to_json_dict
 from .store_index import load_index, save_index
 
@@ -219,7 +219,7 @@ def parse_line(raw: bytes, number: int, parse: Parser) -> Any:
 
 
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a finite JSON number")
+    raise NotFiniteJsonError(name)
 
 
 def _json_int(digits: str) -> int | float:
@@ -230,7 +230,7 @@ def _json_int(digits: str) -> int | float:
     return int(digits)
 
 
-class _DuplicateKeyError(ValueError):
+class _DuplicateKeyError(CourseError, ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key

@@ -24,7 +24,7 @@ def current_system_message(messages: Iterable[object]) -> SystemMessage | None:
     if not systems:
         return None
     contents = [m.content for m in systems if m.content]
-    sections: dict[str, str] = {}
+    sections: dict[str, str | None] = {}
     for message in systems:
         for name, text in (message.sections or {}).items():
             if text is None:

@@ -30,12 +30,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from mutants import INLINE_TARGET, MUTANTS, Mutant  # noqa: E402
-from mutants.run import covering_failures, graded_under, inline, loses_marks  # noqa: E402
+from mutants import INLINE_TARGET, MUTANTS, Mutant  # noqa: E402 - imported once sys.path holds tests/
+from mutants.run import covering_failures, graded_under, inline, loses_marks  # noqa: E402 - imported once sys.path holds tests/
 
-from course_lib import lab_registry  # noqa: E402
-from course_grader import GradeOptions, grade_folder  # noqa: E402
-from course_grader.results import GradeResult  # noqa: E402
+from course_lib import lab_registry  # noqa: E402 - imported once sys.path holds tests/
+from course_grader import GradeOptions, grade_folder  # noqa: E402 - imported once sys.path holds tests/
+from course_grader.results import GradeResult  # noqa: E402 - imported once sys.path holds tests/
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ NOBODY = 65534
 def shared_interpreter() -> str | None:
     """A Python of this version that another user can run (this one, or the system's)."""
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
-    for candidate in (sys._base_executable, shutil.which(f"python{version}"), f"/usr/bin/python{version}",
+    for candidate in (getattr(sys, "_base_executable", None), shutil.which(f"python{version}"), f"/usr/bin/python{version}",
                       f"/usr/local/bin/python{version}"):
         if candidate and Path(candidate).exists():
             try:

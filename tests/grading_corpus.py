@@ -15,6 +15,7 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbformat import NotebookNode
@@ -224,7 +225,7 @@ CORPUS: tuple[Submission, ...] = (
 )
 
 
-def namespace(lab: str, notebook: NotebookNode) -> dict[str, object]:
+def namespace(lab: str, notebook: NotebookNode) -> dict[str, Any]:
     """What a kernel would hold after the lab's setup and ``notebook``'s exercise cells, built in this process."""
     from course_grader.notebook import exercise_sources, find_template, setup_sources
 
@@ -236,7 +237,7 @@ def namespace(lab: str, notebook: NotebookNode) -> dict[str, object]:
     return names
 
 
-def grade_in_process(lab: str, names: dict[str, object], folder: Path | None = None, *,  # noqa: ANN201
+def grade_in_process(lab: str, names: dict[str, Any], folder: Path | None = None, *,  # noqa: ANN201
                      seed: int | None = None, counterexamples: bool = True, checks: dict | None = None):
     """The grader's checks and hidden cases on functions in this process: no kernel, the same judging.
 
@@ -252,7 +253,7 @@ def grade_in_process(lab: str, names: dict[str, object], folder: Path | None = N
     return assemble(Path("in_process.ipynb"), "someone", "", lab, run, time.monotonic(), GradeOptions(seed=seed))
 
 
-def run_in_process(lab: str, names: dict[str, object], *, seed: int | None = None,  # noqa: ANN201
+def run_in_process(lab: str, names: dict[str, Any], *, seed: int | None = None,  # noqa: ANN201
                    counterexamples: bool = True, checks: dict | None = None):
     """The ``KernelRun`` a sandboxed kernel would report, made in this process.
 

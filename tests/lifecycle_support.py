@@ -62,7 +62,7 @@ def small_session(
     max_overflow_attempts: int = 3,
     always_overflow: bool = False,
     **options: Any,
-) -> tuple[AgentSession, ScriptedModel, InMemorySessionStore]:
+) -> tuple[AgentSession, ScriptedModel, Any]:  # Any: a SpyStore unless the test passed its own store
     store = store if store is not None else SpyStore()
     model = ScriptedModel(list(script), context_window=window, always_overflow=always_overflow)
     session = AgentSession(

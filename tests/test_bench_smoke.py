@@ -126,7 +126,7 @@ def test_verdicts_follow_the_numbers() -> None:
         bench.Redraw(entries=100_000, budget_slider=0.300, page_slider=0.020),
     ]
     imported = bench.Import(megabytes=50.2, entries=70_000, load=6.0, loads=2.5)
-    checks = dict((sentence.split(" (")[0], passed) for passed, sentence in bench.verdicts(rows, redraws, imported))
+    checks = {sentence.split(" (")[0]: passed for passed, sentence in bench.verdicts(rows, redraws, imported)}
     assert checks == {
         "first open + entries() takes 2.00x json.loads at 10000 entries": True,
         "first open + entries() takes 2.03x json.loads at 100000 entries": False,

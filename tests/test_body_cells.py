@@ -114,10 +114,11 @@ def _run(source: str, names: dict[str, Any], number: int) -> Any:
     """Execute a cell; return its last expression's value (what a kernel would display)."""
     tree = ast.parse(source)
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    assert last is None or isinstance(last, ast.Expr)
     exec(compile(tree, f"<cell {number}>", "exec"), names)  # noqa: S102 - the course's own cells
     if last is None or source.rstrip().endswith(";"):
         return None
-    return eval(compile(ast.Expression(last.value), f"<cell {number}>", "eval"), names)  # noqa: S307
+    return eval(compile(ast.Expression(last.value), f"<cell {number}>", "eval"), names)  # noqa: S307 - the course's own cells
 
 
 @contextlib.contextmanager

@@ -156,7 +156,7 @@ def sharing_build(path: Any, **options: Any) -> Any:
     """Returns the session's own message objects: breaks R21/R23."""
     result = reference_build(path, **options)
     by_id = {e.id: e.message for e in path if isinstance(e, MessageEntry)}
-    head = [m for m in result.messages[: len(result.messages) - len(result.kept_entry_ids)]]
+    head = list(result.messages[: len(result.messages) - len(result.kept_entry_ids)])
     return result.model_copy(update={"messages": (*head, *(by_id[i] for i in result.kept_entry_ids))})
 
 
@@ -224,7 +224,7 @@ def test_mutant_fails_its_check(function: str, mutant: Any, number: int, rule: s
 
 def test_crash_in_learner_code_is_one_line_error() -> None:
     def crashes(*args: Any, **kwargs: Any) -> Any:
-        return {}["missing"]
+        return dict[str, Any]()["missing"]
 
     report = checklist.run(lab="11.3", build_context=crashes)
     assert {r.status for r in report.records} == {"error"}

@@ -426,7 +426,7 @@ def test_r23_summary_in_one_result_cannot_leak_into_the_next() -> None:
     data = to_json_dict(first)
     data["messages"][1]["content"][0]["text"] = "tampered"
     with pytest.raises(Exception):  # noqa: B017,PT011 - frozen pydantic model
-        first.messages[1].content[0].text = "tampered"  # type: ignore[misc]
+        first.messages[1].content[0].text = "tampered"
     again = _build(path, max_tokens=1000)
     assert again == first
     assert again.messages[1].content[0].text.startswith("[Compaction summary]")
@@ -436,7 +436,7 @@ def test_r23_build_context_accepts_wire_dicts_and_leaves_them_alone() -> None:
     wires = to_json_dict(fx.opening_path())
     snapshot = to_json_dict(fx.opening_path())
     result = build_context(wires, **fx.OPENING_BUDGET, estimate_tokens=teaching_estimator)
-    assert list(result.kept_entry_ids)[0] == "u2"
+    assert result.kept_entry_ids[0] == "u2"
     assert wires == snapshot
 
 

@@ -19,7 +19,9 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from course_lib import (
+    AssistantMessage,
     InMemorySessionStore,
+    MessageEntry,
     JsonlSessionStore,
     build_context,
     create_compaction_entry,
@@ -270,6 +272,7 @@ def test_r3_changeable_fields_are_read_from_the_annotations() -> None:
 def test_r3_a_copy_shares_the_immutable_parts_and_rebuilds_the_way_to_free_json() -> None:
     entry = parse_session_entry(assistant_wire())
     copied = fresh_copy(entry)
+    assert isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage)
     text, call = entry.message.content
     assert copied is not entry and copied.message is not entry.message
     assert copied.message.content[0] is text  # a frozen text block cannot change: shared
@@ -283,7 +286,7 @@ def test_r3_a_copy_shares_the_immutable_parts_and_rebuilds_the_way_to_free_json(
 def test_r3_a_dict_subclass_or_odd_value_in_free_json_is_still_copied() -> None:
     """``marshal`` copies exactly the JSON kinds; anything else goes to ``copy.deepcopy``."""
 
-    class Tagged(dict):  # type: ignore[type-arg]
+    class Tagged(dict[str, Any]):
         pass
 
     entry = parse_session_entry(metadata_wire())

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from course_lib import JsonlSessionStore, build_context, estimate_tokens_chars
-from course_lib.importers import load_session, sample_path
+from course_lib.importers import Format, load_session, sample_path
 from course_lib.importers.cli import main
 
 
 @pytest.mark.parametrize("fmt", ["course", "pi", "claude-code", "codex"])
-def test_show_prints_the_header_for_every_format(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_prints_the_header_for_every_format(fmt: Format, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", str(sample_path(fmt))]) == 0
     out = capsys.readouterr().out
     session = load_session(sample_path(fmt))

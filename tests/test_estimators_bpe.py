@@ -6,6 +6,7 @@ import ast
 import importlib.util
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,7 @@ pytest.importorskip("tiktoken")
 
 
 def _user(text: str) -> UserMessage:
-    return UserMessage(content=[TextContent(text=text)], timestamp=1)
+    return UserMessage(content=(TextContent(text=text),), timestamp=1)
 
 
 def _tiktoken_cl100k_definition() -> dict[str, object]:
@@ -41,16 +42,16 @@ def _tiktoken_cl100k_definition() -> dict[str, object]:
         for n in tree.body
         if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Constant)
     }
-    found: dict[str, object] = {}
+    found: dict[str, Any] = {}
     for node in ast.walk(function):
         if isinstance(node, ast.keyword) and node.arg == "expected_hash":
-            found["expected_hash"] = node.value.value  # type: ignore[attr-defined]
+            found["expected_hash"] = node.value.value  # type: ignore[attr-defined]  # a constant in tiktoken's source
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values):
                 if isinstance(key, ast.Constant) and key.value == "pat_str":
-                    found["pat_str"] = value.value  # type: ignore[attr-defined]
+                    found["pat_str"] = value.value  # type: ignore[attr-defined]  # a constant in tiktoken's source
                 if isinstance(key, ast.Name) and isinstance(value, ast.Constant):
-                    found.setdefault("special_tokens", {})[constants[key.id]] = value.value  # type: ignore[union-attr]
+                    found.setdefault("special_tokens", {})[constants[key.id]] = value.value
     return found
 
 
@@ -69,10 +70,10 @@ def test_known_counts_of_cl100k_base() -> None:
 
 def test_counts_the_same_text_as_the_character_estimate() -> None:
     message = AssistantMessage(
-        content=[
+        content=(
             TextContent(text="Reading the store."),
             ToolCall(id="c1", name="read", arguments={"path": "store.py"}),
-        ],
+        ),
         provider="p",
         model="m",
         usage=Usage(input=0, output=0, total_tokens=0),

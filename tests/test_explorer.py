@@ -17,13 +17,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from course_lib import build_context, to_json_dict
+from course_lib import CompactionEntry, build_context, to_json_dict
 from course_lib.builders import PathBuilder
 from course_lib.compaction import summary_message
 from course_lib.explorer import (
     COLUMNS,
     SCENARIOS,
     SEGMENTS,
+    Projection,
     ProjectionExplorer,
     budget_bar_svg,
     budget_breakdown,
@@ -171,7 +172,7 @@ def test_resumed_path_marks_summarized_skipped_and_the_summary_row_r18() -> None
     position = table["id"].tolist().index("compact-1")
     summary_row = table.iloc[position + 1]
     assert (summary_row["id"], summary_row["status"]) == ("compact-1:summary", "summary")
-    compaction = next(e for e in path if e.id == "compact-1")
+    compaction = next(e for e in path if isinstance(e, CompactionEntry) and e.id == "compact-1")
     assert summary_row["cost"] == teaching_estimator(summary_message(compaction)) == 40
     assert pd.isna(table.iloc[position]["cost"])
     breakdown = budget_breakdown(path, **RESUME_BUDGET)
@@ -234,7 +235,7 @@ def test_table_agrees_with_build_context_r19_r21_r22(
     scenario: Any, max_tokens: int, reserved_output: int, safety_margin: int
 ) -> None:
     """Kept rows are build_context's kept ids; they form a suffix of whole groups; the bar adds up."""
-    budget = {"max_tokens": max_tokens, "reserved_output": reserved_output, "safety_margin": safety_margin}
+    budget: dict[str, Any] = {"max_tokens": max_tokens, "reserved_output": reserved_output, "safety_margin": safety_margin}
     path = scenario()
     result = build_context(path, **budget, estimate_tokens=teaching_estimator)
     projection = project(path, **budget)
@@ -311,9 +312,14 @@ def test_widget_counts_one_kept_entry_in_the_singular(monkeypatch: pytest.Monkey
 
 def test_widget_scenario_switch_moves_sliders_to_its_budget() -> None:
     explorer = ProjectionExplorer()
-    redraws = []
+    redraws: list[int] = []
     original = explorer.redraw
-    explorer.redraw = lambda: redraws.append(1) or original()  # type: ignore[method-assign]
+
+    def counted() -> Projection:
+        redraws.append(1)
+        return original()
+
+    explorer.redraw = counted  # type: ignore[method-assign]  # count the redraws
     explorer.scenario.value = "after compact-1, then u4 → a4"
     assert len(redraws) == 1  # one redraw, not one per slider
     assert explorer.max_tokens.value == RESUME_BUDGET["max_tokens"]

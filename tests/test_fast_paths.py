@@ -47,7 +47,7 @@ def _all_entries() -> list[Any]:
     return [*fx.opening_path(), *fx.resumed_path(), *fx.system_replay_path(), *map(parse_session_entry, wires)]
 
 
-@pytest.mark.parametrize("model", sorted((t for t in SHARED_TYPES if issubclass(t, BaseModel)), key=str))
+@pytest.mark.parametrize("model", sorted((t for t in SHARED_TYPES if isinstance(t, type) and issubclass(t, BaseModel)), key=str))
 def test_r3_shared_models_are_frozen_and_hold_nothing_changeable(model: type[BaseModel]) -> None:
     """``fresh_copy`` shares these models; a dict or list field added later must fail here."""
     assert model.model_config.get("frozen") is True

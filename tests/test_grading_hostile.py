@@ -23,8 +23,10 @@ import socket
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+from nbformat import NotebookNode
 import pytest
 from grading_corpus import edited, replace, solution
 
@@ -62,15 +64,15 @@ def chain(*changes):  # noqa: ANN002, ANN201
     return change
 
 
-def honest() -> object:
+def honest() -> NotebookNode:
     return solution("11.2")
 
 
-def hostile(change) -> object:  # noqa: ANN001
+def hostile(change) -> NotebookNode:  # noqa: ANN001
     return edited(solution("11.2"), "group_interactions", change)
 
 
-def wrong_and(code: str) -> object:
+def wrong_and(code: str) -> NotebookNode:
     notebook = hostile(WRONG)
     return edited(notebook, "group_interactions", prelude(code))
 
@@ -311,10 +313,10 @@ def test_a_folder_that_cannot_be_read_gets_a_row(tmp_path: Path, monkeypatch: py
     (folder / "alice" / "lab_11_2.ipynb").write_text("not a notebook")
     scandir = os.scandir
 
-    def refusing(path: object = ".") -> object:
+    def refusing(path: Any = ".") -> Any:
         if str(path).endswith("zoe"):
             raise PermissionError(13, "Permission denied", str(path))
-        return scandir(path)  # type: ignore[arg-type]
+        return scandir(path)
 
     monkeypatch.setattr(os, "scandir", refusing)
     unreadable: list[Path] = []
@@ -336,7 +338,7 @@ def test_results_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: py
         raise OSError("disk full")
 
     monkeypatch.setattr(results_module.os, "replace", failing_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="disk full"):
         write_csv([], target)
     assert target.read_text() == "previous\n"
     assert [p.name for p in tmp_path.iterdir()] == ["grades.csv"]
@@ -384,9 +386,9 @@ def identity_batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, 
     root = tmp_path_factory.mktemp("identity")
     folder = root / "submissions"
 
-    def put(relative: str, notebook: object, **course: str) -> Path:
+    def put(relative: str, notebook: NotebookNode, **course: str) -> Path:
         notebook = __import__("copy").deepcopy(notebook)
-        notebook.metadata["course"] = {**notebook.metadata.get("course", {}), **course}  # type: ignore[attr-defined]
+        notebook.metadata["course"] = {**notebook.metadata.get("course", {}), **course}
         path = folder / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(notebook, path)

@@ -248,8 +248,12 @@ def test_a_file_over_the_size_limit_is_refused_without_being_read(tmp_path: Path
         file.truncate(notebook_module.MAX_NOTEBOOK_BYTES + 2**20)  # sparse: nothing is written
     reads: list[int] = []
     real_read = os.read
-    monkeypatch.setattr(os, "read", lambda fd, n: reads.append(n) or real_read(fd, n))
-    with pytest.raises(SubmissionTooLarge, match="a file of 21.0 MB exceeds the 20 MB limit"):
+    def counted_read(fd: int, n: int) -> bytes:
+        reads.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(os, "read", counted_read)
+    with pytest.raises(SubmissionTooLarge, match=r"a file of 21\.0 MB exceeds the 20 MB limit"):
         read_regular_file(big)
     assert reads == []
     small = write(tmp_path / "small.ipynb")

@@ -20,7 +20,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -85,12 +84,11 @@ def _sandbox_cgroups() -> set[Path]:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _needs_the_cgroup_path() -> Iterator[None]:
+def _needs_the_cgroup_path() -> None:
     if bubblewrap() is None:
         pytest.fail("bubblewrap is not installed: run `make grading-tools`")
     if (reason := cgroup_module.unavailable()) is not None:
         pytest.fail(f"these tests need a per-sandbox cgroup (CI runs as root): {reason}")
-    yield
 
 
 def _notebook(folder: Path, code: str) -> Path:
@@ -169,6 +167,7 @@ def test_libzmq_refuses_a_big_frame_before_buffering_it() -> None:
         receiver.connect(f"tcp://127.0.0.1:{port}")
         assert not context.dropped()
         sender.send(b"x" * (MAX_MESSAGE_MB * 2**20 + 1))
+        assert context.monitors is not None
         monitor = context.monitors[0]
         assert monitor.poll(5000), "the connection was not dropped"
         assert context.dropped()
@@ -262,7 +261,7 @@ def test_nothing_is_left_behind(ending: str, tmp_path: Path) -> None:
     limits = Limits(cell_timeout=5 if ending == "timed out" else 30, interrupt_grace=1, budget=60, memory_mb=1024)
     before = _sandbox_cgroups()
     with Sandbox(tmp_path / "box", limits, lab_view("11.2")) as box:
-        pids = [box._client.km.provisioner.process.pid, box._relay.pid]  # type: ignore[union-attr]  # bwrap, relay
+        pids = [box._client.km.provisioner.process.pid, box._relay.pid]  # type: ignore[union-attr]  # bwrap and the relay, both started by now
         box.run(code)
     assert _sandbox_cgroups() == before
     assert not (tmp_path / "box").exists()

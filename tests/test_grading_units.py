@@ -49,7 +49,7 @@ def test_lab_from_metadata_then_file_name() -> None:
     assert lab_of(synthetic("11.4")) == "11.4"
     assert lab_of(synthetic(None), "alice_lab_11_2_groups.ipynb") == "11.2"
     assert lab_of(synthetic(None), "Lab-11.5.ipynb") == "11.5"
-    with pytest.raises(NotALabNotebook, match="course.lab"):
+    with pytest.raises(NotALabNotebook, match=r"course\.lab"):
         lab_of(synthetic(None), "homework.ipynb")
     with pytest.raises(NotALabNotebook):
         lab_of(synthetic("12.1"), "homework.ipynb")
@@ -68,7 +68,7 @@ def test_read_submission_and_the_autograders_lab(tmp_path: Path) -> None:
         read_submission(path)
     assert read_submission(path, expected_lab="11.3").lab == "11.3"
     nbformat.write(synthetic("11.2"), path)
-    with pytest.raises(NotALabNotebook, match="grades Lab 11.3"):
+    with pytest.raises(NotALabNotebook, match=r"grades Lab 11\.3"):
         read_submission(path, expected_lab="11.3")
     path.write_text("{not json")
     with pytest.raises(NotALabNotebook, match="not a readable"):
@@ -88,7 +88,7 @@ def test_templates_prefer_the_given_folder_and_fail_clearly(tmp_path: Path, monk
     assert find_template("11.3").metadata["course"]["lab"] == "11.3"  # the checkout's labs/
     assert (LABS / "lab_11_3_build_context.ipynb").exists()
     monkeypatch.setattr(notebook, "template_dirs", lambda labs_dir=None: [tmp_path])
-    with pytest.raises(TemplateNotFound, match="Lab 11.4"):
+    with pytest.raises(TemplateNotFound, match=r"Lab 11\.4"):
         find_template("11.4")
 
 
@@ -111,7 +111,7 @@ def test_student_id_from_the_folder_never_the_metadata_and_it_says_which(tmp_pat
     assert identify(path) == ("erin", "containing folder")
     notebook = nbformat.v4.new_notebook(metadata={"course": {"lab": "11.3", "student": "frank"}})
     assert identify(path, tmp_path) == ("erin", "folder")
-    assert "names 'frank'" in claimed_student(notebook, "erin")
+    assert "names 'frank'" in (claimed_student(notebook, "erin") or "")
     assert claimed_student(notebook, "frank") is None
     assert identify(tmp_path / "gina_lab_11_3.ipynb") == ("gina", "file name")
     assert identify(tmp_path / "carol_02_lifecycle_capstone.ipynb") == ("carol", "file name")

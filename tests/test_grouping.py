@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 import pytest
 
-from course_lib import InteractionError, PathBuilder, group_interactions, to_json_dict
+from course_lib import InteractionError, InteractionGroup, MessageEntry, PathBuilder, SessionEntry, group_interactions, to_json_dict
 from course_lib.chapter_example import opening_path
 from wire_samples import shared_containers
+
+
+def _group(entries: Sequence[SessionEntry]) -> list[InteractionGroup]:
+    """``group_interactions`` on a builder's entries: typed as message entries, it refuses any other kind when run."""
+    return group_interactions(cast(Sequence[MessageEntry], entries))
 
 
 def _ids(groups: list) -> list[list[str]]:
@@ -17,7 +25,7 @@ def test_r11_two_exchanges_make_two_groups_as_isolated_copies() -> None:
     """§8 test 4."""
     path = PathBuilder().user("u1", "a").assistant("a1", "b").user("u2", "c").assistant("a2", "d").entries
     before = to_json_dict(path)
-    groups = group_interactions(path)
+    groups = _group(path)
     assert _ids(groups) == [["u1", "a1"], ["u2", "a2"]]
     assert groups[0].entries[0] == path[0] and groups[0].entries[0] is not path[0]
     assert shared_containers(groups[0].entries, path) == []
@@ -28,19 +36,19 @@ def test_r11_two_exchanges_make_two_groups_as_isolated_copies() -> None:
 
 def test_r13_groups_are_copies_even_for_mutable_tool_arguments() -> None:
     path = PathBuilder().user("u1", "go").assistant("c", tool_calls=[("k", "read", {"p": ["x"]})]).tool_result("r", "k", "read", "ok").entries
-    group = group_interactions(path)[0]
+    group = _group(path)[0]
     group.entries[1].message.content[0].arguments["p"].append("y")
     assert path[1].message.content[0].arguments == {"p": ["x"]}
-    assert group_interactions(path)[0].entries[1].message.content[0].arguments == {"p": ["x"]}
+    assert _group(path)[0].entries[1].message.content[0].arguments == {"p": ["x"]}
 
 
 def test_r11_each_user_message_opens_a_group_even_without_a_reply() -> None:
     path = PathBuilder().user("u1", "a").user("u2", "b").assistant("a2", "c").user("u3", "d").entries
-    assert _ids(group_interactions(path)) == [["u1"], ["u2", "a2"], ["u3"]]
+    assert _ids(_group(path)) == [["u1"], ["u2", "a2"], ["u3"]]
 
 
 def test_r11_empty_input_has_no_groups() -> None:
-    assert group_interactions([]) == []
+    assert _group([]) == []
 
 
 @pytest.mark.parametrize("first", ["assistant", "tool_result"])
@@ -53,7 +61,7 @@ def test_r11_a_non_system_message_before_the_first_user_is_an_error_naming_it(fi
         builder.tool_result("orphan", "k", "read", "ok")
     builder.user("u1", "a")
     with pytest.raises(InteractionError, match="'orphan'") as info:
-        group_interactions(builder.entries)
+        _group(builder.entries)
     assert info.value.entry_ids == ("orphan",)
 
 
@@ -71,7 +79,7 @@ def test_r12_out_of_order_results_with_progress_between_stay_one_group_in_path_o
         .tool_result("r-y", "y", "test", "passed")
         .assistant("a4", "done")
     ).entries
-    groups = group_interactions(extra)
+    groups = _group(extra)
     assert _ids(groups) == [
         ["u1", "a1"],
         ["u2", "a2"],
@@ -89,12 +97,12 @@ def test_r12_calls_may_come_from_several_assistant_messages_of_one_group() -> No
         .tool_result("r2", "k2", "read", "b")
         .tool_result("r1", "k1", "read", "a")
     ).entries
-    assert _ids(group_interactions(path)) == [["u1", "c1", "c2", "r2", "r1"]]
+    assert _ids(_group(path)) == [["u1", "c1", "c2", "r2", "r1"]]
 
 
 def _bad_group(builder: PathBuilder) -> InteractionError:
     with pytest.raises(InteractionError) as info:
-        group_interactions(builder.entries)
+        _group(builder.entries)
     return info.value
 
 
@@ -165,7 +173,7 @@ def test_r12_call_without_result_when_the_group_ends_names_call_and_entry(closed
 def test_r12_result_before_its_call_still_matches_by_id() -> None:
     """Position does not matter: R12 checks ids per group, not order."""
     path = PathBuilder().user("u1", "go").tool_result("r", "k", "read", "ok").assistant("c", tool_calls=[("k", "read", {})]).entries
-    assert _ids(group_interactions(path)) == [["u1", "r", "c"]]
+    assert _ids(_group(path)) == [["u1", "r", "c"]]
 
 
 def test_r14_system_messages_neither_split_nor_join_groups() -> None:
@@ -182,23 +190,23 @@ def test_r14_system_messages_neither_split_nor_join_groups() -> None:
         .assistant("a2", "done")
         .system("patch-end", "end")
     ).entries
-    assert _ids(group_interactions(path)) == [["u1", "c", "r"], ["u2", "a2"]]
+    assert _ids(_group(path)) == [["u1", "c", "r"], ["u2", "a2"]]
 
 
 def test_r14_only_system_messages_make_no_groups() -> None:
-    assert group_interactions(PathBuilder().system("s1", "a").system("s2", "b").entries) == []
+    assert _group(PathBuilder().system("s1", "a").system("s2", "b").entries) == []
 
 
 def test_r11_non_message_entries_are_refused() -> None:
     """``group_interactions`` takes message entries; a metadata entry is an error naming it."""
     path = PathBuilder().user("u1", "go").metadata("meta", "k", 1).entries
     with pytest.raises(InteractionError, match="'meta'"):
-        group_interactions(path)
+        _group(path)
 
 
 def test_r13_fixture_groups_keep_path_order() -> None:
     """§7: the test finishes first, so r-test precedes r-read inside the third group."""
-    assert _ids(group_interactions(opening_path())) == [
+    assert _ids(_group(opening_path())) == [
         ["u1", "a1"],
         ["u2", "a2"],
         ["u3", "calls", "r-test", "r-read", "a3"],

@@ -53,7 +53,7 @@ def _pi_record() -> st.SearchStrategy[dict]:
             "command": TEXT,
             "output": TEXT,
             "excludeFromContext": SCALAR,
-        }  # fmt: skip
+        }
     )
     return st.fixed_dictionaries(
         {
@@ -69,7 +69,7 @@ def _pi_record() -> st.SearchStrategy[dict]:
             "firstKeptEntryIndex": st.integers(-1, 8),
             "tokensBefore": SCALAR,
             "content": CONTENT,
-        }  # fmt: skip
+        }
     )
 
 
@@ -88,7 +88,7 @@ def _claude_record() -> st.SearchStrategy[dict]:
             "message": st.fixed_dictionaries(
                 {"content": CONTENT, "stop_reason": SCALAR, "model": SCALAR, "usage": SCALAR}
             ),
-        }  # fmt: skip
+        }
     )
 
 
@@ -115,7 +115,7 @@ def _codex_record() -> st.SearchStrategy[dict]:
             "output": st.one_of(TEXT, st.just('{"output": "x", "metadata": {"exit_code": 2}}')),
             "message": TEXT,
             "model": SCALAR,
-        }  # fmt: skip
+        }
     )
     return st.fixed_dictionaries(
         {

@@ -12,6 +12,7 @@ and a truncated final line.
 from __future__ import annotations
 
 import json
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ from course_lib import (
     estimate_tokens_chars,
     group_interactions,
 )
-from course_lib.importers import ImportedSession, SessionImportError, detect_format, load_session, sample_path
+from course_lib.importers import Format, ImportedSession, SessionImportError, detect_format, load_session, sample_path
 
 BUDGET = {"max_tokens": 200_000, "reserved_output": 16_384, "safety_margin": 2_000}
 
@@ -62,8 +63,8 @@ def _message(session: ImportedSession, entry_id: str) -> object:
     return entry.message
 
 
-def _text(message: object) -> list[str]:
-    return [getattr(block, "text", None) or getattr(block, "name", "") for block in message.content]  # type: ignore[attr-defined]
+def _text(message: Any) -> list[str]:
+    return [str(getattr(block, "text", None) or getattr(block, "name", "")) for block in message.content]
 
 
 # --- pi ---------------------------------------------------------------------------
@@ -219,7 +220,7 @@ def test_claude_code_sample() -> None:
     assert _text(failed) == ["Exit code 1\nAssertionError: tail not reported"]
     call = _message(session, "a1-read")
     assert isinstance(call, AssistantMessage)
-    assert call.content[0].arguments == {"file_path": "/work/demo/course_lib/store.py"}  # type: ignore[union-attr]
+    assert call.content[0].arguments == {"file_path": "/work/demo/course_lib/store.py"}  # type: ignore[union-attr]  # its first block is the call
     assert call.usage.input == 1212 and call.usage.output == 40
     error = _message(session, "a6")
     assert isinstance(error, AssistantMessage) and error.stop_reason == "error"
@@ -263,15 +264,15 @@ def test_codex_sample() -> None:
         (26, "event_msg 'agent_message'"),
         (27, "truncated final line"),
     ]
-    assert session.entries[0].message.role == "system"  # type: ignore[union-attr]
+    assert session.entries[0].message.role == "system"  # type: ignore[union-attr]  # a message entry
     results = {e.message.tool_call_id: e.message.is_error for e in session.entries
                if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)}  # fmt: skip
     assert results == {"call_test": False, "call_read": False, "call_patch": True, "call_ls": True, "call_plan": False}
     assert [e.id for e in session.entries][6:8] == ["L10", "L11"], "call_test answered before call_read"
     shell = _message(session, "L8")
-    assert shell.content[0].arguments == {"command": ["bash", "-lc", "sed -n 1,80p course_lib/store.py"]}  # type: ignore[attr-defined]
-    assert shell.model == "gpt-5-codex" and shell.provider == "openai"  # type: ignore[attr-defined]
-    plan = _message(session, "L22").content[0]  # type: ignore[attr-defined]
+    assert shell.content[0].arguments == {"command": ["bash", "-lc", "sed -n 1,80p course_lib/store.py"]}  # type: ignore[attr-defined]  # an assistant message
+    assert shell.model == "gpt-5-codex" and shell.provider == "openai"  # type: ignore[attr-defined]  # an assistant message
+    plan = _message(session, "L22").content[0]  # type: ignore[attr-defined]  # an assistant message
     assert plan.arguments == {"raw": "{plan: [unquoted"} and plan.raw_arguments == "{plan: [unquoted"
     assert _text(_message(session, "L14"))[1] == "[image: image/png, 2 KB]"
     compaction = next(e for e in session.entries if e.id == "L19")
@@ -324,7 +325,7 @@ def test_course_bad_line_names_it(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["course", "pi", "claude-code", "codex"])
-def test_auto_detects_each_sample(fmt: str) -> None:
+def test_auto_detects_each_sample(fmt: Format) -> None:
     assert detect_format(sample_path(fmt)) == fmt
 
 

@@ -69,9 +69,14 @@ def imported(source: str, package: str) -> Iterator[tuple[int, str]]:
             target = ".".join([*base, *([node.module] if node.module else [])])
             yield node.lineno, target
             yield from ((node.lineno, f"{target}.{alias.name}") for alias in node.names)
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module":
-            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-                yield node.lineno, node.args[0].value
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            yield node.lineno, node.args[0].value
 
 
 def violations(module: str, source: str, *, is_package: bool = False) -> list[str]:

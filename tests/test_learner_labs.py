@@ -57,7 +57,7 @@ def _run_lab_code(notebook: Any) -> dict[str, Any]:
     namespace: dict[str, Any] = {"__name__": "__lab__"}
     for source in (setup, *exercises):
         # dont_inherit: this module's `from __future__ import annotations` must not leak into the cells
-        exec(compile(source, "<lab cell>", "exec", dont_inherit=True), namespace)  # noqa: S102
+        exec(compile(source, "<lab cell>", "exec", dont_inherit=True), namespace)  # noqa: S102 - the course's own lab cells
     return namespace
 
 
@@ -392,7 +392,8 @@ def _course_imports(setup: str) -> set[str]:
 
 def _solution_regions(source: str) -> str:
     """The code inside the solution regions of a cell, dedented, one region after the other."""
-    regions, inside = [], None
+    regions: list[str] = []
+    inside: list[str] | None = None
     for line in source.split("\n"):
         if line.strip() == generator.BEGIN:
             inside = []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import JsonlSessionStore, PathBuilder, SystemMessage, TextContent, UserMessage
+from course_lib import AgentMessage, JsonlSessionStore, PathBuilder, SystemMessage, TextContent, UserMessage
 from course_lib.lifecycle import (
     capstone_session,
     compare_with_sent,
@@ -77,7 +77,7 @@ def test_measure_prefix_reuse_counts_leading_identical_messages() -> None:
         return UserMessage(content=(TextContent(text=text),), timestamp=1)
 
     system = SystemMessage(content="sys prompt", timestamp=0)
-    requests = [[system, user("a")], [system, user("a"), user("bbbb")], [system, user("x"), user("bbbb")]]
+    requests: list[list[AgentMessage]] = [[system, user("a")], [system, user("a"), user("bbbb")], [system, user("x"), user("bbbb")]]
     report = measure_prefix_reuse("t", requests)
     assert [(r.messages, r.shared_messages) for r in report.rows] == [(2, 0), (3, 2), (3, 1)]
     assert report.message_ratio == 3 / 6

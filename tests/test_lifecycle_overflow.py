@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from course_lib.lifecycle import is_context_overflow
-from course_lib.models import AssistantMessage, UserMessage, Usage
+from course_lib.models import AssistantMessage, StopReason, UserMessage, Usage
 
 
-def reply(stop: str, error: str | None = None, input_tokens: int = 10) -> AssistantMessage:
+def reply(stop: StopReason, error: str | None = None, input_tokens: int = 10) -> AssistantMessage:
     usage = Usage(input=input_tokens, output=0, total_tokens=input_tokens)
     return AssistantMessage(
         content=(), provider="p", model="m", usage=usage, stop_reason=stop, error_message=error, timestamp=1
@@ -34,4 +34,4 @@ def test_overflow_detection(message: AssistantMessage, expected: bool) -> None:
 
 
 def test_a_user_message_is_never_an_overflow() -> None:
-    assert is_context_overflow(UserMessage(content=(), timestamp=1), 800) is False  # type: ignore[arg-type]
+    assert is_context_overflow(UserMessage(content=(), timestamp=1), 800) is False  # type: ignore[arg-type]  # a user message on purpose: never an overflow

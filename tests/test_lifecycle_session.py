@@ -28,7 +28,7 @@ def grow_until_threshold() -> tuple[list[str], list[Reply]]:
 
 def test_L6_a_threshold_compaction_comes_after_agent_end_in_order() -> None:
     prompts, replies = grow_until_threshold()
-    session, model, store = small_session(replies)
+    session, _, _ = small_session(replies)
     for prompt in prompts:
         session.prompt(prompt)
     last_turn = [e for e in session.events if e.turn == 4]
@@ -39,6 +39,7 @@ def test_L6_a_threshold_compaction_comes_after_agent_end_in_order() -> None:
     assert start.reason == end.reason == "threshold"
     assert end.will_retry is False
     assert end.first_kept_entry_id == "u4"
+    assert end.tokens_before is not None and end.tokens_after is not None and start.context_tokens is not None
     assert end.tokens_before == start.context_tokens > 400 - 100  # L2 on the reported usage
     assert end.tokens_after < end.tokens_before  # step 5: the context is replaced for accounting
     assert all(e.type != "compaction_start" for e in session.events if e.turn < 4)
@@ -46,7 +47,7 @@ def test_L6_a_threshold_compaction_comes_after_agent_end_in_order() -> None:
 
 def test_L6_an_overflow_turn_runs_agent_end_compaction_then_continue() -> None:
     script = edit_then("Edited.") + [Failure("prompt is too long: 999 tokens"), answer("Recovered.")]
-    session, model, _ = small_session(script, store=stored(history(3).entries))
+    session, _, _ = small_session(script, store=stored(history(3).entries))
     session.prompt("First, edit app.py.")
     result = session.prompt("Second.")
     turn = [e for e in session.events if e.turn == 5]
@@ -70,6 +71,7 @@ def test_overflow_failed_response_stays_in_the_log_but_not_in_the_retry_context(
     compaction = next(e for e in entries if e.type == "compaction")
     assert compaction.parent_id == failed.parent_id == "u4", "the compaction branches off before the failure"
     assert failed.id in {e.id for e in entries}, "the failure is still in the log (L5)"
+    assert session.leaf_id is not None
     assert failed.id not in {e.id for e in path_to(entries, session.leaf_id)}, "but not on the active path"
     retry_sent = model.requests[-1].messages
     assert all(m.get("stopReason") != "error" for m in retry_sent), "the failed response is not resent"
@@ -102,7 +104,7 @@ def test_L4_each_further_attempt_keeps_less_so_a_retry_is_not_a_repeat() -> None
 
 
 def test_L4_nothing_left_to_compact_surfaces_single_group_overflow() -> None:
-    session, model, store = small_session([answer("ok")], window=400)
+    session, model, _ = small_session([answer("ok")], window=400)
     huge = " ".join(["token"] * 400)  # one group far above the window
     with pytest.raises(OverflowRecoveryError, match="single_group_overflow") as caught:
         session.prompt(huge)
@@ -114,7 +116,7 @@ def test_L4_nothing_left_to_compact_surfaces_single_group_overflow() -> None:
 
 
 def test_L4_an_error_that_is_not_an_overflow_does_not_compact() -> None:
-    session, model, store = small_session([Failure("rate limited, try later")])
+    session, _, store = small_session([Failure("rate limited, try later")])
     result = session.prompt("Hello.")
     assert result.answer.stop_reason == "error"
     assert not any(e.type.startswith("compaction") for e in session.events)
@@ -139,7 +141,7 @@ def test_L3_threshold_crossed_with_nothing_to_cut_is_reported_not_hidden() -> No
 
 
 def test_L5_every_entry_goes_through_the_store_and_the_log_only_grows() -> None:
-    session, model, prompts = capstone_session()
+    session, _, prompts = capstone_session()
     store = session.store
     snapshots = []
     for prompt in prompts:
@@ -165,7 +167,7 @@ def test_L5_compactions_use_the_same_append_call_as_messages() -> None:
 
 
 def test_capstone_crosses_the_threshold_twice_and_recovers_one_overflow() -> None:
-    session, model, prompts = capstone_session()
+    session, _, prompts = capstone_session()
     results = [session.prompt(p) for p in prompts]
     ends = [e for e in session.events if e.type == "compaction_end"]
     assert [e.reason for e in ends] == ["threshold", "overflow", "threshold"]
@@ -178,7 +180,7 @@ def test_capstone_crosses_the_threshold_twice_and_recovers_one_overflow() -> Non
 def test_the_simulation_is_deterministic() -> None:
     runs = []
     for _ in range(2):
-        session, model, prompts = capstone_session()
+        session, _, prompts = capstone_session()
         for prompt in prompts:
             session.prompt(prompt)
         runs.append(([e.to_dict() for e in session.events], [e.model_dump() for e in session.store.entries()]))

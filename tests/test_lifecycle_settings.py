@@ -26,7 +26,7 @@ def test_L1_defaults_are_the_production_values() -> None:
 @pytest.mark.parametrize("reserve", [0, -1, -16384, math.nan, math.inf, True, "16384", None])
 def test_L1_a_reserve_of_zero_or_less_is_refused_with_a_clear_error(reserve: object) -> None:
     with pytest.raises(CompactionSettingsError, match="reserve_tokens") as caught:
-        CompactionSettings(reserve_tokens=reserve)  # type: ignore[arg-type]
+        CompactionSettings(reserve_tokens=reserve)  # type: ignore[arg-type]  # a wrong type on purpose: it must be refused
     assert caught.value.field == "reserve_tokens"
     assert "needs window space" in str(caught.value)
 
@@ -34,12 +34,12 @@ def test_L1_a_reserve_of_zero_or_less_is_refused_with_a_clear_error(reserve: obj
 @pytest.mark.parametrize("keep", [0, -5, math.nan, False])
 def test_L1_keep_recent_tokens_must_be_positive(keep: object) -> None:
     with pytest.raises(CompactionSettingsError, match="keep_recent_tokens"):
-        CompactionSettings(keep_recent_tokens=keep)  # type: ignore[arg-type]
+        CompactionSettings(keep_recent_tokens=keep)  # type: ignore[arg-type]  # a wrong type on purpose: it must be refused
 
 
 def test_L1_enabled_must_be_a_bool() -> None:
     with pytest.raises(CompactionSettingsError, match="enabled"):
-        CompactionSettings(enabled=1)  # type: ignore[arg-type]
+        CompactionSettings(enabled=1)  # type: ignore[arg-type]  # a wrong type on purpose: it must be refused
 
 
 def test_L1_a_reserve_smaller_than_the_summarizer_needs_is_refused() -> None:
@@ -90,13 +90,13 @@ def test_L2_disabled_settings_never_compact() -> None:
 def test_L2_invalid_numbers_are_errors(context_tokens: object, window: object, field: str) -> None:
     settings = CompactionSettings(reserve_tokens=100, keep_recent_tokens=60)
     with pytest.raises(CompactionSettingsError) as caught:
-        should_compact(context_tokens, window, settings)  # type: ignore[arg-type]
+        should_compact(context_tokens, window, settings)  # type: ignore[arg-type]  # a wrong type on purpose: it must be refused
     assert caught.value.field == field
 
 
 def test_L2_settings_must_be_compaction_settings() -> None:
     with pytest.raises(CompactionSettingsError, match="CompactionSettings"):
-        should_compact(10, 400, {"reserve_tokens": 100})  # type: ignore[arg-type]
+        should_compact(10, 400, {"reserve_tokens": 100})  # type: ignore[arg-type]  # a wrong type on purpose: it must be refused
 
 
 @given(

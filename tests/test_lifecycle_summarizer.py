@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from course_lib import PathBuilder, compaction_summary_text, estimate_tokens_chars
@@ -26,7 +28,7 @@ def transcript() -> tuple:
     return tuple(e.message for e in entries)
 
 
-def summarize(messages: tuple, previous: CompactionSummary | None = None, **options: int) -> CompactionSummary:
+def summarize(messages: tuple, previous: CompactionSummary | None = None, **options: Any) -> CompactionSummary:
     return OfflineSummarizer(**options)(SummaryRequest(messages, previous, "threshold"))
 
 

@@ -21,7 +21,7 @@ def test_a_second_writer_is_refused_while_the_first_holds_the_session(tmp_path: 
     with open_session_writer(session, fsync=False) as first:
         assert isinstance(first, JsonlSessionStore)
         first.append(entries()[0])
-        with pytest.raises(SessionLockedError, match="s.jsonl already has a writer") as caught:
+        with pytest.raises(SessionLockedError, match=r"s\.jsonl already has a writer") as caught:
             with open_session_writer(session, fsync=False):
                 pytest.fail("the second writer must never get the store")
         assert caught.value.session == "s.jsonl"

@@ -283,7 +283,7 @@ def test_r3_parsing_a_parsed_entry_returns_an_independent_copy() -> None:
 def test_parsed_entries_are_frozen() -> None:
     entry = parse_session_entry(compaction_wire())
     with pytest.raises(Exception):  # noqa: B017,PT011 - pydantic's frozen error
-        entry.tokens_before = 1  # type: ignore[misc]
+        entry.tokens_before = 1  # type: ignore[misc]  # the frozen model must refuse it
     assert isinstance(entry.summary.decisions, tuple)
 
 

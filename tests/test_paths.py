@@ -45,14 +45,14 @@ def test_r10_rejects_a_duplicate_id_anywhere() -> None:
     """Even a duplicate off the chosen branch is refused: ids must be unique in the session."""
     entries = _tree()
     entries.append(parse_session_entry(user_wire(id="u2b", parent="a1")))
-    with pytest.raises(SessionPathError, match="duplicate.*'u2b'") as info:
+    with pytest.raises(SessionPathError, match=r"duplicate.*'u2b'") as info:
         path_to(entries, "a2")
     assert info.value.entry_id == "u2b"
 
 
 def test_r10_rejects_a_missing_parent_on_the_chain() -> None:
     entries = [e for e in _tree() if e.id != "u2"]
-    with pytest.raises(SessionPathError, match="'a2'.*'u2'") as info:
+    with pytest.raises(SessionPathError, match=r"'a2'.*'u2'") as info:
         path_to(entries, "a2")
     assert info.value.entry_id == "a2"
 

@@ -55,7 +55,8 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(json_keys, inner, max_size=3),
     max_leaves=8,
 )
-optional = lambda strategy: st.none() | strategy  # noqa: E731
+def optional(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.none() | strategy
 
 
 def model(cls: Any, **fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -166,7 +167,7 @@ UNKNOWN_KEYS = st.sampled_from(
      "error_message", "raw_arguments", "total_tokens", "changed_files", "files", "nextSteps", "invariants",
      "compactedEntryIds", "extra", "Type", "ID"]
 ) | st.text(min_size=1, max_size=5).map(lambda s: "x-" + s)  # fmt: skip
-junk = (
+junk: st.SearchStrategy[Any] = (
     json_values
     | st.sampled_from([math.nan, math.inf, -math.inf, True, False, None, "", " ", -1, 0, 2.5, [], {}])
     | st.recursive(st.sampled_from([math.nan, math.inf, None, True, "x"]), lambda inner: st.lists(inner, max_size=2) | st.dictionaries(json_keys, inner, max_size=2), max_leaves=4)
@@ -212,7 +213,7 @@ def _within(reported: str | None, location: Path) -> bool:
     """The reported field path is ``location`` or lies inside it."""
     expected = _format(location)
     return reported is not None and (
-        reported == expected or not expected or reported.startswith(expected + ".") or reported.startswith(expected + "[")
+        reported == expected or not expected or reported.startswith((expected + ".", expected + "["))
     )
 
 
@@ -529,7 +530,7 @@ def test_r27_only_group_starts_can_be_first_kept(
         return
     starts = {group[0] for group in groups}
     candidate = data.draw(st.sampled_from([e.id for e in path] + ["not-there"]))
-    options = {"id": "compact-new", "timestamp": 1, "summary": CompactionSummary(goal="g", constraints=(), completed=(), decisions=(), changed_files=(), unresolved=(), next=()), "tokens_before": 0}
+    options: dict[str, Any] = {"id": "compact-new", "timestamp": 1, "summary": CompactionSummary(goal="g", constraints=(), completed=(), decisions=(), changed_files=(), unresolved=(), next=()), "tokens_before": 0}
     if candidate in starts:
         entry = create_compaction_entry(path, first_kept_entry_id=candidate, **options)
         assert entry.parent_id == path[-1].id

@@ -43,7 +43,7 @@ def _in_child(work: Callable[[int], None]) -> tuple[int, int]:
         try:
             os.close(read_end)
             work(write_end)
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - the child reports any failure as its exit status
             status = 3
         os._exit(status)
     os.close(write_end)

@@ -57,7 +57,7 @@ def _huge_in(where: str, number: int) -> dict[str, Any]:
         return _metadata(timestamp=number)
     if where == "value":
         return _metadata({"nested": [1, number]})
-    wire = {"usage": assistant_wire(parent=None), "arguments": assistant_wire(parent=None)}.get(where)
+    wire = {"usage": assistant_wire(parent=None), "arguments": assistant_wire(parent=None)}.get(where, {})
     if where == "usage":
         wire["message"]["usage"]["input"] = number
     elif where == "arguments":
@@ -165,7 +165,7 @@ def test_r8_a_symlink_to_a_held_session_is_refused(tmp_path: Path) -> None:
     link.symlink_to(session)
     with open_session_writer(session, fsync=False) as first:
         first.append(user_wire("u1", None))
-        with pytest.raises(SessionLockedError, match="link.jsonl already has a writer"):
+        with pytest.raises(SessionLockedError, match=r"link\.jsonl already has a writer"):
             with open_session_writer(link, fsync=False):
                 pytest.fail("a second name must not give a second writer")
         first.append(assistant_wire("a1", "u1"))
@@ -188,7 +188,7 @@ def test_r8_a_plain_store_takes_the_lock_at_its_first_append_and_holds_it_until_
     first = JsonlSessionStore.open(session_file, fsync=False)
     second = JsonlSessionStore.open(session_file, fsync=False)
     first.append(user_wire("u1", None))
-    with pytest.raises(SessionLockedError, match="session.jsonl already has a writer"):
+    with pytest.raises(SessionLockedError, match=r"session\.jsonl already has a writer"):
         second.append(user_wire("u1", None))
     assert [e.id for e in second.read().entries] == ["u1"]  # a reader needs no lock
     first.close()
@@ -246,7 +246,7 @@ def test_r8_a_recovery_that_dies_before_naming_the_target_leaves_none(tmp_path: 
 def test_r8_recovery_never_replaces_a_target_that_appears_meanwhile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source, target = tmp_path / "crashed.jsonl", tmp_path / "clean.jsonl"
     source.write_text(_line(user_wire("u1", None)))
-    real_open = JsonlSessionStore.open.__func__  # type: ignore[attr-defined]
+    real_open = JsonlSessionStore.open.__func__  # type: ignore[attr-defined]  # the classmethod's function, to wrap it
 
     def open_then_someone_writes(cls: type, path: Any, **options: Any) -> JsonlSessionStore:
         store = real_open(cls, path, **options)

@@ -96,7 +96,7 @@ def _check_message(error: Exception, *, line: int | None = None) -> None:
     message.encode("utf-8")  # printable, even when the input held a lone surrogate
     if line is not None:
         assert message.startswith(f"line {line}: "), message
-        assert error.line == line  # type: ignore[attr-defined]
+        assert error.line == line  # type: ignore[attr-defined]  # the errors that name a line carry it
 
 
 @FUZZ

@@ -13,7 +13,7 @@ from .. import chapter_example
 from ..lifecycle.errors import OverflowRecoveryError
 from ..lifecycle.scenario import CAPSTONE_TURNS, capstone_session
 from ..lifecycle.settings import CompactionSettings
-from ..models import AssistantMessage, TextContent, Usage
+from ..models import AssistantMessage, StopReason, TextContent, Usage
 from .cases import Implementation, case
 from .expect import expect_equal, expect_rejects
 
@@ -55,17 +55,17 @@ def test_cut_point_keeps_whole_groups(impl: Implementation) -> None:
         expect_rejects("L3", f"keep_recent_tokens {bad!r}", lambda b=bad: cut(opening, b), ("keep_recent_tokens",))
 
 
-def _answer(stop: str = "stop", error: str | None = None) -> AssistantMessage:
+def _answer(stop: StopReason = "stop", error: str | None = None) -> AssistantMessage:
     return AssistantMessage(content=(TextContent(text="answer"),), provider="scripted", model="scripted",
                             usage=Usage(input=10, output=5, total_tokens=15), stop_reason=stop, error_message=error,
-                            timestamp=1)  # type: ignore[arg-type]
+                            timestamp=1)
 
 
 OVERFLOW = _answer("error", "prompt is too long: 900 tokens > 800 maximum")
 REFUSED = _answer("error", "rate limited, try again later")
 TRUNCATED = AssistantMessage(content=(TextContent(text="answer"),), provider="scripted", model="scripted",
                              usage=Usage(input=WINDOW + 100, output=5, total_tokens=WINDOW + 105), stop_reason="length",
-                             timestamp=1)  # type: ignore[arg-type]
+                             timestamp=1)
 """An overflow the provider reports only through its usage: more input tokens than the window (L4)."""
 
 

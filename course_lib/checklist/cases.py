@@ -372,12 +372,13 @@ class Selection:
 
     def expected(self, max_tokens: int, *fields: str) -> dict[str, Any]:
         available = max(0, max_tokens - self.fixed)
-        room, kept, used = max(0, available - self.summary), [], 0
+        room, used = max(0, available - self.summary), 0
+        kept: list[str] = []
         for group, cost in zip(reversed(self.groups), reversed(self.costs)):
             if used + cost > room:
                 break
             kept, used = group + kept, used + cost
-        reason = "within_budget" if kept == sum(self.groups, []) else "trimmed" if kept else "single_group_overflow"
+        reason = "within_budget" if kept == [entry for group in self.groups for entry in group] else "trimmed" if kept else "single_group_overflow"
         every = {"kept_entry_ids": kept or self.groups[-1], "reason": reason, "availableForMessages": available,
                  "messages": self.summary + (used if kept else self.costs[-1])}
         return {name: every[name] for name in fields}
@@ -431,8 +432,8 @@ def test_fixed_costs_come_first(impl: Implementation) -> None:
     empty = _build(impl, [], chapter_example.OPENING_BUDGET)
     expect_equal((list(empty.kept_entry_ids), len(empty.messages), empty.reason, empty.tokens.total), ([], 0, "within_budget", 6),
                  "R20", "an empty path (kept ids, messages, reason, total)")
-    patched = PathBuilder().system("sys", "BASE", sections={"rules": "RULE v1"}).user("u1", "Hi.").assistant("a1", "Hello.")
-    patched = patched.system("patch", "Prefer small diffs.", sections={"rules": "RULE v2"}).user("u2", "More.").entries
+    patching = PathBuilder().system("sys", "BASE", sections={"rules": "RULE v1"}).user("u1", "Hi.").assistant("a1", "Hello.")
+    patched = patching.system("patch", "Prefer small diffs.", sections={"rules": "RULE v2"}).user("u2", "More.").entries
     replayed = _build(impl, patched, {"max_tokens": 200, "reserved_output": 0, "safety_margin": 0})
     expect_equal(wire(replayed.messages[0]),
                  {"role": "system", "content": "BASE\n\nPrefer small diffs.", "sections": {"rules": "RULE v2"}, "timestamp": 1},

@@ -27,10 +27,11 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel
 
+from ..errors import CourseError
 from ..parsing import to_json_dict
 
 Kind = Literal["equal", "true", "rejects", "independent", "same"]
@@ -39,8 +40,12 @@ MAX_JSON = 200_000
 """Characters of one observed value sent out of the kernel; anything larger compares as different."""
 
 
-class NotRecording(RuntimeError):
+class NotRecording(CourseError, RuntimeError):
     """An expectation was stated outside ``recording()``: a check is judged only against the reference's record."""
+
+
+class NotAPointError(CourseError, ValueError):
+    """Data that should be one recorded expectation (``Point.to_json``) is not: a kernel's reply is never trusted."""
 
 
 @dataclass(frozen=True)
@@ -59,8 +64,9 @@ class Point:
     @classmethod
     def from_json(cls, data: Any) -> Point:
         if not isinstance(data, Mapping) or data.get("kind") not in KINDS:
-            raise ValueError(f"not a checklist point: {short(data, 80)}")
-        return cls(str(data["kind"]), str(data.get("rule", "")), str(data.get("what", ""))[:300],  # type: ignore[arg-type]
+            raise NotAPointError(f"not a checklist point: {short(data, 80)}")
+        kind = cast(Kind, str(data["kind"]))  # one of KINDS, checked above
+        return cls(kind, str(data.get("rule", "")), str(data.get("what", ""))[:300],
                    data.get("actual"), data.get("expected"))
 
 
@@ -118,7 +124,7 @@ def expect_same(left: Any, right: Any, rule: str, what: str) -> None:
     _JUDGE.get()(Point("same", rule, what, actual=[json_data(left), json_data(right)], expected=None))
 
 
-def expect_rejects(rule: str, what: str, call: Callable[[], Any], names: Iterable[str | tuple[str, ...]] = ()) -> None:
+def expect_rejects(rule: str, what: str, call: Callable[..., Any], names: Iterable[str | tuple[str, ...]] = ()) -> None:
     """``call`` must raise a ``ValueError`` whose message names each id or field in ``names``.
 
     An item may be a tuple of alternatives (any one of them is enough). A

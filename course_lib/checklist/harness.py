@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from .cases import CASES, Implementation
 from .expect import children
@@ -23,6 +23,7 @@ from ..estimators import estimate_tokens_chars
 from ..chapter_example import teaching_estimator
 from ..lifecycle.errors import OverflowRecoveryError, ScriptExhaustedError
 from ..lifecycle.settings import CompactionSettings
+from ..models import MessageEntry
 from ..parsing import parse_session_entry, to_json_dict
 
 MIME = "application/vnd.course-grade+json"
@@ -157,7 +158,7 @@ def changeable(entry: Any) -> list[str]:
 def drive_recovery(retry: Callable[..., Any], script: Mapping[str, Any], *, context_window: Any,
                    max_attempts: Any) -> dict[str, Any]:
     """``retry`` on scripted answers (the last one repeats): how it ended, each compact() and send() (L4)."""
-    replies = [parse_session_entry(entry).message for entry in script["answers"]]
+    replies = [cast(MessageEntry, parse_session_entry(entry)).message for entry in script["answers"]]  # message entries
     sent: list[int] = []
     compacted: list[Any] = []
 

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
 from .. import lab_registry
+from ..errors import CourseError
 from . import capstone as _capstone  # noqa: F401 - registers the capstone's checks
 from .cases import CASES, Case, Implementation
 from .expect import Point, recording, verdict
@@ -113,7 +114,7 @@ def _mark(status: Status) -> str:
     return {"passed": "✅ passed", "failed": "❌ failed", "error": "💥 error", "not implemented yet": "⏳ not implemented yet"}[status]
 
 
-def select(lab: str | None = None) -> list[Case]:
+def select(lab: str | int | None = None) -> list[Case]:
     """The checks of one lab (``"11.3"``, ``"Lab 11.3"``, ``3`` or ``"capstone"``), or the chapter's fifteen."""
     if lab is None:
         return [c for c in CASES if c.lab in CHAPTER_LABS]
@@ -160,13 +161,21 @@ def record_case(case: Case, implementation: Implementation) -> dict[str, Any]:
     return {"points": [point.to_json() for point in recorder.points], **end}
 
 
+class ReferenceFailsError(CourseError, RuntimeError):
+    """A check fails on the course's own reference: a bug in the course, never the learner's fault."""
+
+
+class UnknownFunctionError(CourseError, TypeError):
+    """``run()`` was given a function by a name no lab asks for (a typo would otherwise go unchecked)."""
+
+
 @functools.cache
 def trusted_points(number: int) -> tuple[Point, ...]:
     """The points of check ``number`` as the reference states them: what the grader judges against."""
     case = next(c for c in CASES if c.number == number)
     record = record_case(case, Implementation())
     if record["status"] != "completed":
-        raise RuntimeError(f"check {number} fails on the reference: {record.get('message')}")
+        raise ReferenceFailsError(f"check {number} fails on the reference: {record.get('message')}")
     return tuple(Point.from_json(point) for point in record["points"])
 
 
@@ -177,7 +186,8 @@ def judge_record(case: Case, record: Mapping[str, Any]) -> CheckRecord:
     the learner's notebook. A record that stops early reports why it stopped.
     """
     trusted = trusted_points(case.number)
-    observed = record.get("points") if isinstance(record.get("points"), list) else []
+    points = record.get("points")
+    observed: list[Any] = points if isinstance(points, list) else []
     for index, expected in enumerate(trusted):
         if index >= len(observed):
             break
@@ -219,7 +229,7 @@ def run(lab: str | int | None = None, **functions: Callable[..., Any]) -> Checkl
     """Run the fifteen checks (or one lab's) against the reference or the functions given by name."""
     unknown = sorted(set(functions) - set(FUNCTION_NAMES))
     if unknown:
-        raise TypeError(f"unknown lab function(s) {unknown}; expected some of {list(FUNCTION_NAMES)}")
+        raise UnknownFunctionError(f"unknown lab function(s) {unknown}; expected some of {list(FUNCTION_NAMES)}")
     implementation = Implementation(**functions)
     records = tuple(run_case(case, implementation) for case in select(lab))
     return ChecklistReport(records, normalise_lab(lab) if lab is not None else None)

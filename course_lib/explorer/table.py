@@ -42,7 +42,7 @@ from ..context import (
     latest_compaction,
     select_context,
 )
-from ..errors import InteractionError
+from ..errors import EstimateError, InteractionError, OptionError
 from ..chapter_example import OPENING_BUDGET, RESUME_BUDGET, opening_path, resumed_path, system_replay_path, teaching_estimator
 from ..grouping import interaction_spans
 from ..models import MessageEntry, SessionEntry, SystemMessage
@@ -207,7 +207,7 @@ def paging(table: pd.DataFrame, page_size: int = PAGE_SIZE) -> Paging:
     but never under half a page); finding the boundary is one vectorised scan.
     """
     if page_size < 1:
-        raise ValueError(f"page_size must be at least 1, got {page_size}")
+        raise OptionError(f"page_size must be at least 1, got {page_size}")
     rows = len(table)
     kept = (table["status"] == "kept").to_numpy().nonzero()[0]
     boundary = int(kept[0]) if len(kept) else 0
@@ -269,7 +269,7 @@ def path_layout(active_path: Sequence[SessionEntry], estimate_tokens: Estimator)
     def cost(message: Any) -> int | float:
         value = estimate_tokens(fresh_copy(message))  # R15: the estimator sees a copy
         if not is_token_count(value):
-            raise ValueError(f"estimate_tokens returned {value!r}; expected a finite number >= 0 (R15)")
+            raise EstimateError(f"estimate_tokens returned {value!r}; expected a finite number >= 0 (R15)")
         return value
 
     path = [entry if isinstance(entry, BaseModel) else parse_session_entry(entry) for entry in active_path]
@@ -283,9 +283,9 @@ def path_layout(active_path: Sequence[SessionEntry], estimate_tokens: Estimator)
     costs = {entry.id: cost(entry.message) for entry in messages}
     for number, group in enumerate(prefix + candidates, start=1):
         groups.cost[number] = 0
-        for entry in group:
-            groups.number[entry.id] = number
-            groups.cost[number] += costs[entry.id]
+        for member in group:
+            groups.number[member.id] = number
+            groups.cost[number] += costs[member.id]
 
     summarized = {entry.id for entry in messages[:start]}
     rows: list[Row] = []
@@ -301,8 +301,8 @@ def path_layout(active_path: Sequence[SessionEntry], estimate_tokens: Estimator)
             rows.append((entry.id, message.role, groups.number.get(entry.id), costs[entry.id], status))
         else:
             rows.append((entry.id, entry.type, None, None, "skipped"))
-            if entry is compaction:
-                summary_cost = cost(summary_message(entry))
+            if compaction is not None and entry is compaction:
+                summary_cost = cost(summary_message(compaction))
                 rows.append((f"{entry.id}:summary", "user (synthetic)", None, summary_cost, "summary"))
     undecided = [position for position, row in enumerate(rows) if row[4] is None]
     return PathLayout(
@@ -310,7 +310,7 @@ def path_layout(active_path: Sequence[SessionEntry], estimate_tokens: Estimator)
         groups=groups,
         summary_cost=summary_cost,
         estimated=estimated,
-        frame=_frame([row if row[4] is not None else (*row[:4], "dropped") for row in rows]),  # type: ignore[misc]
+        frame=_frame([row if row[4] is not None else (*row[:4], "dropped") for row in rows]),
         undecided=np.array(undecided, dtype=np.intp),
         undecided_groups=np.array([rows[position][2] for position in undecided], dtype=np.int64),
     )

@@ -27,6 +27,7 @@ from typing import Any
 from . import claude_code, codex, course, pi
 from .lines import first_record
 from .report import FORMATS, Format, ImportedSession, Note, SessionImportError, Skip
+from ..errors import OptionError
 
 LOADERS: dict[Format, Callable[[Path], ImportedSession]] = {
     "course": course.load,
@@ -45,14 +46,14 @@ def load_session(path: str | os.PathLike[str], *, format: str = "auto") -> Impor
     if format == "auto":
         format = detect_format(source)
     if format not in LOADERS:
-        raise ValueError(f"unknown format {format!r}; expected auto or one of {', '.join(FORMATS)}")
-    return LOADERS[format](source)  # type: ignore[index]
+        raise OptionError(f"unknown format {format!r}; expected auto or one of {', '.join(FORMATS)}")
+    return LOADERS[format](source)
 
 
 def sample_path(fmt: Format) -> Path:
     """The small sample log of ``fmt`` that ships with the package (a few interactions and every messy case)."""
     if fmt not in LOADERS:
-        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        raise OptionError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     return Path(str(files(__name__) / "samples" / f"{fmt}.jsonl"))
 
 

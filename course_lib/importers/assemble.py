@@ -275,9 +275,11 @@ class Assembler:
         return None
 
     def _add_compaction(self, pending: _Pending, first_kept: str) -> None:
+        parent = self._leaf()
+        assert parent is not None, "the first kept entry is on the path, so the path has a leaf"
         entry = CompactionEntry(
             id=self._unique(pending.id, pending.line),
-            parent_id=self._leaf(),
+            parent_id=parent,
             timestamp=pending.timestamp,
             summary=pending.summary,
             first_kept_entry_id=first_kept,

@@ -25,14 +25,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..models import StopReason
 from .assemble import Assembler, Block, text_block
-from .content import THINKING_TYPES, number, texts, tool_call, usage_of
+from .content import THINKING_TYPES, number, object_at, texts, tool_call, usage_of
 from .lines import Record, read_json_lines
 from .report import ImportedSession
 from .summary import summary_from_text
 from .tree import OFF_PATH, active_path
 
-STOP_REASONS = {
+STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "tool_use": "toolUse",
@@ -90,7 +91,7 @@ def _not_conversation(value: dict[str, Any]) -> str:
 
 
 def _compaction(boundary: Record, summary: Record | None, asm: Assembler) -> None:
-    meta = boundary.value.get("compactMetadata") if isinstance(boundary.value.get("compactMetadata"), dict) else {}
+    meta = object_at(boundary.value, "compactMetadata")
     source = summary or boundary
     text = " ".join(texts(summary.value.get("message", {}).get("content"), summary.line, asm)) if summary else ""
     if summary:
@@ -107,8 +108,8 @@ def _compaction(boundary: Record, summary: Record | None, asm: Assembler) -> Non
 def _map(record: Record, asm: Assembler) -> None:
     value, line = record.value, record.line
     kind = value.get("type")
-    message = value.get("message") if isinstance(value.get("message"), dict) else {}
-    uuid = value.get("uuid")
+    message = object_at(value, "message")
+    uuid: str = value["uuid"]  # load() maps only the records whose uuid is a string
     timestamp = asm.timestamp(value.get("timestamp"))
     if kind == "user":
         _user(message.get("content"), uuid, line, timestamp, asm)
@@ -153,7 +154,7 @@ def _assistant(
             blocks.append(tool_call(str(block.get("id", "")), str(block.get("name", "")), block.get("input")))
         else:
             blocks.extend(text_block(text) for text in texts([block], line, asm))
-    usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
+    usage = object_at(message, "usage")
     given = sum(
         number(usage.get(k)) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
     )
@@ -165,7 +166,7 @@ def _assistant(
         provider="anthropic",
         model=str(message.get("model") or "unknown"),
         usage=usage_of(given, usage.get("output_tokens")),
-        stop_reason="error" if error else STOP_REASONS.get(str(message.get("stop_reason"))),  # type: ignore[arg-type]
+        stop_reason="error" if error else STOP_REASONS.get(str(message.get("stop_reason"))),
         error_message=" ".join(b["text"] for b in blocks if b["type"] == "text") if error else None,
         source_id=uuid,
     )

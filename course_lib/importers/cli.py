@@ -18,8 +18,9 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from ..errors import SessionEntryError, SessionPathError, SessionStoreError
+from ..errors import CourseError, SessionEntryError, SessionPathError, SessionStoreError
 from ..estimators import TokenizerDataError, estimate_tokens_bpe, estimate_tokens_chars
 from ..store import JsonlSessionStore
 from . import FORMATS, ImportedSession, SessionImportError, load_session
@@ -29,7 +30,7 @@ ESTIMATORS = {"chars": estimate_tokens_chars, "bpe": estimate_tokens_bpe}
 SHOWN = 3  # rows shown on each side of the boundary, and newest rows
 
 
-class UsageError(Exception):
+class UsageError(CourseError):
     """A bad argument or a file that cannot be used: one line on stderr, exit status 2."""
 
 
@@ -121,9 +122,9 @@ def _show(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def _print_rows(table: object) -> None:
+def _print_rows(table: Any) -> None:  # a pandas DataFrame (pandas ships no types)
     """The rows around the first kept row and the newest rows; elided runs as counts by status."""
-    rows = list(table.itertuples(index=False))  # type: ignore[attr-defined]
+    rows = list(table.itertuples(index=False))
     statuses = [row.status for row in rows]
     first_kept = statuses.index("kept") if "kept" in statuses else len(rows)
     shown = set(range(max(0, first_kept - SHOWN), min(len(rows), first_kept + SHOWN)))

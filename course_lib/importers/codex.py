@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .assemble import Assembler, text_block
-from .content import texts, tool_call
+from .content import object_at, texts, tool_call
 from .lines import Record, read_json_lines
 from .report import ImportedSession
 from .summary import summary_from_text
@@ -130,7 +130,7 @@ def _response_item(item: dict[str, Any], line: int, timestamp: float, asm: Assem
     elif kind == "reasoning":
         asm.skip(line, "a reasoning item (the course's messages have no reasoning blocks)")
     elif kind == "web_search_call":
-        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        action = object_at(item, "action")
         asm.skip(
             line,
             f"a web search run by the server (query {action.get('query')!r}); the log holds no result to pair with it",

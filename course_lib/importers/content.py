@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from .assemble import Assembler, Block, image_placeholder
+from ..errors import NotFiniteJsonError
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text", "summary_text"})
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning"})
@@ -87,6 +88,12 @@ def usage_of(input_tokens: Any, output_tokens: Any, total: Any = None) -> dict[s
     return {"input": given, "output": produced, "totalTokens": number(total) if total is not None else given + produced}
 
 
+def object_at(value: Any, key: str) -> dict[str, Any]:
+    """``value[key]`` when it is a JSON object, else ``{}``: a log's optional parts may be missing or of any type."""
+    found = value.get(key) if isinstance(value, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
 def number(value: Any) -> float:
     ok = (
         isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and 0 <= value < float("inf")
@@ -95,4 +102,4 @@ def number(value: Any) -> float:
 
 
 def _refuse(name: str) -> Any:
-    raise ValueError(f"{name} is not a finite JSON number")
+    raise NotFiniteJsonError(name)

@@ -24,13 +24,14 @@ from typing import Any
 import jiter
 
 from .report import SessionImportError, Skip
+from ..errors import NotFiniteJsonError
 
 _DECODER = json.JSONDecoder(parse_constant=lambda name: _refuse_constant(name))
 _WHITESPACE = " \t\r\n"
 
 
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a finite JSON number")
+    raise NotFiniteJsonError(name)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .assemble import Assembler, Block, text_block
-from .content import number, texts, tool_call, usage_of
+from .content import number, object_at, texts, tool_call, usage_of
 from .lines import Record, read_json_lines
 from .report import ImportedSession
 from .summary import summary_from_text
@@ -142,7 +142,7 @@ def _assistant(message: dict[str, Any], asm: Assembler, line: int, timestamp: fl
             blocks.append(tool_call(str(block.get("id", "")), str(block.get("name", "")), block.get("arguments")))
         else:
             blocks.extend(text_block(text) for text in texts([block], line, asm))
-    usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
+    usage = object_at(message, "usage")
     stop = message.get("stopReason")
     asm.assistant(
         line,

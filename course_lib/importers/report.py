@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
 
+from ..errors import CourseError
 from ..models import SessionEntry
 
 Format = Literal["course", "pi", "claude-code", "codex"]
 FORMATS: tuple[Format, ...] = ("course", "pi", "claude-code", "codex")
 
 
-class SessionImportError(ValueError):
+class SessionImportError(CourseError, ValueError):
     """A file cannot be imported; ``line`` names the first line that stopped it (when one did)."""
 
     def __init__(self, message: str, *, line: int | None = None) -> None:

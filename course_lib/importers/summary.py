@@ -74,4 +74,4 @@ def summary_from_text(text: str, *, fallback_goal: str = "(summary without text)
         goal = fields["completed"].pop(0)
     else:
         goal = fallback_goal
-    return CompactionSummary(goal=goal, **fields)
+    return CompactionSummary(goal=goal, **{name: tuple(items) for name, items in fields.items()})

@@ -16,6 +16,7 @@ from ..context import BuildContextResult, build_context, is_token_count
 from ..estimators import estimate_tokens_chars
 from ..chapter_example import teaching_estimator
 from ..models import SessionEntry
+from ..errors import OptionError
 
 BUDGET_KEY = "context_budget"
 
@@ -37,12 +38,12 @@ class RequestBudget:
 
     def __post_init__(self) -> None:
         if not is_token_count(self.context_window) or self.context_window <= 0:
-            raise ValueError(f"context_window must be a finite number > 0, got {self.context_window!r}")
+            raise OptionError(f"context_window must be a finite number > 0, got {self.context_window!r}")
         for name in ("reserved_output", "safety_margin"):
             if not is_token_count(getattr(self, name)):
-                raise ValueError(f"{name} must be a finite number >= 0, got {getattr(self, name)!r} (R15)")
+                raise OptionError(f"{name} must be a finite number >= 0, got {getattr(self, name)!r} (R15)")
         if self.estimator not in ESTIMATORS:
-            raise ValueError(f"unknown estimator {self.estimator!r}; known: {sorted(ESTIMATORS)}")
+            raise OptionError(f"unknown estimator {self.estimator!r}; known: {sorted(ESTIMATORS)}")
 
     @property
     def estimate_tokens(self) -> Callable[[Any], int | float]:

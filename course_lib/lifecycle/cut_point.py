@@ -16,6 +16,8 @@ from ..context import is_token_count, latest_compaction, resume_candidates
 from ..grouping import interaction_spans
 from ..models import AgentMessage, MessageEntry, SessionEntry
 from ..parsing import fresh_copy
+from ..errors import CompactionError, EstimateError
+from .errors import CompactionSettingsError
 
 Estimator = Callable[[Any], int | float]
 
@@ -43,7 +45,9 @@ def find_cut_point(
 ) -> str | None:
     """The id of the first kept entry, or ``None`` when everything fits (L3)."""
     if not is_token_count(keep_recent_tokens) or keep_recent_tokens <= 0:
-        raise ValueError(f"keep_recent_tokens must be a finite number > 0, got {keep_recent_tokens!r} (L3)")
+        raise CompactionSettingsError(
+            f"keep_recent_tokens must be a finite number > 0, got {keep_recent_tokens!r} (L3)", field="keep_recent_tokens"
+        )
     groups = context_groups(active_path)
     kept: int | float = 0
     for index in range(len(groups) - 1, -1, -1):
@@ -59,7 +63,7 @@ def group_cost(group: Sequence[MessageEntry], estimate_tokens: Estimator) -> int
     for entry in group:
         value = estimate_tokens(fresh_copy(entry.message))
         if not is_token_count(value):
-            raise ValueError(
+            raise EstimateError(
                 f"estimate_tokens returned {value!r} for entry {entry.id!r}; expected a finite number >= 0"
             )
         total += value
@@ -77,4 +81,6 @@ def messages_to_summarize(active_path: Sequence[SessionEntry], first_kept_entry_
         if group[0].id == first_kept_entry_id:
             return messages
         messages.extend(fresh_copy(entry.message) for entry in group)
-    raise ValueError(f"{first_kept_entry_id!r} does not open one of the context's interaction groups (L3)")
+    raise CompactionError(
+        f"{first_kept_entry_id!r} does not open one of the context's interaction groups (L3)", entry_id=first_kept_entry_id
+    )

@@ -5,10 +5,10 @@
 
 from __future__ import annotations
 
-from ..errors import SessionLockedError
+from ..errors import CourseError, SessionLockedError
 
 
-class CompactionSettingsError(ValueError):
+class CompactionSettingsError(CourseError, ValueError):
     """Settings or numbers that would make the threshold rule meaningless (L1, L2).
 
     A zero reserve is the classic case: compaction itself is a model call that
@@ -20,7 +20,7 @@ class CompactionSettingsError(ValueError):
         self.field = field
 
 
-class OverflowRecoveryError(RuntimeError):
+class OverflowRecoveryError(CourseError, RuntimeError):
     """Overflow recovery gave up: the attempt cap is spent or nothing is left to compact (L4).
 
     Raising, instead of compacting once more, is what rules out the
@@ -34,13 +34,19 @@ class OverflowRecoveryError(RuntimeError):
         self.entry_id = entry_id
 
 
-class ScriptExhaustedError(RuntimeError):
+class ScriptExhaustedError(CourseError, RuntimeError):
     """The scripted model was asked for more replies than its script holds."""
+
+
+class ReplayError(CourseError, ValueError):
+    """A log cannot say which messages a request was sent: not an assistant response, or no
+    ``context_budget`` entry before it, or a different number of requests than the model recorded."""
 
 
 __all__ = [
     "CompactionSettingsError",
     "OverflowRecoveryError",
+    "ReplayError",
     "ScriptExhaustedError",
     "SessionLockedError",
 ]

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from ..models import AssistantMessage
-from .errors import OverflowRecoveryError
+from .errors import CompactionSettingsError, OverflowRecoveryError
 
 OVERFLOW_PATTERNS = re.compile(
     r"prompt is too long|exceeds the context window|context[ _]length[ _]exceeded|maximum context length",
@@ -45,7 +45,7 @@ def retry_after_overflow(
     ``compact(attempt)`` receives the attempt's number, 1 for the first.
     """
     if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 0:
-        raise ValueError(f"max_attempts must be an int >= 0, got {max_attempts!r} (L4)")
+        raise CompactionSettingsError(f"max_attempts must be an int >= 0, got {max_attempts!r} (L4)", field="max_attempts")
     attempts = 0
     answer = send()
     while is_context_overflow(answer, context_window):

@@ -97,7 +97,7 @@ def rewrite_history_requests(
     entries = list(entries)
     requests: list[list[AgentMessage]] = []
     for response in response_entries(entries):
-        path = walk_path(entries, response.parent_id)
+        path = walk_path(entries, response.parent_id) if response.parent_id is not None else []  # a root: nothing sent
         messages = [e for e in path if e.type == "message"]
         system = current_system_message(e.message for e in messages)
         groups = interaction_spans(messages)

@@ -18,6 +18,7 @@ from ..parsing import to_json_dict
 from ..paths import walk_path
 from .budget import budget_on_path
 from .scripted_model import SentRequest
+from .errors import ReplayError
 
 
 @dataclass(frozen=True)
@@ -38,11 +39,13 @@ def replay_request(entries: Sequence[SessionEntry], response_entry_id: str) -> R
     entries = list(entries)
     response = next((e for e in entries if e.id == response_entry_id), None)
     if response is None or response.type != "message" or not isinstance(response.message, AssistantMessage):
-        raise ValueError(f"{response_entry_id!r} is not an assistant response in this log")
+        raise ReplayError(f"{response_entry_id!r} is not an assistant response in this log")
+    if response.parent_id is None:
+        raise ReplayError(f"{response_entry_id!r} is a root entry: no request led to it")
     path = walk_path(entries, response.parent_id)
     budget = budget_on_path(path)
     if budget is None:
-        raise ValueError(f"no context_budget entry before {response_entry_id!r}; the log cannot say how it was built")
+        raise ReplayError(f"no context_budget entry before {response_entry_id!r}; the log cannot say how it was built")
     return ReplayedRequest(response_entry_id, budget.build(path).messages)
 
 
@@ -63,7 +66,7 @@ def compare_with_sent(entries: Sequence[SessionEntry], sent: Sequence[SentReques
     """Request by request: does the log's reconstruction equal what the model recorded?"""
     replayed = replay_all(entries)
     if len(replayed) != len(sent):
-        raise ValueError(f"the log holds {len(replayed)} responses but the model recorded {len(sent)} requests")
+        raise ReplayError(f"the log holds {len(replayed)} responses but the model recorded {len(sent)} requests")
     return [
         ReplayCheck(
             request=request.index,

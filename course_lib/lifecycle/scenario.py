@@ -9,6 +9,7 @@ turn reads a long log that overflows the window and is recovered.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 from dataclasses import dataclass
 
 from ..store import InMemorySessionStore

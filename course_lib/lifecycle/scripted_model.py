@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..estimators import estimate_tokens_chars
-from ..models import AgentMessage, AssistantMessage, TextContent, ToolCall, Usage
+from ..models import AgentMessage, AssistantMessage, StopReason, TextContent, ToolCall, Usage
 from ..parsing import to_json_dict
 from .errors import ScriptExhaustedError
 
@@ -131,7 +131,7 @@ class ScriptedModel:
         self.requests.append(SentRequest(len(self.requests) + 1, to_json_dict(messages), prompt, outcome))
 
 
-def _message(content: tuple[Any, ...], stop_reason: str, usage: Usage, error: str | None = None) -> AssistantMessage:
+def _message(content: tuple[Any, ...], stop_reason: StopReason, usage: Usage, error: str | None = None) -> AssistantMessage:
     return AssistantMessage(
         content=content,
         provider="course",
@@ -143,6 +143,6 @@ def _message(content: tuple[Any, ...], stop_reason: str, usage: Usage, error: st
     )
 
 
-def _failed(error: str, stop_reason: str, prompt: int | float) -> AssistantMessage:
+def _failed(error: str, stop_reason: StopReason, prompt: int | float) -> AssistantMessage:
     """A failed response; the provider still reports the input tokens it counted."""
     return _message((), stop_reason, Usage(input=prompt, output=0, total_tokens=prompt), error)

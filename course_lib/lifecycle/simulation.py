@@ -37,7 +37,7 @@ from ..models import (
 from ..paths import walk_path
 from .budget import BUDGET_KEY, RequestBudget, budget_on_path
 from .cut_point import context_groups, find_cut_point, messages_to_summarize
-from .errors import OverflowRecoveryError
+from .errors import CompactionSettingsError, OverflowRecoveryError
 from .events import AgentEvent, EventLog, Listener
 from .overflow import is_context_overflow
 from .scripted_model import ToolOutcome
@@ -102,7 +102,9 @@ class AgentSession:
         compaction_threshold(budget.context_window, self.settings)  # L1/L2: the window must exceed the reserve
         cap = max_overflow_attempts
         if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
-            raise ValueError(f"max_overflow_attempts must be an int >= 0, got {max_overflow_attempts!r} (L4)")
+            raise CompactionSettingsError(
+                f"max_overflow_attempts must be an int >= 0, got {max_overflow_attempts!r} (L4)", field="max_overflow_attempts"
+            )
         self.store = store
         self.model = model
         self.tools = tools
@@ -152,6 +154,7 @@ class AgentSession:
         compactions: list[str] = []
         while True:
             last = self._run()
+            assert isinstance(last.message, AssistantMessage), "a run ends on the model's response"
             self._emit("agent_end", entry_id=last.id)
             after = self._after_run(last, attempts)  # step 1: the post-run hook
             if after.compaction_id:
@@ -194,6 +197,7 @@ class AgentSession:
 
     def _after_run(self, last: MessageEntry, attempts: int) -> _AfterRun:
         message = last.message
+        assert isinstance(message, AssistantMessage), "a run ends on the model's response"
         window = self.budget.context_window
         if is_context_overflow(message, window):
             return self._recover_overflow(last, attempts)
@@ -224,6 +228,7 @@ class AgentSession:
         Each further attempt halves the keep target: keeping as much as last time
         cannot cure the overflow that just happened with it.
         """
+        assert isinstance(failed.message, AssistantMessage) and failed.parent_id is not None, "a response to a request"
         reported = failed.message.usage.input
         if not self.settings.enabled or attempts >= self.max_overflow_attempts:
             why = "compaction is disabled" if not self.settings.enabled else (

@@ -24,6 +24,7 @@ from ..models import (
     ToolResultMessage,
     UserMessage,
 )
+from .errors import CompactionSettingsError
 
 CompactionReason = Literal["threshold", "overflow"]
 
@@ -95,8 +96,9 @@ class OfflineSummarizer:
         goal = "x" * max(max_item_chars, len(_NO_GOAL))
         smallest = self._cost(CompactionSummary(goal=goal, **dict.fromkeys(_LISTS, ())))
         if max_summary_tokens < smallest:
-            raise ValueError(
-                f"max_summary_tokens={max_summary_tokens} cannot hold even an empty summary ({smallest} tokens)"
+            raise CompactionSettingsError(
+                f"max_summary_tokens={max_summary_tokens} cannot hold even an empty summary ({smallest} tokens)",
+                field="max_summary_tokens",
             )
 
     @property

@@ -83,7 +83,7 @@ def covering_failures(mutant: Mutant, *, first_only: bool = False) -> list[str]:
     names = quiet_namespace(mutant)
     tests = covering_tests(mutant.lab)
     holders: dict[str, list[Any]] = {}
-    calls = {}
+    calls: dict[Any, Any] = {}
     for test in sorted(tests, key=lambda t: len(t.calls)) if first_only else tests:
         for call in test.calls:
             holders.setdefault(call.key, []).append(test)
