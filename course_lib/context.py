@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
@@ -171,14 +171,15 @@ def _scan(active_path: Iterable[SessionEntry | Mapping[str, Any]]) -> _Scan:
     compaction: CompactionEntry | None = None
     for item in active_path:
         # An exact type check first: isinstance on a pydantic class goes through ABCMeta.
-        entry = item if type(item) in _ENTRY_MODELS or isinstance(item, BaseModel) else parse_session_entry(item)
+        entry = (
+            cast(SessionEntry, item) if type(item) in _ENTRY_MODELS or isinstance(item, BaseModel) else parse_session_entry(item)
+        )
         path.append(entry)
-        kind = entry.type
-        if kind == "message":
+        if entry.type == "message":
             messages.append(entry)
             if entry.message.role == "system":
                 systems.append(entry.message)
-        elif kind == "compaction":
+        elif entry.type == "compaction":
             compaction = entry
     return _Scan(path, messages, systems, compaction)
 

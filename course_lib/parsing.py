@@ -114,7 +114,7 @@ def copy_model(model: Any, may_share: bool = False) -> Any:
     """``fresh_copy`` of a model, for callers that know it is one (``build_context``'s estimates):
     its changeable parts copied, the rest shared. With ``may_share`` (a part inside a copy)
     a model with nothing changeable is returned itself."""
-    kind = type(model)
+    kind: type[BaseModel] = type(model)
     plan = _PLANS.get(kind)
     if plan is None:
         plan = _PLANS[kind] = changeable_fields(kind)

@@ -238,7 +238,7 @@ def _every_internal_link_resolves(page: Page, base_url: str) -> None:
             elif target == base_url and target not in seen:
                 seen.add(target)
                 queue.append(target)
-    broken = []
+    broken: list[tuple[str, str, int | str]] = []
     for source, target, fragment in links:
         if target not in ids:
             status = page.request.get(target).status
