@@ -6,6 +6,7 @@ shows about the learner's function comes from the learner's own code.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -16,6 +17,7 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
+from .catalogues import compactions
 from .parsing import to_json_dict
 
 Estimator = Callable[[Any], int | float]
@@ -374,6 +376,25 @@ def shorthand_path(text: str) -> list[Any]:
         else:
             builder.assistant(name, "Done.")
     return builder.entries
+
+
+ACCEPTED = "accepted"
+
+
+def compaction_variants(record: Mapping[str, Any]) -> dict[str, tuple[dict[str, Any], str]]:
+    """Lab 11.1's table: ``record`` unchanged, then the catalogue's rows, each with its hand-worked answer.
+
+    The answer is ``"accepted"`` (R1, R4: kept as given) or the field path the
+    error must name (R2). The rows come from ``course_lib.catalogues.compactions``,
+    the list the checklist and the grader try too.
+    """
+    rows: dict[str, tuple[dict[str, Any], str]] = {"unchanged": (dict(copy.deepcopy(record)), ACCEPTED)}
+    rows |= {unusual.what: (unusual.applied(record), ACCEPTED) for unusual in compactions.UNUSUAL if unusual.in_lab_table}
+    for malformed in compactions.MALFORMED:
+        if malformed.in_lab_table:
+            value, fields = malformed.applied(record)
+            rows[malformed.what] = (value, fields[0])
+    return rows
 
 
 def _frame(rows: Sequence[Mapping[str, Any]], index: str) -> pd.DataFrame:

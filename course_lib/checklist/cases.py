@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import chapter_example
 from ..builders import PathBuilder
+from ..catalogues import compactions
 from ..compaction import create_compaction_entry
 from ..context import build_context
 from ..grouping import group_interactions
@@ -179,51 +180,19 @@ def _refused(change: Callable[[], Any]) -> bool:
     return False
 
 
-def _variant(change: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
-    """A fresh copy of compact-1's wire form with one change applied."""
-    value = compact_1_wire()
-    change(value)
-    return value
-
-
 def _good_compactions() -> list[tuple[str, dict[str, Any]]]:
-    """Valid, if unusual, compactions: R4 records tokensBefore as given; numbers need not be integers."""
-    return [
-        ("tokensBefore 1000000 (wrong, but finite)", _variant(lambda v: v.update(tokensBefore=1_000_000))),
-        ("changedFiles ['context.ts']", _variant(lambda v: v["summary"].update(changedFiles=["context.ts"]))),
-        ("tokensBefore 17.25 and timestamp 100.5", _variant(lambda v: v.update(tokensBefore=17.25, timestamp=100.5))),
-    ]
+    """Valid, if unusual, compactions (the catalogue's, on compact-1): R4 records tokensBefore as given."""
+    return [(unusual.what, unusual.applied(compact_1_wire())) for unusual in compactions.UNUSUAL]
 
 
 def _bad_compactions() -> list[tuple[str, dict[str, Any], tuple[str | tuple[str, ...], ...]]]:
-    """(what, wire value, names the error must mention) for check 2: the id and the field path (R2)."""
-    summary = "summary"
-    return [
-        ("a null parentId", _variant(lambda v: v.update(parentId=None)), ("compact-1", "parentId")),
-        ("a blank goal", _variant(lambda v: v[summary].update(goal="  ")), ("compact-1", "summary.goal")),
-        ("a missing constraints list", _variant(lambda v: v[summary].pop("constraints")), ("compact-1", "summary.constraints")),
-        (
-            "the legacy alias summary.files",
-            _variant(lambda v: v[summary].update(files=v[summary].pop("changedFiles"))),
-            ("compact-1", "summary.files"),
-        ),
-        ("the legacy alias summary.nextSteps", _variant(lambda v: v[summary].update(nextSteps=["x"])), ("compact-1", "summary.nextSteps")),
-        ("the legacy alias summary.invariants", _variant(lambda v: v[summary].update(invariants=["x"])), ("compact-1", "summary.invariants")),
-        ("an entry-level compactedEntryIds", _variant(lambda v: v.update(compactedEntryIds=["u1"])), ("compact-1", "compactedEntryIds")),
-        ("a missing firstKeptEntryId", _variant(lambda v: v.pop("firstKeptEntryId")), ("compact-1", "firstKeptEntryId")),
-        (
-            "the snake_case key first_kept_entry_id on the wire",
-            _variant(lambda v: v.update(first_kept_entry_id=v.pop("firstKeptEntryId"))),
-            ("compact-1", ("first_kept_entry_id", "firstKeptEntryId")),
-        ),
-        ("a blank firstKeptEntryId", _variant(lambda v: v.update(firstKeptEntryId=" ")), ("compact-1", "firstKeptEntryId")),
-        ("a blank id", _variant(lambda v: v.update(id=" ")), ("id",)),
-        ("tokensBefore -1", _variant(lambda v: v.update(tokensBefore=-1)), ("compact-1", "tokensBefore")),
-        ("an infinite tokensBefore", _variant(lambda v: v.update(tokensBefore=float("inf"))), ("compact-1", "tokensBefore")),
-        ("tokensBefore true", _variant(lambda v: v.update(tokensBefore=True)), ("compact-1", "tokensBefore")),
-        ("a string timestamp", _variant(lambda v: v.update(timestamp="100")), ("compact-1", "timestamp")),
-        ("a non-string list member", _variant(lambda v: v[summary].update(decisions=["ok", 7])), ("compact-1", "summary.decisions[1]")),
-    ]
+    """(what, wire value, names the error must mention) for check 2: the id and the field path (R2), from the catalogue."""
+    made: list[tuple[str, dict[str, Any], tuple[str | tuple[str, ...], ...]]] = []
+    for malformed in (*compactions.MALFORMED, compactions.BLANK_ID):
+        value, fields = malformed.applied(compact_1_wire())
+        field_names = fields[0] if len(fields) == 1 else fields
+        made.append((malformed.what, value, (field_names,) if malformed is compactions.BLANK_ID else ("compact-1", field_names)))
+    return made
 
 
 @case(2, "11.1", "R1 R2")
