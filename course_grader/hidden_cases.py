@@ -18,9 +18,9 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from course_lib import compaction, context, chapter_example, grouping, lab_registry, parsing
+from course_lib import compaction, context, chapter_example, grouping, lab_registry, parsing, tool_facts
 from course_lib.builders import PathBuilder
-from course_lib.catalogues import compactions
+from course_lib.catalogues import broken_tool_facts, budgets, compactions
 from course_lib.lifecycle import cut_point, overflow
 from course_lib.lifecycle import settings as lifecycle_settings
 from .generate import SessionRecipe, group_starts, random_session, random_summary
@@ -134,10 +134,7 @@ class _Calls:
 def describe_path(path: Iterable[Any]) -> str:
     entries = [e if isinstance(e, dict) else to_json_dict(e) for e in path]
     roles = [e["message"]["role"] for e in entries if e["type"] == "message"]
-    calls = sum(
-        1 for e in entries if e["type"] == "message" and e["message"]["role"] == "assistant"
-        for block in e["message"]["content"] if block["type"] == "toolCall"
-    )
+    calls = sum(len(tool_facts.tool_call_ids(e)) for e in entries)
     parts = [_count(len(entries), "entry", "entries"), _count(roles.count("user"), "group"), _count(calls, "tool call")]
     patches = max(0, roles.count("system") - (1 if roles[:1] == ["system"] else 0))
     if patches:
@@ -220,13 +217,6 @@ def _tool_group(rng: random.Random) -> list[dict[str, Any]]:
             return entries
 
 
-def _calls_in(entry: dict[str, Any]) -> list[str]:
-    message = entry["message"]
-    if message["role"] != "assistant":
-        return []
-    return [block["id"] for block in message["content"] if block["type"] == "toolCall"]
-
-
 def _lab_11_2(rng: random.Random) -> tuple[HiddenTest, ...]:
     calls = _Calls("11.2", "group_interactions")
     valid = []
@@ -236,54 +226,13 @@ def _lab_11_2(rng: random.Random) -> tuple[HiddenTest, ...]:
         valid.append(calls.make(describe_path(entries), path=entries))
     valid.append(calls.make("an empty list of entries", path=[]))
 
-    def orphan(entries: list[dict[str, Any]]) -> tuple[str, ...]:
-        stray = copy.deepcopy(next(e for e in entries if e["message"]["role"] == "assistant"))
-        stray["id"] = f"early-{rng.randrange(1000)}"
-        stray["message"] |= {"content": [{"type": "text", "text": "An early reply."}], "stopReason": "stop"}  # no tool facts to trip over
-        start = 1 if entries[0]["message"]["role"] == "system" else 0
-        entries.insert(start, stray)
-        return (stray["id"],)
-
-    def result_for_unknown_call(entries: list[dict[str, Any]]) -> tuple[str, ...]:
-        result = rng.choice([e for e in entries if e["message"]["role"] == "toolResult"])
-        result["message"]["toolCallId"] = f"ghost-{rng.randrange(1000)}"
-        return (result["message"]["toolCallId"], result["id"])
-
-    def duplicate_call(entries: list[dict[str, Any]]) -> tuple[str, ...]:
-        index = rng.choice([i for i, e in enumerate(entries) if _calls_in(e)])
-        again = copy.deepcopy(entries[index])
-        again["id"] = f"again-{rng.randrange(1000)}"
-        entries.insert(index + 1, again)
-        return (_calls_in(again)[0],)
-
-    def duplicate_result(entries: list[dict[str, Any]]) -> tuple[str, ...]:
-        index = rng.choice([i for i, e in enumerate(entries) if e["message"]["role"] == "toolResult"])
-        again = copy.deepcopy(entries[index])
-        again["id"] = f"retry-{rng.randrange(1000)}"
-        entries.insert(index + 1, again)
-        return (again["message"]["toolCallId"],)
-
-    def missing_result(entries: list[dict[str, Any]]) -> tuple[str, ...]:
-        index = rng.choice([i for i, e in enumerate(entries) if e["message"]["role"] == "toolResult"])
-        call_id = entries.pop(index)["message"]["toolCallId"]
-        return (call_id,)
-
-    def result_in_other_group(entries: list[dict[str, Any]]) -> tuple[str, ...]:
-        """A result moved after the next user message: its call is now in another group (R12)."""
-        index = rng.choice([i for i, e in enumerate(entries) if e["message"]["role"] == "toolResult"])
-        later = [i for i, e in enumerate(entries) if i > index and e["message"]["role"] == "user"]
-        moved = entries.pop(index)
-        call_id = moved["message"]["toolCallId"]
-        if later:
-            entries.insert(later[0], moved)  # the user message shifted left by one: insert after it
-        return (call_id,)
-
     broken = []
-    for change in (orphan, result_for_unknown_call, duplicate_call, duplicate_result, missing_result,
-                   result_in_other_group, result_for_unknown_call, missing_result):
+    for name in ("before_first_user", "unknown_call", "declared_twice", "answered_twice", "unanswered",
+                 "answered_in_next_group", "unknown_call", "unanswered"):
+        change = broken_tool_facts.BY_NAME[name]
         entries = _tool_group(rng)
-        names = change(entries)
-        broken.append(calls.make(f"{describe_path(entries)} with {change.__name__.replace('_', ' ')}", path=entries, reject=names))
+        names = change.draw(entries, rng)
+        broken.append(calls.make(f"{describe_path(entries)} with {change.what}", path=entries, reject=names))
     return (
         HiddenTest("generated_groups", "11.2", "R11 R13 R14",
                    "groups of generated sessions: one per user message, system messages skipped, path order kept",
@@ -348,18 +297,14 @@ def _edge_calls(calls: _Calls, rng: random.Random, path: list[SessionEntry]) -> 
 def _rejected_budgets(calls: _Calls, path: list[SessionEntry]) -> list[HiddenCall]:
     """R15: options and estimates that are not finite numbers >= 0, and an invalid estimate the selection never walks to."""
     good = {"max_tokens": 40, "reserved_output": 4, "safety_margin": 2}
-    bad_options = [
-        ("max_tokens", float("nan")), ("max_tokens", -1), ("max_tokens", True), ("reserved_output", float("inf")),
-        ("reserved_output", -2), ("safety_margin", "2"), ("safety_margin", False),
-    ]
     rejected = [
         calls.make(f"{describe_path(path)}; {name}={value!r}", path=path, options=good | {name: value},
                    estimator="teaching", reject=())
-        for name, value in bad_options
+        for name, value in budgets.BAD_OPTIONS
     ]
     rejected += [
         calls.make(f"{describe_path(path)}; an estimator returning {kind}", path=path, options=good, estimator=kind, reject=())
-        for kind in ("negative", "nan", "bool", "text")
+        for kind in budgets.BAD_ESTIMATORS
     ]
     marked = [to_json_dict(e) for e in path]
     compaction = context.latest_compaction(path)
