@@ -25,12 +25,13 @@ Wire = dict[str, Any]
 
 @dataclass(frozen=True)
 class Broken:
+    """One way a group's tool facts fail to pair up, as the chapter's example and as a change to a generated session."""
+
     what: str
     rule: str
     shorthand: str
-    """The chapter's example of it."""
+    """The chapter's example of it; ``names``, the ids its error names."""
     names: tuple[str, ...]
-    """The ids the error names on the example."""
     draw: Callable[[list[Wire], random.Random], tuple[str, ...]]
     """Breaks generated wire message entries in place (they hold a tool result); returns the ids the error must name."""
 
