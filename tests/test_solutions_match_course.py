@@ -23,10 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from course_grader.generate import SessionRecipe, group_starts, random_session, random_summary
-from course_lib import build_context, context, create_compaction_entry, group_interactions, parse_session_entry, tool_facts
+from course_lib import build_context, chapter_example, context, create_compaction_entry, group_interactions, parse_session_entry, tool_facts
 from course_lib.catalogues import broken_tool_facts, budgets, compactions
 from course_lib.checklist.harness import ESTIMATORS
-from course_lib.errors import InteractionError
 from course_lib.parsing import to_json_dict
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -102,22 +101,55 @@ def test_lab_11_2_groups_and_refuses_like_the_course(seed: int, broken: broken_t
     agree(group_interactions, lab("11.2")["group_interactions"], path)
 
 
-@pytest.mark.xfail(strict=True, reason="Lab 11.2's solution still words its errors itself; passes once its exercise cell "
-                   "raises course_lib.tool_facts' errors (see the cell in /work/notes/catalogue.md): then drop this mark")
-def test_the_errors_are_worded_alike() -> None:
-    """Error messages are written once (course_lib.tool_facts): the lab's solution says what the course says."""
-    for broken in broken_tool_facts.BROKEN:
-        path = broken.chapter_path()
-        expected = outcome_text(group_interactions, path)
-        assert outcome_text(lab("11.2")["group_interactions"], path) == expected, broken.what
+def worded_inputs(name: str) -> list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]]:
+    """``(course function, args, kwargs)`` for each catalogue input a lab must refuse: its words are compared."""
+    opening, teaching = chapter_example.opening_path(), chapter_example.teaching_estimator
+    if name == "11.1":
+        return [(parse_session_entry, (m.applied(chapter_example.compact_1_wire())[0],), {})
+                for m in (*compactions.MALFORMED, compactions.BLANK_ID)]
+    if name == "11.2":
+        return [(group_interactions, (broken.chapter_path(),), {}) for broken in broken_tool_facts.BROKEN]
+    if name == "11.4":
+        summary = chapter_example.compact_1_summary_wire()
+        return [(create_compaction_entry, (opening,), {"id": new_id, "timestamp": 100, "summary": summary,
+                                                       "first_kept_entry_id": first_kept, "tokens_before": 29})
+                for new_id, first_kept in (("compact-1", "a1"), ("compact-1", "nope"), ("compact-1", "sys"), ("a3", "u2"))]
+    made = [(build_context, (opening,), chapter_example.OPENING_BUDGET | {option: value, "estimate_tokens": teaching})
+            for option, value in budgets.BAD_OPTIONS]
+    made += [(build_context, (opening,), chapter_example.OPENING_BUDGET | {"estimate_tokens": budgets.returning(value)})
+             for value in budgets.BAD_ESTIMATES.values()]
+    if name == "11.5":
+        made += [(build_context, (chapter_example.resumed_keeping_from(first_kept),),
+                  chapter_example.RESUME_BUDGET | {"estimate_tokens": teaching}) for first_kept in ("a2", "sys", "note", "u4")]
+    return made
 
 
-def outcome_text(function: Callable[..., Any], path: list[Any]) -> str:
+DRIFT = {
+    "11.2": "Lab 11.2's check_tool_facts words 'declared twice, in' itself; its exercise cell should raise "
+            "course_lib.tool_facts' errors",
+    "11.3": "R15: course_lib.context says 'estimate_tokens returned -1 for …; expected a finite number >= 0', the lab's "
+            "token_count 'estimate_tokens(...) must be a finite number >= 0, got -1'",
+    "11.5": "R15 as in Lab 11.3, and R18: the lab's resume_candidates ends its errors with '(R18)', course_lib.context does not",
+}
+"""Where the two programs still word an error differently (each an xfail that must start passing once it is fixed)."""
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=DRIFT[name])) if name in DRIFT
+                                  else name for name in ("11.1", "11.2", "11.3", "11.4", "11.5")])
+def test_the_errors_are_worded_alike(name: str) -> None:
+    """Error messages are written once: on each catalogue input a lab refuses, its solution says what the course says."""
+    function = {"11.1": "parse_session_entry", "11.2": "group_interactions", "11.4": "create_compaction_entry"}.get(name, "build_context")
+    for ours, args, kwargs in worded_inputs(name):
+        expected = error_text(ours, *args, **kwargs)
+        assert error_text(lab(name)[function], *args, **kwargs) == expected
+
+
+def error_text(function: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
     try:
-        function(path)
-    except InteractionError as exc:
+        function(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    except ValueError as exc:
         return str(exc)
-    raise AssertionError("accepted")
+    raise AssertionError(f"{function.__name__} accepted it")
 
 
 # --- Labs 11.3 and 11.5: build_context ----------------------------------------------------------
