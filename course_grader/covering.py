@@ -25,6 +25,7 @@ from typing import Any
 
 from course_lib import context, chapter_example
 from course_lib.builders import PathBuilder
+from course_lib.catalogues import compactions
 from course_lib.lifecycle.cut_point import context_groups, group_cost
 from course_lib.models import SessionEntry, StopReason
 from course_lib.parsing import to_json_dict
@@ -50,67 +51,10 @@ def _compact_1(**overrides: Any) -> dict[str, Any]:
     return copy.deepcopy(chapter_example.compact_1_wire(**overrides))
 
 
-def _malformed() -> list[tuple[str, Callable[[dict[str, Any]], str]]]:
-    """One change per way a compaction can be malformed (R1, R2, R4); each returns the field it broke."""
-
-    def setter(field: str, value: Any, *, summary: bool = False) -> Callable[[dict[str, Any]], str]:
-        def change(entry: dict[str, Any]) -> str:
-            (entry["summary"] if summary else entry)[field] = value
-            return field
-        return change
-
-    def removed(field: str, *, summary: bool = False) -> Callable[[dict[str, Any]], str]:
-        def change(entry: dict[str, Any]) -> str:
-            (entry["summary"] if summary else entry).pop(field)
-            return field
-        return change
-
-    def snake_case(entry: dict[str, Any]) -> str:
-        entry["first_kept_entry_id"] = entry.pop("firstKeptEntryId")
-        return "first_kept_entry_id"
-
-    def non_string_item(entry: dict[str, Any]) -> str:
-        entry["summary"]["decisions"] = [*entry["summary"]["decisions"], 7]
-        return "decisions"
-
-    return [
-        ("a snake_case key on the wire", snake_case),
-        ("an unknown entry-level key (compactedEntryIds)", setter("compactedEntryIds", ["u1"])),
-        ("a legacy summary key (nextSteps)", setter("nextSteps", ["x"], summary=True)),
-        ("a legacy summary key (files)", setter("files", ["x"], summary=True)),
-        ("a missing constraints list", removed("constraints", summary=True)),
-        ("a missing next list", removed("next", summary=True)),
-        ("a missing timestamp", removed("timestamp")),
-        ("a missing firstKeptEntryId", removed("firstKeptEntryId")),
-        ("a missing tokensBefore", removed("tokensBefore")),
-        ("tokensBefore -1", setter("tokensBefore", -1)),
-        ("tokensBefore -0.5", setter("tokensBefore", -0.5)),
-        ("tokensBefore given as text", setter("tokensBefore", "29")),
-        ("tokensBefore True", setter("tokensBefore", True)),
-        ("an infinite tokensBefore", setter("tokensBefore", float("inf"))),
-        ("a NaN tokensBefore", setter("tokensBefore", float("nan"))),
-        ("a timestamp given as text", setter("timestamp", "100")),
-        ("a timestamp True", setter("timestamp", True)),
-        ("an infinite timestamp", setter("timestamp", float("inf"))),
-        ("a blank goal", setter("goal", "  ", summary=True)),
-        ("a blank firstKeptEntryId", setter("firstKeptEntryId", " ")),
-        ("a blank parentId", setter("parentId", "")),
-        ("a null parentId", setter("parentId", None)),
-        ("a non-string list item", non_string_item),
-        ("a list given as a string", setter("completed", "a single string", summary=True)),
-        ("a summary given as a string", setter("summary", "Goal: keep going")),
-    ]
-
-
 def _lab_11_1() -> Covering:
     calls = _Calls("11.1", "parse_session_entry", FIXED)
-    empty_lists: dict[str, list[str]] = {key: [] for key in ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")}
-    valid = [
-        ("the chapter's compact-1", _compact_1()),
-        ("a compaction with tokensBefore 17.25 and a fractional timestamp", _compact_1(tokensBefore=17.25, timestamp=100.5)),
-        ("a compaction with tokensBefore 0 and every summary list empty",
-         _compact_1(tokensBefore=0, summary={"goal": "  Keep   spacing  ", **empty_lists})),
-    ]
+    valid = [("the chapter's compact-1", _compact_1())]
+    valid += [(f"a compaction with {unusual.what}", unusual.applied(_compact_1())) for unusual in compactions.UNUSUAL]
     others = _wire(chapter_example.opening_path()) + [to_json_dict(PathBuilder(chapter_example.opening_path()).metadata(
         "meta-1", "label", {"nested": [1, 2.5, None]}).entries[-1])]
     round_trip = [calls.make(what, value=value) for what, value in valid]
@@ -119,12 +63,12 @@ def _lab_11_1() -> Covering:
     round_trip += [calls.make(f"a {entry['type']} entry ({entry['id']}), handed over already parsed", value=entry, reparse=True)
                    for entry in others if entry["id"] in ("calls", "meta-1")]
     rejected = []
-    for what, change in _malformed():
-        entry = _compact_1(id="ck-fixed")
-        field = change(entry)
-        rejected.append(calls.make(f"a compaction with {what}", value=entry, reject=("ck-fixed", field)))
-    blank = _compact_1(id=" ")
-    rejected.append(calls.make("a compaction with a blank id", value=blank, reject=("id",)))
+    for malformed in compactions.MALFORMED:  # the catalogue the checklist tries on compact-1, here under another id
+        entry, fields = malformed.applied(_compact_1(id="ck-fixed"))
+        rejected.append(calls.make(f"a compaction with {malformed.what}", value=entry,
+                                   reject=("ck-fixed", compactions.leaf(fields[0]))))
+    blank, _ = compactions.BLANK_ID.applied(_compact_1())
+    rejected.append(calls.make(f"a compaction with {compactions.BLANK_ID.what}", value=blank, reject=("id",)))
     return {"generated_compactions_round_trip": tuple(round_trip), "generated_malformed_compactions": tuple(rejected)}
 
 

@@ -18,8 +18,9 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from course_lib import compaction, context, chapter_example, grouping, lab_registry, parsing
+from course_lib import compaction, context, chapter_example, grouping, lab_registry, parsing, tool_facts
 from course_lib.builders import PathBuilder
+from course_lib.catalogues import broken_tool_facts, budgets, compactions
 from course_lib.lifecycle import cut_point, overflow
 from course_lib.lifecycle import settings as lifecycle_settings
 from .generate import SessionRecipe, group_starts, random_session, random_summary
@@ -133,10 +134,7 @@ class _Calls:
 def describe_path(path: Iterable[Any]) -> str:
     entries = [e if isinstance(e, dict) else to_json_dict(e) for e in path]
     roles = [e["message"]["role"] for e in entries if e["type"] == "message"]
-    calls = sum(
-        1 for e in entries if e["type"] == "message" and e["message"]["role"] == "assistant"
-        for block in e["message"]["content"] if block["type"] == "toolCall"
-    )
+    calls = sum(len(tool_facts.tool_call_ids(e)) for e in entries)
     parts = [_count(len(entries), "entry", "entries"), _count(roles.count("user"), "group"), _count(calls, "tool call")]
     patches = max(0, roles.count("system") - (1 if roles[:1] == ["system"] else 0))
     if patches:
@@ -158,9 +156,6 @@ def _describe_budget(options: Mapping[str, Any], estimator: str | None) -> str:
 
 # Lab 11.1 ---------------------------------------------------------------------------------
 
-_SUMMARY_LISTS = ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")
-
-
 def _compactions(rng: random.Random, count: int) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     seed = 0
@@ -174,113 +169,22 @@ def _compactions(rng: random.Random, count: int) -> list[dict[str, Any]]:
 def _lab_11_1(rng: random.Random) -> tuple[HiddenTest, ...]:
     calls = _Calls("11.1", "parse_session_entry")
     valid = _compactions(rng, 8)
-    valid[1]["tokensBefore"] = 0
-    valid[2]["tokensBefore"] = 123456.5  # R4: any finite number >= 0 is recorded as given
-    valid[3]["timestamp"] = 1_700_000_000.25
-    valid[4]["summary"] = to_json_dict(random_summary(rng)) | {"goal": "  Keep   spacing  "}
+    for index, unusual in enumerate(compactions.UNUSUAL, start=1):  # R4: recorded as given, on generated records too
+        valid[index] = unusual.applied(valid[index])
     others = [
         to_json_dict(e) for e in random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 3), compactions=0))
     ]
     round_trip = [calls.make(f"a generated compaction entry ({e['id']})", value=e) for e in valid]
     round_trip += [calls.make(f"a generated {e['type']} entry ({e['id']})", value=e) for e in rng.sample(others, 4)]
 
-    def mutated(description: str, change: Callable[[dict[str, Any]], str]) -> HiddenCall:
+    def mutated(malformed: compactions.Malformed) -> HiddenCall:
+        """The catalogue's change on a generated compaction under a fresh id: the error names the id and the field (R2)."""
         entry = copy.deepcopy(rng.choice(valid))
         entry["id"] = f"ck-{rng.randrange(10**4)}"
-        field_name = change(entry)
-        return calls.make(f"a compaction with {description}", value=entry, reject=(entry["id"], field_name))
+        changed, fields = malformed.applied(entry)
+        return calls.make(f"a compaction with {malformed.what}", value=changed, reject=(entry["id"], compactions.leaf(fields[0])))
 
-    def unknown_key(entry: dict[str, Any]) -> str:
-        key = rng.choice(("compactedEntryIds", "summaryText", "droppedIds"))
-        entry[key] = ["u1"]
-        return key
-
-    def legacy_summary_key(entry: dict[str, Any]) -> str:
-        key = rng.choice(("nextSteps", "invariants", "notes"))
-        entry["summary"][key] = ["x"]
-        return key
-
-    def missing_list(entry: dict[str, Any]) -> str:
-        key = rng.choice(_SUMMARY_LISTS)
-        entry["summary"].pop(key)
-        return key
-
-    def missing_key(entry: dict[str, Any]) -> str:
-        key = rng.choice(("timestamp", "summary", "firstKeptEntryId", "tokensBefore"))
-        entry.pop(key)
-        return key
-
-    def bad_number(entry: dict[str, Any]) -> str:
-        key = rng.choice(("tokensBefore", "timestamp"))
-        entry[key] = rng.choice((True, float("nan"), float("inf"), "12", None) if key == "timestamp" else (True, -0.5, float("nan"), float("-inf"), "12"))
-        return key
-
-    def non_string_item(entry: dict[str, Any]) -> str:
-        key = rng.choice(_SUMMARY_LISTS)
-        entry["summary"][key] = [*entry["summary"][key], rng.choice((7, None, ["nested"], {"text": "x"}))]
-        return key
-
-    def list_as_string(entry: dict[str, Any]) -> str:
-        key = rng.choice(_SUMMARY_LISTS)
-        entry["summary"][key] = "a single string"
-        return key
-
-    def blank(entry: dict[str, Any]) -> str:
-        key = rng.choice(("goal", "firstKeptEntryId", "parentId"))
-        (entry["summary"] if key == "goal" else entry)[key] = rng.choice(("", "   ", "\t"))
-        return key
-
-    def null_parent(entry: dict[str, Any]) -> str:
-        entry["parentId"] = None
-        return "parentId"
-
-    def snake_case_key(entry: dict[str, Any]) -> str:
-        entry["first_kept_entry_id"] = entry.pop("firstKeptEntryId")
-        return "first_kept_entry_id"
-
-    def blank_id(entry: dict[str, Any]) -> str:
-        entry["id"] = rng.choice(("", " "))
-        return "id"
-
-    def negative_tokens(entry: dict[str, Any]) -> str:
-        entry["tokensBefore"] = -rng.choice((1, 0.5, 29))
-        return "tokensBefore"
-
-    def text_or_bool_number(entry: dict[str, Any]) -> str:
-        key = rng.choice(("tokensBefore", "timestamp"))
-        entry[key] = rng.choice((str(entry[key]), True))
-        return key
-
-    def not_finite(entry: dict[str, Any]) -> str:
-        key = rng.choice(("tokensBefore", "timestamp"))
-        entry[key] = rng.choice((float("inf"), float("-inf"), float("nan")))
-        return key
-
-    def blank_first_kept(entry: dict[str, Any]) -> str:
-        entry["firstKeptEntryId"] = rng.choice(("", " "))
-        return "firstKeptEntryId"
-
-    def blank_goal(entry: dict[str, Any]) -> str:
-        entry["summary"]["goal"] = rng.choice(("", "  "))
-        return "goal"
-
-    def missing_constraints(entry: dict[str, Any]) -> str:
-        entry["summary"].pop("constraints")
-        return "constraints"
-
-    changes = [
-        ("a snake_case key on the wire", snake_case_key), ("a blank id", blank_id),
-        ("a negative tokensBefore", negative_tokens), ("a number given as text or a bool", text_or_bool_number),
-        ("a blank goal", blank_goal), ("a missing constraints list", missing_constraints),
-        ("an infinite or NaN number", not_finite), ("a blank firstKeptEntryId", blank_first_kept),
-        ("an unknown entry-level key", unknown_key), ("a legacy summary key", legacy_summary_key),
-        ("a missing summary list", missing_list), ("a missing required key", missing_key),
-        ("a number that is not a finite number >= 0", bad_number), ("a number that is not a finite number >= 0", bad_number),
-        ("a non-string list item", non_string_item), ("a list given as a string", list_as_string),
-        ("a blank required string", blank), ("a null parentId", null_parent), ("an unknown entry-level key", unknown_key),
-        ("a missing summary list", missing_list),
-    ]
-    rejections = [mutated(description, change) for description, change in changes]
+    rejections = [mutated(malformed) for malformed in rng.sample(compactions.MALFORMED, 20)]
     return (
         HiddenTest("generated_compactions_round_trip", "11.1", "R1 R3 R4",
                    "valid generated entries parse to equal values: every field kept, the summary's in the fixed order, "
@@ -313,13 +217,6 @@ def _tool_group(rng: random.Random) -> list[dict[str, Any]]:
             return entries
 
 
-def _calls_in(entry: dict[str, Any]) -> list[str]:
-    message = entry["message"]
-    if message["role"] != "assistant":
-        return []
-    return [block["id"] for block in message["content"] if block["type"] == "toolCall"]
-
-
 def _lab_11_2(rng: random.Random) -> tuple[HiddenTest, ...]:
     calls = _Calls("11.2", "group_interactions")
     valid = []
@@ -329,54 +226,13 @@ def _lab_11_2(rng: random.Random) -> tuple[HiddenTest, ...]:
         valid.append(calls.make(describe_path(entries), path=entries))
     valid.append(calls.make("an empty list of entries", path=[]))
 
-    def orphan(entries: list[dict[str, Any]]) -> tuple[str, ...]:
-        stray = copy.deepcopy(next(e for e in entries if e["message"]["role"] == "assistant"))
-        stray["id"] = f"early-{rng.randrange(1000)}"
-        stray["message"] |= {"content": [{"type": "text", "text": "An early reply."}], "stopReason": "stop"}  # no tool facts to trip over
-        start = 1 if entries[0]["message"]["role"] == "system" else 0
-        entries.insert(start, stray)
-        return (stray["id"],)
-
-    def result_for_unknown_call(entries: list[dict[str, Any]]) -> tuple[str, ...]:
-        result = rng.choice([e for e in entries if e["message"]["role"] == "toolResult"])
-        result["message"]["toolCallId"] = f"ghost-{rng.randrange(1000)}"
-        return (result["message"]["toolCallId"], result["id"])
-
-    def duplicate_call(entries: list[dict[str, Any]]) -> tuple[str, ...]:
-        index = rng.choice([i for i, e in enumerate(entries) if _calls_in(e)])
-        again = copy.deepcopy(entries[index])
-        again["id"] = f"again-{rng.randrange(1000)}"
-        entries.insert(index + 1, again)
-        return (_calls_in(again)[0],)
-
-    def duplicate_result(entries: list[dict[str, Any]]) -> tuple[str, ...]:
-        index = rng.choice([i for i, e in enumerate(entries) if e["message"]["role"] == "toolResult"])
-        again = copy.deepcopy(entries[index])
-        again["id"] = f"retry-{rng.randrange(1000)}"
-        entries.insert(index + 1, again)
-        return (again["message"]["toolCallId"],)
-
-    def missing_result(entries: list[dict[str, Any]]) -> tuple[str, ...]:
-        index = rng.choice([i for i, e in enumerate(entries) if e["message"]["role"] == "toolResult"])
-        call_id = entries.pop(index)["message"]["toolCallId"]
-        return (call_id,)
-
-    def result_in_other_group(entries: list[dict[str, Any]]) -> tuple[str, ...]:
-        """A result moved after the next user message: its call is now in another group (R12)."""
-        index = rng.choice([i for i, e in enumerate(entries) if e["message"]["role"] == "toolResult"])
-        later = [i for i, e in enumerate(entries) if i > index and e["message"]["role"] == "user"]
-        moved = entries.pop(index)
-        call_id = moved["message"]["toolCallId"]
-        if later:
-            entries.insert(later[0], moved)  # the user message shifted left by one: insert after it
-        return (call_id,)
-
     broken = []
-    for change in (orphan, result_for_unknown_call, duplicate_call, duplicate_result, missing_result,
-                   result_in_other_group, result_for_unknown_call, missing_result):
+    for name in ("before_first_user", "unknown_call", "declared_twice", "answered_twice", "unanswered",
+                 "answered_in_next_group", "unknown_call", "unanswered"):
+        change = broken_tool_facts.BY_NAME[name]
         entries = _tool_group(rng)
-        names = change(entries)
-        broken.append(calls.make(f"{describe_path(entries)} with {change.__name__.replace('_', ' ')}", path=entries, reject=names))
+        names = change.draw(entries, rng)
+        broken.append(calls.make(f"{describe_path(entries)} with {change.what}", path=entries, reject=names))
     return (
         HiddenTest("generated_groups", "11.2", "R11 R13 R14",
                    "groups of generated sessions: one per user message, system messages skipped, path order kept",
@@ -441,18 +297,14 @@ def _edge_calls(calls: _Calls, rng: random.Random, path: list[SessionEntry]) -> 
 def _rejected_budgets(calls: _Calls, path: list[SessionEntry]) -> list[HiddenCall]:
     """R15: options and estimates that are not finite numbers >= 0, and an invalid estimate the selection never walks to."""
     good = {"max_tokens": 40, "reserved_output": 4, "safety_margin": 2}
-    bad_options = [
-        ("max_tokens", float("nan")), ("max_tokens", -1), ("max_tokens", True), ("reserved_output", float("inf")),
-        ("reserved_output", -2), ("safety_margin", "2"), ("safety_margin", False),
-    ]
     rejected = [
         calls.make(f"{describe_path(path)}; {name}={value!r}", path=path, options=good | {name: value},
                    estimator="teaching", reject=())
-        for name, value in bad_options
+        for name, value in budgets.BAD_OPTIONS
     ]
     rejected += [
         calls.make(f"{describe_path(path)}; an estimator returning {kind}", path=path, options=good, estimator=kind, reject=())
-        for kind in ("negative", "nan", "bool", "text")
+        for kind in budgets.BAD_ESTIMATORS
     ]
     marked = [to_json_dict(e) for e in path]
     compaction = context.latest_compaction(path)

@@ -142,3 +142,43 @@ def system_replay_path() -> list[SessionEntry]:
         .assistant("a3", "Implementation matches tests.")
         .entries
     )
+
+
+def compact_2_summary_wire() -> dict[str, Any]:
+    """``compact-2``'s summary: after the regression test, with four empty lists (R18's ``- (none)``)."""
+    return {
+        "goal": "Finish the regression test.",
+        "constraints": [],
+        "completed": ["Added the regression test."],
+        "decisions": [],
+        "changedFiles": ["tests/restore.test.ts"],
+        "unresolved": [],
+        "next": [],
+    }
+
+
+def twice_compacted_path() -> list[SessionEntry]:
+    """The resumed path, then ``compact-2`` (keeping from ``u3``), then ``u5 → a5``: only the newest compaction is read (R18)."""
+    builder = PathBuilder(resumed_path())
+    builder.add(parse_session_entry({
+        "type": "compaction", "id": "compact-2", "parentId": builder.entries[-1].id, "timestamp": 200,
+        "summary": compact_2_summary_wire(), "firstKeptEntryId": "u3", "tokensBefore": 50,
+    }))
+    return builder.user("u5", "Run the suite.").assistant("a5", "Suite passes.").entries
+
+
+def sibling_tree() -> list[SessionEntry]:
+    """The resumed path and a sibling branch ``u4-alt → a4-alt`` off ``a3``: ``path_to`` must leave the sibling out (R10)."""
+    sibling = PathBuilder(opening_path()).user("u4-alt", "Try the sibling branch.").assistant("a4-alt", "Sibling answer.")
+    return resumed_path() + sibling.entries[10:]
+
+
+def resumed_keeping_from(first_kept: str) -> list[SessionEntry]:
+    """The resumed path with a metadata entry ``note`` before its compaction, which keeps from ``first_kept`` (R18).
+
+    Written as data, not by ``create_compaction_entry``, so it may keep from any
+    entry: the resume, not the creation, must refuse the wrong ones.
+    """
+    builder = PathBuilder(opening_path()).metadata("note", "label", "restore")
+    builder.add(compact_1(builder.entries, firstKeptEntryId=first_kept))
+    return builder.user("u4", "Add a regression test.").assistant("a4", "Added the regression test.").entries

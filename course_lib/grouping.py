@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from . import tool_facts
 from .errors import InteractionError
-from .models import MessageEntry
+from .models import AssistantMessage, MessageEntry, SystemMessage, ToolResultMessage, UserMessage
 from .parsing import fresh_copy
 
 
@@ -57,11 +58,7 @@ def interaction_spans(entries: Sequence[MessageEntry]) -> list[tuple[MessageEntr
                 groups.append(_closed(current))
             current = [entry]
         elif not current:
-            raise InteractionError(
-                f"entry {entry.id!r} ({message.role}) comes before the first user message; "
-                "every interaction starts with a user message",
-                entry_ids=(entry.id,),
-            )
+            raise tool_facts.before_first_user(entry.id, message.role)
         else:
             current.append(entry)
     if current:
@@ -76,42 +73,20 @@ def _closed(group: list[MessageEntry]) -> tuple[MessageEntry, ...]:
     results: dict[str, str] = {}
     for entry in group:
         message = entry.message
-        role = message.role
-        if role == "assistant":
-            for block in message.content:
-                if block.type != "toolCall":
-                    continue
-                if block.id in calls:
-                    raise InteractionError(
-                        f"tool call {block.id!r} is declared twice, in entries "
-                        f"{calls[block.id]!r} and {entry.id!r}",
-                        entry_ids=(calls[block.id], entry.id),
-                        call_id=block.id,
-                    )
-                calls[block.id] = entry.id
-        elif role == "toolResult":
+        if isinstance(message, AssistantMessage):
+            for call_id in tool_facts.tool_call_ids(message):
+                if call_id in calls:
+                    raise tool_facts.declared_twice(call_id, calls[call_id], entry.id)
+                calls[call_id] = entry.id
+        elif isinstance(message, ToolResultMessage):
             call_id = message.tool_call_id
             if call_id in results:
-                raise InteractionError(
-                    f"tool call {call_id!r} has two results, {results[call_id]!r} and {entry.id!r}",
-                    entry_ids=(results[call_id], entry.id),
-                    call_id=call_id,
-                )
+                raise tool_facts.answered_twice(call_id, results[call_id], entry.id)
             results[call_id] = entry.id
     for call_id, result_id in results.items():
         if call_id not in calls:
-            raise InteractionError(
-                f"tool result {result_id!r} answers call {call_id!r}, which no assistant message "
-                f"in the group starting at {start!r} declared",
-                entry_ids=(result_id,),
-                call_id=call_id,
-            )
+            raise tool_facts.unknown_call(result_id, call_id, start)
     for call_id, call_entry in calls.items():
         if call_id not in results:
-            raise InteractionError(
-                f"tool call {call_id!r} (entry {call_entry!r}) has no result when the group "
-                f"starting at {start!r} ends",
-                entry_ids=(call_entry,),
-                call_id=call_id,
-            )
+            raise tool_facts.unanswered(call_id, call_entry, start)
     return tuple(group)

@@ -6,6 +6,7 @@ shows about the learner's function comes from the learner's own code.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -16,6 +17,8 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
+from .catalogues import broken_tool_facts, compactions
+from .catalogues.shorthand import shorthand_path as shorthand_path
 from .parsing import to_json_dict
 
 Estimator = Callable[[Any], int | float]
@@ -350,30 +353,36 @@ def session_chain(path: Sequence[Any]) -> str:
     ])
 
 
-def shorthand_path(text: str) -> list[Any]:
-    """A linear path from the chapter's shorthand, e.g. ``"u3 calls(read-1,test-1) r-test(test-1) a3"``.
+def tool_fact_cases() -> dict[str, list[list[str]] | tuple[str, ...]]:
+    """Lab 11.2's table: each path in the chapter's shorthand with its hand-worked answer.
 
-    ``u…`` is a user message, ``sys…``/``patch…`` a system message, ``r-…(call)`` the
-    result of ``call``, ``name(call,…)`` an assistant declaring those calls, and any
-    other name an assistant answer. Tool names are the call id's prefix (``read-1`` → ``read``).
+    A list is the groups the path splits into; a tuple is the ids the error
+    must name. The rows are ``course_lib.catalogues.broken_tool_facts``, which
+    the checklist (check 6) and the grader try too.
     """
-    from .builders import PathBuilder
+    cases: dict[str, list[list[str]] | tuple[str, ...]] = {case.shorthand: copy.deepcopy(case.groups)
+                                                           for case in broken_tool_facts.GROUPABLE}
+    cases |= {broken.shorthand: broken.names for broken in broken_tool_facts.BROKEN}
+    return cases
 
-    builder = PathBuilder()
-    for token in text.split():
-        name, _, rest = token.partition("(")
-        calls = [call for call in rest.rstrip(")").split(",") if call]
-        if name.startswith("u"):
-            builder.user(name, "Read, then test.")
-        elif name.startswith(("sys", "patch")):
-            builder.system(name, "Prefer small diffs.")
-        elif name.startswith("r-") and calls:
-            builder.tool_result(name, calls[0], calls[0].split("-")[0], "Done.")
-        elif calls:
-            builder.assistant(name, "Checking.", tool_calls=[(c, c.split("-")[0], {}) for c in calls])
-        else:
-            builder.assistant(name, "Done.")
-    return builder.entries
+
+ACCEPTED = "accepted"
+
+
+def compaction_variants(record: Mapping[str, Any]) -> dict[str, tuple[dict[str, Any], str]]:
+    """Lab 11.1's table: ``record`` unchanged, then the catalogue's rows, each with its hand-worked answer.
+
+    The answer is ``"accepted"`` (R1, R4: kept as given) or the field path the
+    error must name (R2). The rows come from ``course_lib.catalogues.compactions``,
+    the list the checklist and the grader try too.
+    """
+    rows: dict[str, tuple[dict[str, Any], str]] = {"unchanged": (dict(copy.deepcopy(record)), ACCEPTED)}
+    rows |= {unusual.what: (unusual.applied(record), ACCEPTED) for unusual in compactions.UNUSUAL if unusual.in_lab_table}
+    for malformed in compactions.MALFORMED:
+        if malformed.in_lab_table:
+            value, fields = malformed.applied(record)
+            rows[malformed.what] = (value, fields[0])
+    return rows
 
 
 def _frame(rows: Sequence[Mapping[str, Any]], index: str) -> pd.DataFrame:

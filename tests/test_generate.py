@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from course_lib import InMemorySessionStore, build_context, group_interactions, path_to, to_json_dict
+from course_lib import InMemorySessionStore, build_context, group_interactions, path_to, to_json_dict, tool_facts
 from course_lib.chapter_example import teaching_estimator
 from course_grader.generate import SessionRecipe, group_starts, random_session
 
@@ -53,8 +53,8 @@ def test_varied_where_the_rules_look_r12_r14_r18() -> None:
         path = random_session(seed, SessionRecipe(compactions=2))
         messages = [e for e in path if e.type == "message"]
         for group in group_interactions(messages):
-            declared = [b.id for e in group.entries if e.message.role == "assistant" for b in e.message.content if b.type == "toolCall"]
-            answered = [e.message.tool_call_id for e in group.entries if e.message.role == "toolResult"]
+            declared = [call_id for e in group.entries for call_id in tool_facts.tool_call_ids(e)]
+            answered = [call_id for e in group.entries if (call_id := tool_facts.answered_call_id(e))]
             out_of_order |= answered != [c for c in declared if c in answered]
             progress |= any(e.id.startswith("progress") for e in group.entries)
         starts = set(group_starts(path))

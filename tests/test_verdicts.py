@@ -17,7 +17,7 @@ from mutants import MUTANTS, Mutant
 from mutants.run import graded, inline, lab_functions
 
 import course_lib
-from course_lib import checklist
+from course_lib import checklist, tool_facts
 from course_lib.checklist import NotRecording
 from course_lib.checklist.expect import Point, expect_equal, verdict
 from course_lib.checklist.runner import run_case
@@ -78,8 +78,7 @@ def strict_order_groups(entries: Any) -> Any:
     declared: set[str] = set()
     for entry in entries:
         message = entry.message
-        if message.role == "assistant":
-            declared |= {block.id for block in message.content if block.type == "toolCall"}
+        declared |= set(tool_facts.tool_call_ids(message))
         if message.role == "toolResult" and message.tool_call_id not in declared:
             raise InteractionError(f"result {entry.id!r} comes before its call {message.tool_call_id!r}")
     return course_lib.group_interactions(entries)

@@ -16,13 +16,15 @@ from typing import Any
 
 from .. import chapter_example
 from ..builders import PathBuilder
+from .. import tool_facts
+from ..catalogues import broken_tool_facts, budgets, compactions
+from ..catalogues.shorthand import shorthand_path
 from ..compaction import create_compaction_entry
 from ..context import build_context
 from ..grouping import group_interactions
 from ..lifecycle.cut_point import find_cut_point
 from ..lifecycle.overflow import retry_after_overflow
 from ..lifecycle.settings import should_compact
-from ..models import CompactionSummary
 from ..parsing import parse_session_entry
 from ..paths import path_to
 from ..store import InMemorySessionStore, JsonlSessionStore
@@ -179,51 +181,19 @@ def _refused(change: Callable[[], Any]) -> bool:
     return False
 
 
-def _variant(change: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
-    """A fresh copy of compact-1's wire form with one change applied."""
-    value = compact_1_wire()
-    change(value)
-    return value
-
-
 def _good_compactions() -> list[tuple[str, dict[str, Any]]]:
-    """Valid, if unusual, compactions: R4 records tokensBefore as given; numbers need not be integers."""
-    return [
-        ("tokensBefore 1000000 (wrong, but finite)", _variant(lambda v: v.update(tokensBefore=1_000_000))),
-        ("changedFiles ['context.ts']", _variant(lambda v: v["summary"].update(changedFiles=["context.ts"]))),
-        ("tokensBefore 17.25 and timestamp 100.5", _variant(lambda v: v.update(tokensBefore=17.25, timestamp=100.5))),
-    ]
+    """Valid, if unusual, compactions (the catalogue's, on compact-1): R4 records tokensBefore as given."""
+    return [(unusual.what, unusual.applied(compact_1_wire())) for unusual in compactions.UNUSUAL]
 
 
 def _bad_compactions() -> list[tuple[str, dict[str, Any], tuple[str | tuple[str, ...], ...]]]:
-    """(what, wire value, names the error must mention) for check 2: the id and the field path (R2)."""
-    summary = "summary"
-    return [
-        ("a null parentId", _variant(lambda v: v.update(parentId=None)), ("compact-1", "parentId")),
-        ("a blank goal", _variant(lambda v: v[summary].update(goal="  ")), ("compact-1", "summary.goal")),
-        ("a missing constraints list", _variant(lambda v: v[summary].pop("constraints")), ("compact-1", "summary.constraints")),
-        (
-            "the legacy alias summary.files",
-            _variant(lambda v: v[summary].update(files=v[summary].pop("changedFiles"))),
-            ("compact-1", "summary.files"),
-        ),
-        ("the legacy alias summary.nextSteps", _variant(lambda v: v[summary].update(nextSteps=["x"])), ("compact-1", "summary.nextSteps")),
-        ("the legacy alias summary.invariants", _variant(lambda v: v[summary].update(invariants=["x"])), ("compact-1", "summary.invariants")),
-        ("an entry-level compactedEntryIds", _variant(lambda v: v.update(compactedEntryIds=["u1"])), ("compact-1", "compactedEntryIds")),
-        ("a missing firstKeptEntryId", _variant(lambda v: v.pop("firstKeptEntryId")), ("compact-1", "firstKeptEntryId")),
-        (
-            "the snake_case key first_kept_entry_id on the wire",
-            _variant(lambda v: v.update(first_kept_entry_id=v.pop("firstKeptEntryId"))),
-            ("compact-1", ("first_kept_entry_id", "firstKeptEntryId")),
-        ),
-        ("a blank firstKeptEntryId", _variant(lambda v: v.update(firstKeptEntryId=" ")), ("compact-1", "firstKeptEntryId")),
-        ("a blank id", _variant(lambda v: v.update(id=" ")), ("id",)),
-        ("tokensBefore -1", _variant(lambda v: v.update(tokensBefore=-1)), ("compact-1", "tokensBefore")),
-        ("an infinite tokensBefore", _variant(lambda v: v.update(tokensBefore=float("inf"))), ("compact-1", "tokensBefore")),
-        ("tokensBefore true", _variant(lambda v: v.update(tokensBefore=True)), ("compact-1", "tokensBefore")),
-        ("a string timestamp", _variant(lambda v: v.update(timestamp="100")), ("compact-1", "timestamp")),
-        ("a non-string list member", _variant(lambda v: v[summary].update(decisions=["ok", 7])), ("compact-1", "summary.decisions[1]")),
-    ]
+    """(what, wire value, names the error must mention) for check 2: the id and the field path (R2), from the catalogue."""
+    made: list[tuple[str, dict[str, Any], tuple[str | tuple[str, ...], ...]]] = []
+    for malformed in (*compactions.MALFORMED, compactions.BLANK_ID):
+        value, fields = malformed.applied(compact_1_wire())
+        field_names = fields[0] if len(fields) == 1 else fields
+        made.append((malformed.what, value, (field_names,) if malformed is compactions.BLANK_ID else ("compact-1", field_names)))
+    return made
 
 
 @case(2, "11.1", "R1 R2")
@@ -271,86 +241,23 @@ def test_two_groups_as_isolated_copies(impl: Implementation) -> None:
     expect_equal(_ids(opening), [["u1", "a1"], ["u2", "a2"], GROUP_3], "R11/R14", "groups of the opening path (sys in none)")
 
 
-def _progress_path() -> list[Any]:
-    return (
-        PathBuilder()
-        .user("u3", "Read, then test.")
-        .assistant("calls", "Checking.", tool_calls=[("read-1", "read", {"path": "context.ts"}), ("test-1", "test", {})])
-        .tool_result("r-test", "test-1", "test", "14 tests passed.")
-        .assistant("progress", "Tests passed; still reading.")
-        .system("patch", "Prefer small diffs.")
-        .tool_result("r-read", "read-1", "read", "context.ts loaded fully.")
-        .assistant("a3", "Implementation matches tests.")
-        .entries
-    )
-
-
 @case(5, "11.2", "R12 R13 R14")
 def test_out_of_order_results_stay_one_group(impl: Implementation) -> None:
-    path = _progress_path()
-    before = wire(path)
-    groups = impl.group_interactions(path)
-    expect_equal(
-        _ids(groups),
-        [["u3", "calls", "r-test", "progress", "r-read", "a3"]],
-        "R12/R14",
-        "results out of order, a progress message and a system patch inside the group",
-    )
-    groups[0].entries[1].message.content[1].arguments["path"] = "changed.ts"
-    expect_equal(wire(path), before, "R13", "the input after changing a grouped tool call's arguments")
-    result_first = (
-        PathBuilder()
-        .user("u3", "Read, then test.")
-        .tool_result("r-test", "test-1", "test", "14 tests passed.")
-        .assistant("calls", "Checking.", tool_calls=[("read-1", "read", {}), ("test-1", "test", {})])
-        .tool_result("r-read", "read-1", "read", "context.ts loaded.")
-        .assistant("a3", "Done.")
-        .entries
-    )
-    expect_equal(_ids(impl.group_interactions(result_first)), [["u3", "r-test", "calls", "r-read", "a3"]],
-                 "R12", "a result before its call (facts are paired by id, not position)")
-    between = PathBuilder().user("u1", "Hi.").assistant("a1", "Hello.").system("patch", "Be brief.").user("u2", "More.").assistant("a2", "Ok.")
-    expect_equal(_ids(impl.group_interactions(between.entries)), [["u1", "a1"], ["u2", "a2"]],
-                 "R14", "a system patch between two groups (it joins neither)")
-
-
-def _broken_groups() -> list[tuple[str, list[Any], tuple[str, ...]]]:
-    def opening_group() -> PathBuilder:
-        return PathBuilder().user("u3", "Read, then test.").assistant(
-            "calls", "Checking.", tool_calls=[("read-1", "read", {}), ("test-1", "test", {})]
-        )
-
-    return [
-        ("an assistant message before any user message", PathBuilder().assistant("a0", "Hello.").user("u1", "Hi.").entries, ("a0",)),
-        (
-            "a result for an unknown call",
-            opening_group().tool_result("r-test", "unknown-1", "test", "ok").tool_result("r-read", "read-1", "read", "ok").entries,
-            ("unknown-1", "r-test"),
-        ),
-        (
-            "a duplicate call id",
-            opening_group().assistant("again", tool_calls=[("read-1", "read", {})]).tool_result("r-test", "test-1", "test", "ok")
-            .tool_result("r-read", "read-1", "read", "ok").entries,
-            ("read-1",),
-        ),
-        (
-            "a duplicate result",
-            opening_group().tool_result("r-test", "test-1", "test", "ok").tool_result("r-test-2", "test-1", "test", "ok")
-            .tool_result("r-read", "read-1", "read", "ok").entries,
-            ("test-1",),
-        ),
-        (
-            "a call without a result",
-            opening_group().tool_result("r-test", "test-1", "test", "ok").assistant("a3", "Done.").entries,
-            ("read-1", "calls"),
-        ),
-    ]
+    for case in broken_tool_facts.GROUPABLE:
+        path = shorthand_path(case.shorthand)
+        before = wire(path)
+        groups = impl.group_interactions(path)
+        expect_equal(_ids(groups), case.groups, case.rule, case.why)
+        calls = next((entry for group in groups for entry in group.entries if tool_facts.tool_call_ids(entry)), None)
+        if calls is not None:
+            calls.message.content[1].arguments["path"] = "changed.ts"
+        expect_equal(wire(path), before, "R13", "the input after changing a grouped tool call's arguments")
 
 
 @case(6, "11.2", "R11 R12")
 def test_broken_tool_facts_are_rejected(impl: Implementation) -> None:
-    for what, path, names in _broken_groups():
-        expect_rejects("R11/R12", what, lambda p=path: impl.group_interactions(p), names)
+    for broken in broken_tool_facts.BROKEN:
+        expect_rejects("R11/R12", broken.what, lambda p=broken.chapter_path(): impl.group_interactions(p), broken.names)
 
 
 # --- Lab 11.3: build_context without compaction --------------------------------------
@@ -441,6 +348,13 @@ def test_fixed_costs_come_first(impl: Implementation) -> None:
     expect_budget_guards(impl, chapter_example.opening_path())
 
 
+def _change_a_tool_argument(result: Any) -> None:
+    """Edit the first tool call a build returned, as a caller may: no later build nor the session may see it (R23)."""
+    message = next(m for m in result.messages if tool_facts.tool_call_ids(m))
+    first = tool_facts.tool_call_ids(message)[0]
+    next(b for b in message.content if getattr(b, "id", None) == first).arguments["path"] = "changed.ts"
+
+
 def _costed(costs: dict[str, int | float]) -> Callable[[Any], Any]:
     """An estimator reading a message's cost from its first text (the summary's is keyed by its first line)."""
     return lambda message: costs[message.content[0].text.split("\n")[0]] if message.content else 0
@@ -451,12 +365,11 @@ def expect_budget_guards(impl: Implementation, path: list[Any]) -> None:
     spy = _SpyEstimator(path)
     _build(impl, path, chapter_example.OPENING_BUDGET, estimate_tokens=spy)
     expect_equal(spy.handed, [], "R15", "session messages handed to the estimator itself (it must get copies)")
-    for name, value in (("max_tokens", True), ("max_tokens", float("nan")), ("reserved_output", -1),
-                        ("safety_margin", float("inf")), ("safety_margin", "2")):
+    for name, value in budgets.BAD_OPTIONS:
         expect_rejects("R15", f"{name}={value!r}", lambda n=name, v=value: _build(impl, path, chapter_example.OPENING_BUDGET, **{n: v}))
-    for what, estimate in (("-1", lambda m: -1), ("True", lambda m: True), ("infinity", lambda m: float("inf")), ("'3'", lambda m: "3")):
-        expect_rejects("R15", f"an estimator returning {what}",
-                       lambda e=estimate: _build(impl, path, chapter_example.OPENING_BUDGET, estimate_tokens=e))
+    for value in budgets.BAD_ESTIMATES.values():
+        expect_rejects("R15", f"an estimator returning {value!r}",
+                       lambda v=value: _build(impl, path, chapter_example.OPENING_BUDGET, estimate_tokens=budgets.returning(v)))
     unwalked = PathBuilder().user("u1", "u1").user("u2", "u2").user("u3", "u3").entries
     expect_rejects("R15", "an estimate of -1 for u1, in a group the selection never reaches (max_tokens 4; u2 costs 5, u3 3)",
                    lambda: impl.build_context(unwalked, max_tokens=4, reserved_output=0, safety_margin=0,
@@ -490,8 +403,7 @@ def test_trims_only_at_group_boundaries(impl: Implementation) -> None:
     path = chapter_example.opening_path()
     before = wire(path)
     first = _build(impl, path, chapter_example.OPENING_BUDGET)
-    calls = next(m for m in first.messages if m.role == "assistant" and any(b.type == "toolCall" for b in m.content))
-    next(b for b in calls.content if b.type == "toolCall").arguments["path"] = "changed.ts"
+    _change_a_tool_argument(first)
     expect_equal(wire(path), before, "R23", "the session after changing a returned tool argument")
     second = _build(impl, path, chapter_example.OPENING_BUDGET)
     expect(wire(second) != wire(first), "R23", "a later build must not see a change made to an earlier result")
@@ -549,16 +461,9 @@ def test_bad_compactions_rejected(impl: Implementation) -> None:
 # --- Lab 11.5: resume from the latest compaction -------------------------------------
 
 
-def _tree_with_sibling() -> list[Any]:
-    builder = chapter_example.opening_builder()
-    sibling = PathBuilder(builder.entries).user("u4-alt", "Try the sibling branch.").assistant("a4-alt", "Sibling answer.")
-    main = chapter_example.resumed_path()
-    return main + sibling.entries[10:]
-
-
 @case(12, "11.5", "R10 R18 R21")
 def test_resume_through_path_to(impl: Implementation) -> None:
-    path = path_to(_tree_with_sibling(), "a4")
+    path = path_to(chapter_example.sibling_tree(), "a4")
     result = _build(impl, path, chapter_example.RESUME_BUDGET)
     observe_head(result, "the resumed path")
     kept = GROUP_2_AND_3 + ["u4", "a4"]
@@ -578,30 +483,12 @@ def test_resume_through_path_to(impl: Implementation) -> None:
     for first_kept, what in (("a2", "an assistant message"), ("sys", "a system message"), ("note", "a metadata entry"),
                              ("u4", "an entry after the compaction")):
         expect_rejects("R18", f"a compaction keeping from {first_kept!r} ({what})",
-                       lambda k=first_kept: _build(impl, _resumed_keeping_from(k), chapter_example.RESUME_BUDGET), (first_kept,))
-
-
-def _resumed_keeping_from(first_kept: str) -> list[Any]:
-    """The resumed path, a metadata entry before its compaction, which keeps from ``first_kept`` (written by hand)."""
-    builder = PathBuilder(chapter_example.opening_path()).metadata("note", "label", "restore")
-    builder.add(chapter_example.compact_1(builder.entries, firstKeptEntryId=first_kept))
-    return builder.user("u4", "Add a regression test.").assistant("a4", "Added the regression test.").entries
-
-
-def _twice_compacted() -> list[Any]:
-    builder = PathBuilder(chapter_example.resumed_path())
-    second = CompactionSummary(
-        goal="Finish the regression test.", constraints=(), completed=("Added the regression test.",),
-        decisions=(), changed_files=("tests/restore.test.ts",), unresolved=(), next=(),
-    )
-    builder.add(create_compaction_entry(builder.entries, id="compact-2", timestamp=200, summary=second,
-                                        first_kept_entry_id="u3", tokens_before=50))
-    return builder.user("u5", "Run the suite.").assistant("a5", "Suite passes.").entries
+                       lambda k=first_kept: _build(impl, chapter_example.resumed_keeping_from(k), chapter_example.RESUME_BUDGET), (first_kept,))
 
 
 @case(13, "11.5", "R18 R23")
 def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
-    path = _twice_compacted()
+    path = chapter_example.twice_compacted_path()
     first = _build(impl, path, chapter_example.RESUME_BUDGET)
     summaries = [m for m in first.messages if m.role == "user" and m.content[0].text.startswith("[Compaction summary]")]
     expect_equal(len(summaries), 1, "R18", "number of summary messages (only the latest compaction is read)")
@@ -617,8 +504,7 @@ def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
     resumed = chapter_example.resumed_path()
     before = wire(resumed)
     earlier = _build(impl, resumed, chapter_example.RESUME_BUDGET)
-    calls = next(m for m in earlier.messages if m.role == "assistant" and any(b.type == "toolCall" for b in m.content))
-    next(b for b in calls.content if b.type == "toolCall").arguments["path"] = "changed.ts"
+    _change_a_tool_argument(earlier)
     expect_equal(wire(resumed), before, "R23", "the session after changing a returned tool argument")
     expect_same(wire(_build(impl, chapter_example.resumed_path(), chapter_example.RESUME_BUDGET)), wire(_build(impl, resumed, chapter_example.RESUME_BUDGET)),
                 "R23", "a fresh build and a later build after changing an earlier result")
