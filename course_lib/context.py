@@ -203,13 +203,13 @@ def resume_candidates(path: Sequence[SessionEntry], compaction: CompactionEntry)
     start = _kept_start(path, first_kept, compaction.id)
     if start is None:
         raise CompactionError(
-            f"compaction {compaction.id!r} keeps from {first_kept!r}, which is not on the path before it",
+            f"compaction {compaction.id!r} keeps from {first_kept!r}, which is not on the path before it (R18)",
             entry_id=first_kept,
         )
     first = path[start]
     if first.type != "message" or not isinstance(first.message, UserMessage):
         raise CompactionError(
-            f"compaction {compaction.id!r} keeps from {first_kept!r}, which is not a user message",
+            f"compaction {compaction.id!r} keeps from {first_kept!r}, which is not a user message (R18)",
             entry_id=first_kept,
         )
     return [entry for entry in path[start:] if entry.type == "message"]

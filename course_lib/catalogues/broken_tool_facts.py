@@ -122,13 +122,13 @@ class Groupable:
 
 
 GROUPABLE: tuple[Groupable, ...] = (
+    Groupable("u3 calls(read-1,test-1) r-test(test-1) r-read(read-1) a3", [["u3", "calls", "r-test", "r-read", "a3"]],
+              "R12", "results in the order the tools finished"),
+    Groupable("u3 r-test(test-1) calls(read-1,test-1) r-read(read-1) a3", [["u3", "r-test", "calls", "r-read", "a3"]],
+              "R12", "a result before its call (facts are paired by id, not position)"),
     Groupable("u3 calls(read-1,test-1) r-test(test-1) progress patch r-read(read-1) a3",
               [["u3", "calls", "r-test", "progress", "r-read", "a3"]],
               "R12/R14", "results out of order, a progress message and a system patch inside the group"),
-    Groupable("u3 r-test(test-1) calls(read-1,test-1) r-read(read-1) a3", [["u3", "r-test", "calls", "r-read", "a3"]],
-              "R12", "a result before its call (facts are paired by id, not position)"),
     Groupable("u1 a1 patch u2 a2", [["u1", "a1"], ["u2", "a2"]], "R14", "a system patch between two groups (it joins neither)"),
-    Groupable("u3 calls(read-1,test-1) r-test(test-1) r-read(read-1) a3", [["u3", "calls", "r-test", "r-read", "a3"]],
-              "R12", "results in the order the tools finished"),
 )
 """Paths whose tool facts pair up although they look odd: the groups must come out as written (R12, R14)."""

@@ -75,31 +75,7 @@ my_prediction = {"tokensBefore 1000000 (wrong, but finite)": None, "tokensBefore
 
 
 # %% id="lab11-1-06"
-def variant(change):
-    """A fresh copy of compact-1's wire form with one change applied."""
-    value = copy.deepcopy(compact_1)
-    change(value)
-    return value
-
-
-variants = {
-    "unchanged": (variant(lambda v: None), "accepted"),
-    "tokensBefore 1000000 (wrong, but finite)": (variant(lambda v: v.update(tokensBefore=1_000_000)), "accepted"),
-    "changedFiles ['context.ts']": (variant(lambda v: v["summary"].update(changedFiles=["context.ts"])), "accepted"),
-    "parentId null": (variant(lambda v: v.update(parentId=None)), "parentId"),
-    "goal '  '": (variant(lambda v: v["summary"].update(goal="  ")), "summary.goal"),
-    "constraints missing": (variant(lambda v: v["summary"].pop("constraints")), "summary.constraints"),
-    "changedFiles renamed to files": (
-        variant(lambda v: v["summary"].update(files=v["summary"].pop("changedFiles"))), "summary.files"),
-    "extra summary.nextSteps": (variant(lambda v: v["summary"].update(nextSteps=["x"])), "summary.nextSteps"),
-    "extra compactedEntryIds": (variant(lambda v: v.update(compactedEntryIds=["u1"])), "compactedEntryIds"),
-    "firstKeptEntryId missing": (variant(lambda v: v.pop("firstKeptEntryId")), "firstKeptEntryId"),
-    "tokensBefore -1": (variant(lambda v: v.update(tokensBefore=-1)), "tokensBefore"),
-    "tokensBefore Infinity": (variant(lambda v: v.update(tokensBefore=float("inf"))), "tokensBefore"),
-    "tokensBefore true": (variant(lambda v: v.update(tokensBefore=True)), "tokensBefore"),
-    "timestamp '100'": (variant(lambda v: v.update(timestamp="100")), "timestamp"),
-    "decisions ['ok', 7]": (variant(lambda v: v["summary"].update(decisions=["ok", 7])), "summary.decisions[1]"),
-}
+variants = lab_helpers.compaction_variants(compact_1)  # the course's catalogue: (variant, "accepted" or the field the error names)
 pd.DataFrame({"hand-worked answer": {what: answer for what, (_, answer) in variants.items()}}).rename_axis("variant")
 
 

@@ -45,6 +45,7 @@ from course_lib import (
     checklist,
     chapter_example,
     lab_helpers,
+    tool_facts,
 )
 
 pd.set_option("display.max_colwidth", None)
@@ -105,7 +106,10 @@ hand_worked = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "
 #   declared twice or a call with two results (whichever comes first on the path), then a result for
 #   a call the group never declared, then a call without a result. Each message names the call id
 #   and the entry id(s); pass them too: `InteractionError(message, entry_ids=(...), call_id=...)`
-#   (both keywords optional; `entry_ids` a tuple of entry ids, `call_id` a string).
+#   (both keywords optional; `entry_ids` a tuple of entry ids, `call_id` a string). The course's
+#   own wording is ready for you in `tool_facts`: `raise tool_facts.declared_twice(call_id,
+#   first_entry, second_entry)` (and `answered_twice`, `unknown_call`, `unanswered`,
+#   `before_first_user`) builds the `InteractionError` with its ids.
 # - `group_interactions(message_entries: Iterable[MessageEntry]) -> list[InteractionGroup]`:
 #   `message_entries` is **any iterable** of `MessageEntry` (a list, or a generator as the start page
 #   passes: read it only once). Return a `list` of `InteractionGroup(entries=...)`, each holding a
@@ -157,34 +161,21 @@ def check_tool_facts(group: list[MessageEntry]) -> None:
                 if not isinstance(block, ToolCall):
                     continue
                 if block.id in calls:
-                    raise InteractionError(
-                        f"tool call {block.id!r} is declared twice, in {calls[block.id]!r} and {entry.id!r}",
-                        entry_ids=(calls[block.id], entry.id), call_id=block.id,
-                    )
+                    raise tool_facts.declared_twice(block.id, calls[block.id], entry.id)
                 calls[block.id] = entry.id
         elif isinstance(message, ToolResultMessage):
             call_id = message.tool_call_id
             if call_id in results:
-                raise InteractionError(
-                    f"tool call {call_id!r} has two results, {results[call_id]!r} and {entry.id!r}",
-                    entry_ids=(results[call_id], entry.id), call_id=call_id,
-                )
+                raise tool_facts.answered_twice(call_id, results[call_id], entry.id)
             results[call_id] = entry.id
 
     start = group[0].id
     for call_id, result_id in results.items():
         if call_id not in calls:
-            raise InteractionError(
-                f"tool result {result_id!r} answers call {call_id!r}, "
-                f"which no assistant message in the group starting at {start!r} declared",
-                entry_ids=(result_id,), call_id=call_id,
-            )
+            raise tool_facts.unknown_call(result_id, call_id, start)
     for call_id, call_entry in calls.items():
         if call_id not in results:
-            raise InteractionError(
-                f"tool call {call_id!r} (entry {call_entry!r}) has no result when the group starting at {start!r} ends",
-                entry_ids=(call_entry,), call_id=call_id,
-            )
+            raise tool_facts.unanswered(call_id, call_entry, start)
     ### END SOLUTION
 
 
@@ -207,11 +198,7 @@ def group_interactions(message_entries: Iterable[MessageEntry]) -> list[Interact
                 close(current)
             current = [entry]  # R11: a user message opens the next interaction
         elif not current:
-            raise InteractionError(
-                f"entry {entry.id!r} ({message.role}) comes before the first user message; "
-                "every interaction starts with a user message",
-                entry_ids=(entry.id,),
-            )
+            raise tool_facts.before_first_user(entry.id, message.role)
         else:
             current.append(entry)
     if current:
@@ -273,19 +260,7 @@ with lab_helpers.until_implemented():
 # Each row is a short path in the chapter's shorthand: `calls(read-1,test-1)` declares two calls, `r-test(test-1)` answers `test-1`, `patch` is a system message. Decide for each row: which groups, or which ids must the error name? Then run it.
 
 # %% id="lab11-2-14"
-cases = {
-    "u3 calls(read-1,test-1) r-test(test-1) r-read(read-1) a3": [["u3", "calls", "r-test", "r-read", "a3"]],
-    "u3 r-test(test-1) calls(read-1,test-1) r-read(read-1) a3": [["u3", "r-test", "calls", "r-read", "a3"]],
-    "u3 calls(read-1,test-1) r-test(test-1) progress patch r-read(read-1) a3": [
-        ["u3", "calls", "r-test", "progress", "r-read", "a3"]],
-    "u1 a1 patch u2 a2": [["u1", "a1"], ["u2", "a2"]],
-    "a0 u1 a1": ("a0",),
-    "u3 calls(read-1,test-1) r-test(unknown-1) r-read(read-1) a3": ("r-test", "unknown-1"),
-    "u3 calls(read-1,test-1) r-test(test-1) a3": ("calls", "read-1"),
-    "u3 calls(read-1,test-1) r-test(test-1) r-again(test-1) r-read(read-1) a3": ("test-1",),
-    "u3 calls(read-1,test-1) again(read-1) r-test(test-1) r-read(read-1) a3": ("read-1",),
-}
-
+cases = lab_helpers.tool_fact_cases()  # shorthand path -> its groups, or (a tuple) the ids the error must name
 
 def what_happens(shorthand: str) -> lab_helpers.Attempt:
     """Your function on one row: the groups it returned, or the error it raised."""
@@ -313,7 +288,7 @@ with lab_helpers.until_implemented():
     display(pd.DataFrame.from_dict(rows, orient="index").rename_axis("path"))
 
 # %% [markdown] id="lab11-2-15"
-# The second row moves `r-test` before `calls` and is still one valid group: the pairing uses id sets, and `r-test` keeps its place on the path. The third row shows that an assistant progress message and a system patch between the results change nothing. The last five each break one rule and are stopped before any budget sees them.
+# The second row moves `r-test` before `calls` and is still one valid group: the pairing uses id sets, and `r-test` keeps its place on the path. The third row shows that an assistant progress message and a system patch between the results change nothing. The fourth keeps a system patch between two groups, where it joins neither. The last six each break one rule and are stopped before any budget sees them; in the very last, `read-1` is answered only in the next group: too late, its own group ended without the result.
 #
 # ## 5 · Checklist
 #

@@ -436,12 +436,7 @@ with lab_helpers.until_implemented():
 # **By hand.** Only one summary, `compact-2`'s (goal *Finish the regression test.*): it already carries forward what mattered from earlier summaries, and two summaries in one window would repeat facts and could contradict each other. The kept part starts at `u3`; with 80 tokens all of it fits: 71 available, 29 for the summary, and the groups from `u3` cost 15 + 8 + 5 = 28.
 
 # %% id="lab11-5-26"
-second_summary = {"goal": "Finish the regression test.", "constraints": [], "completed": ["Added the regression test."],
-                  "decisions": [], "changedFiles": ["tests/restore.test.ts"], "unresolved": [], "next": []}
-builder = PathBuilder(chapter_example.resumed_path())
-builder.add(create_compaction_entry(builder.entries, id="compact-2", timestamp=200, summary=second_summary,
-                                    first_kept_entry_id="u3", tokens_before=50))
-twice = builder.user("u5", "Run the suite.").assistant("a5", "Suite passes.").entries
+twice = chapter_example.twice_compacted_path()  # the resumed path, compact-2 (keeping from u3), then u5 → a5
 print(lab_helpers.session_chain(twice))
 
 with lab_helpers.until_implemented():
