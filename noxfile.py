@@ -32,7 +32,8 @@ def _pyenv_bin_folders() -> list[str]:
     versions = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
     wanted = tuple(f"{python}." for python in PYTHONS)
     found = [
-        v for v in versions.glob("3.*")
+        v
+        for v in versions.glob("3.*")
         if v.name.startswith(wanted) and v.name.replace(".", "").isdigit() and (v / "bin").is_dir()
     ]
     found.sort(key=lambda v: tuple(int(part) for part in v.name.split(".")), reverse=True)

@@ -63,18 +63,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sessions import candidates, generate_session, tenth_budget, write_pi_log  # noqa: E402
+from sessions import candidates, generate_session, tenth_budget, write_pi_log
 
-from course_lib import (  # noqa: E402
+from course_lib import (
     JsonlSessionStore,
     MessageEntry,
     SessionEntry,
     build_context,
     estimate_tokens_chars,
 )
-from course_lib.explorer import ProjectionExplorer  # noqa: E402
-from course_lib.importers import load_session  # noqa: E402
-from course_lib.store_index import CACHE_ENV, forget_index  # noqa: E402
+from course_lib.explorer import ProjectionExplorer
+from course_lib.importers import load_session
+from course_lib.store_index import CACHE_ENV, forget_index
 
 SIZES = (1_000, 10_000, 100_000)
 EXPLORER_SIZES = (10_000, 100_000)
@@ -221,7 +221,9 @@ def measure(n_entries: int, workdir: Path, *, repeat: int = 11) -> Row:
     estimated = system + candidates(path)
 
     def timed(fn: Callable[[], object], collector: bool = False) -> float:
-        return best_time(fn, repeat=repeat, max_total=max(4.0, repeat * 3.0), collector=collector)  # three runs even at 100k
+        return best_time(
+            fn, repeat=repeat, max_total=max(4.0, repeat * 3.0), collector=collector
+        )  # three runs even at 100k
 
     build = timed(lambda: build_context(path, estimate_tokens=estimate_tokens_chars, **budget))
     floor_time = timed(lambda: floor(estimated))
@@ -266,7 +268,10 @@ def measure_redraw(n_entries: int, *, repeat: int = 11) -> Redraw:
     path = generate_session(n_entries)
     budget = tenth_budget(path)
     explorer = ProjectionExplorer.from_session(
-        path, max_tokens=budget["max_tokens"], reserved_output=budget["reserved_output"], safety_margin=budget["safety_margin"]
+        path,
+        max_tokens=budget["max_tokens"],
+        reserved_output=budget["reserved_output"],
+        safety_margin=budget["safety_margin"],
     )
     low, high = budget["max_tokens"], budget["max_tokens"] * 2
 
@@ -313,7 +318,8 @@ def table(rows: Sequence[Row]) -> str:
     for name, attribute in COLLECTOR_OPERATIONS:
         cells = [
             f"{_ms(getattr(row, attribute))} ({getattr(row, attribute) / row.loads_collector:.2f}x)"
-            if row.loads_collector else "-"
+            if row.loads_collector
+            else "-"
             for row in rows
         ]
         lines.append(f"{name:<{width}}" + "".join(f" {cell:>21}" for cell in cells))
@@ -375,7 +381,10 @@ def verdicts(
                 )
             )
     growths = [
-        *((name, lambda r, a=attribute: getattr(r, a), "json.loads", lambda r: r.loads) for name, attribute in OPERATIONS[:3]),
+        *(
+            (name, lambda r, a=attribute: getattr(r, a), "json.loads", lambda r: r.loads)
+            for name, attribute in OPERATIONS[:3]
+        ),
         ("build_context", lambda r: r.build, "its floor", lambda r: r.floor),
     ]
     pairs = [(small, large) for small, large in zip(rows, rows[1:]) if (small.entries, large.entries) == TARGET_SIZES]
@@ -410,9 +419,7 @@ def references(rows: Sequence[Row], redraws: Sequence[Redraw] = ()) -> list[str]
             for small, large in zip(rows, rows[1:])
         )
         lines.append(f"{name} grows {growth}")
-    lines += [
-        f"the page slider redraws in {_ms(redraw.page_slider)} at {redraw.entries} entries" for redraw in redraws
-    ]
+    lines += [f"the page slider redraws in {_ms(redraw.page_slider)} at {redraw.entries} entries" for redraw in redraws]
     return lines
 
 

@@ -184,7 +184,10 @@ def _details(name: str, c: int, module: str) -> dict[str, Any]:
     if name == "bash":
         return {"exitCode": 0, "durationMs": 840 + c, "truncated": False, "stdoutBytes": 412}
     if name == "edit":
-        return {"diff": f"--- {module}\n+++ {module}\n@@ -1,2 +1,2 @@\n-    return path\n+    return active_path\n", "firstChangedLine": 2}
+        return {
+            "diff": f"--- {module}\n+++ {module}\n@@ -1,2 +1,2 @@\n-    return path\n+    return active_path\n",
+            "firstChangedLine": 2,
+        }
     return {"lines": 200, "truncation": None, "mtimeMs": 1_767_600_000_000 + c}
 
 
@@ -196,7 +199,9 @@ def candidates(path: Sequence[SessionEntry]) -> list[MessageEntry]:
     return resume_candidates(path, compaction)
 
 
-def tenth_budget(path: Sequence[SessionEntry], *, reserved_output: int = 512, safety_margin: int = 64) -> dict[str, int]:
+def tenth_budget(
+    path: Sequence[SessionEntry], *, reserved_output: int = 512, safety_margin: int = 64
+) -> dict[str, int]:
     """Options for ``build_context`` that leave room for about a tenth of the candidate messages."""
     system = sum(estimate_tokens_chars(e.message) for e in path if e.type == "message" and e.message.role == "system")
     compaction = latest_compaction(path)
@@ -214,12 +219,22 @@ def tenth_budget(path: Sequence[SessionEntry], *, reserved_output: int = 512, sa
 
 def pi_lines(path: Sequence[SessionEntry]) -> list[str]:
     """The session as pi session JSONL v3 lines: a header, then one pi entry per course entry."""
-    lines = [json.dumps({"type": "session", "version": 3, "id": "bench", "timestamp": "2026-01-05T10:00:00.000Z", "cwd": "/work"})]
+    lines = [
+        json.dumps(
+            {"type": "session", "version": 3, "id": "bench", "timestamp": "2026-01-05T10:00:00.000Z", "cwd": "/work"}
+        )
+    ]
     for entry in path:
         base = {"id": entry.id, "parentId": entry.parent_id, "timestamp": entry.timestamp}
         if entry.type == "compaction":
             text = summary_message(entry).content[0].text
-            pi: dict[str, Any] = {"type": "compaction", **base, "summary": text, "firstKeptEntryId": entry.first_kept_entry_id, "tokensBefore": entry.tokens_before}
+            pi: dict[str, Any] = {
+                "type": "compaction",
+                **base,
+                "summary": text,
+                "firstKeptEntryId": entry.first_kept_entry_id,
+                "tokensBefore": entry.tokens_before,
+            }
         elif entry.type == "metadata":
             pi = {"type": "model_change", **base, **entry.value}
         else:
@@ -233,7 +248,12 @@ def _pi_message(message: Any) -> dict[str, Any]:
     if message.role == "system":  # pi keeps its system prompt outside the log; a custom message carries it here
         return {"role": "custom", "customType": "system", "content": message.content, "timestamp": message.timestamp}
     if message.role == "assistant":
-        wire["usage"] = {**wire["usage"], "cacheRead": 0, "cacheWrite": 0, "cost": {"input": 0.01, "output": 0.002, "total": 0.012}}
+        wire["usage"] = {
+            **wire["usage"],
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "cost": {"input": 0.01, "output": 0.002, "total": 0.012},
+        }
         wire["api"] = "anthropic-messages"
     return wire
 
@@ -242,6 +262,8 @@ def write_pi_log(target: Path, *, megabytes: float) -> int:
     """A pi log of about ``megabytes`` MB: a generated session sized from a small sample's bytes per entry."""
     sample = pi_lines(generate_session(1_000))
     per_entry = sum(len(line.encode("utf-8")) + 1 for line in sample) / len(sample)
-    data = "".join(line + "\n" for line in pi_lines(generate_session(max(1 + GROUP_SIZE, round(megabytes * 1e6 / per_entry)))))
+    data = "".join(
+        line + "\n" for line in pi_lines(generate_session(max(1 + GROUP_SIZE, round(megabytes * 1e6 / per_entry))))
+    )
     target.write_text(data, encoding="utf-8")
     return len(data.encode("utf-8"))

@@ -136,7 +136,9 @@ def grade_folder(
     if shard is not None:
         entries = [e for e in entries if shard_of(submission_name(e.path, root), shard[1]) == shard[0]]
         unreadable = [p for p in unreadable if shard_of(submission_name(p, root), shard[1]) == shard[0]]
-    longest = max([options.limits.budget, *(limits.budget for _, limits in options.lab_limits)])  # a lab's own budget too
+    longest = max(
+        [options.limits.budget, *(limits.budget for _, limits in options.lab_limits)]
+    )  # a lab's own budget too
     deadline = job_timeout if job_timeout is not None else 2 * longest + 60
     rows: dict[int, GradeResult] = {}
     for index, item in enumerate(entries):
@@ -159,18 +161,36 @@ def grade_folder(
                 bar.set_postfix_str(f"{result.student}: {result.status}", refresh=False)
 
             def hung(index: int) -> None:
-                done(index, _row(paths[index], root, options, f"grading took longer than {deadline:g} s; its worker was "
-                                 "stopped", status="timeout", lab=lab_in_name(paths[index])))
+                done(
+                    index,
+                    _row(
+                        paths[index],
+                        root,
+                        options,
+                        f"grading took longer than {deadline:g} s; its worker was stopped",
+                        status="timeout",
+                        lab=lab_in_name(paths[index]),
+                    ),
+                )
 
             lost = _run_jobs(todo, jobs, paths, root, options, grade, str(work), deadline, done, hung)
             for index, exitcode in lost.items():  # graded once more, alone in a fresh worker
                 again = _run_jobs([index], 1, paths, root, options, grade, str(work), deadline, done, hung)
                 if index in again:
-                    done(index, _row(paths[index], root, options, f"{died(again[index])}, also when graded again alone",
-                                     lab=lab_in_name(paths[index])))
+                    done(
+                        index,
+                        _row(
+                            paths[index],
+                            root,
+                            options,
+                            f"{died(again[index])}, also when graded again alone",
+                            lab=lab_in_name(paths[index]),
+                        ),
+                    )
                 else:
-                    rows[index] = rows[index].model_copy(update={"notes": (
-                        f"graded again alone after {died(exitcode)}", *rows[index].notes)})
+                    rows[index] = rows[index].model_copy(
+                        update={"notes": (f"graded again alone after {died(exitcode)}", *rows[index].notes)}
+                    )
     results = [_when(rows[index], entries[index], course) for index in range(len(entries))]
     if shard is None:
         results = flag_duplicates(results, course.settings.duplicates, course)
@@ -189,13 +209,23 @@ def _when(result: GradeResult, entry: Found, course: Course) -> GradeResult:
     return result.model_copy(update={"submitted": iso(moment), "submitted_from": "modified"})
 
 
-def _row(path: Path, root: str, options: GradeOptions, note: str, *, status: Status = "error",
-         lab: str | None = None) -> GradeResult:
+def _row(
+    path: Path, root: str, options: GradeOptions, note: str, *, status: Status = "error", lab: str | None = None
+) -> GradeResult:
     """A row for a submission that was not graded (refused, unreadable, its worker died or hung), every test at 0."""
-    who, source, known = attribute(path, root, options.names) if Path(path) != Path(root) else (Path(path).name, "folder", ())
+    who, source, known = (
+        attribute(path, root, options.names) if Path(path) != Path(root) else (Path(path).name, "folder", ())
+    )
     result = not_graded(path, who, lab, note, time.monotonic(), options)
-    return result.model_copy(update={"submission": submission_name(path, root), "student_source": source,
-                                     "status": status, "execution_time": 0.0, "notes": (*known, *result.notes)})
+    return result.model_copy(
+        update={
+            "submission": submission_name(path, root),
+            "student_source": source,
+            "status": status,
+            "execution_time": 0.0,
+            "notes": (*known, *result.notes),
+        }
+    )
 
 
 def died(exitcode: int | None) -> str:
@@ -276,9 +306,18 @@ class _Worker:
         return self.process.exitcode
 
 
-def _run_jobs(indexes: Iterable[int], jobs: int, paths: dict[int, Path], root: str, options: GradeOptions, grade: Grade,
-              scratch: str, deadline: float, done: Callable[[int, GradeResult], None],
-              hung: Callable[[int], None]) -> dict[int, int | None]:
+def _run_jobs(
+    indexes: Iterable[int],
+    jobs: int,
+    paths: dict[int, Path],
+    root: str,
+    options: GradeOptions,
+    grade: Grade,
+    scratch: str,
+    deadline: float,
+    done: Callable[[int, GradeResult], None],
+    hung: Callable[[int], None],
+) -> dict[int, int | None]:
     """Grade ``indexes`` with up to ``jobs`` workers; returns the jobs whose worker died, with its exit code.
 
     A worker that dies takes only its own job with it (the others keep going,
@@ -328,22 +367,28 @@ def _run_jobs(indexes: Iterable[int], jobs: int, paths: dict[int, Path], root: s
     return lost
 
 
-def flag_duplicates(results: list[GradeResult], policy: str = "latest", course: Course = NO_COURSE) -> list[GradeResult]:
+def flag_duplicates(
+    results: list[GradeResult], policy: str = "latest", course: Course = NO_COURSE
+) -> list[GradeResult]:
     """Two or more rows for one student and lab: every row stays, each names the others and the one that counts.
 
     Which one counts is ``policy`` (the course file's ``duplicates``; ``grades_csv.duplicate_verdicts``):
     by default the latest ``submitted`` (the manifest's time, else the file's
     modification time), a tie going to the last in path order.
     """
-    candidates = [Candidate(r.student, r.lab, r.submission, r.submitted, r.submitted_from, score(r, course).score)
-                  for r in results]
+    candidates = [
+        Candidate(r.student, r.lab, r.submission, r.submitted, r.submitted_from, score(r, course).score)
+        for r in results
+    ]
     flagged = list(results)
     for index, (counts, note) in duplicate_verdicts(candidates, policy).items():
         flagged[index] = results[index].model_copy(update={"notes": (note, *results[index].notes), "counts": counts})
     return flagged
 
 
-def results_frame(results: Iterable[GradeResult], course: Course = NO_COURSE, *, shard: str | None = None) -> pd.DataFrame:
+def results_frame(
+    results: Iterable[GradeResult], course: Course = NO_COURSE, *, shard: str | None = None
+) -> pd.DataFrame:
     """One row per submission: who, which lab, a score column per test, the course's score, status, notes.
 
     The columns come in a fixed order (``grades_csv.columns``), whatever order the submissions arrive in;
@@ -352,18 +397,34 @@ def results_frame(results: Iterable[GradeResult], course: Course = NO_COURSE, *,
     rows: list[dict[str, Any]] = []
     tests: set[str] = set()
     for result in results:
-        row: dict[str, Any] = {"student": result.student, "student_from": result.student_source,
-                               "file": result.submission, "lab": result.lab}
+        row: dict[str, Any] = {
+            "student": result.student,
+            "student_from": result.student_source,
+            "file": result.submission,
+            "lab": result.lab,
+        }
         for test in result.tests:
             tests.add(f"{test.lab} {test.number} {test.name}")
             row[f"{test.lab} {test.number} {test.name}"] = test.score
         record = score(result, course)
         row |= {
-            "points": record.points, "max_points": record.max_points, "late": record.late, "penalty": record.penalty,
-            "score": record.score, "submitted": result.submitted, "submitted_from": result.submitted_from,
-            "total": result.score, "max_score": result.max_score, "percent": result.percent,
-            "status": result.status, "counts": result.counts, "seconds": round(result.execution_time, 1),
-            "budget": result.budget, "sandbox": result.sandbox, "seed": result.seed, "notes": " | ".join(result.notes),
+            "points": record.points,
+            "max_points": record.max_points,
+            "late": record.late,
+            "penalty": record.penalty,
+            "score": record.score,
+            "submitted": result.submitted,
+            "submitted_from": result.submitted_from,
+            "total": result.score,
+            "max_score": result.max_score,
+            "percent": result.percent,
+            "status": result.status,
+            "counts": result.counts,
+            "seconds": round(result.execution_time, 1),
+            "budget": result.budget,
+            "sandbox": result.sandbox,
+            "seed": result.seed,
+            "notes": " | ".join(result.notes),
         }
         if shard:
             row[shard] = ""
@@ -371,8 +432,13 @@ def results_frame(results: Iterable[GradeResult], course: Course = NO_COURSE, *,
     return typed(pd.DataFrame(rows, columns=columns(sorted(tests), shard=shard)))
 
 
-def write_csv(results: Iterable[GradeResult], path: str | os.PathLike[str], course: Course = NO_COURSE, *,
-              shard: str | None = None) -> pd.DataFrame:
+def write_csv(
+    results: Iterable[GradeResult],
+    path: str | os.PathLike[str],
+    course: Course = NO_COURSE,
+    *,
+    shard: str | None = None,
+) -> pd.DataFrame:
     """The CSV (``grades_csv.render``), written whole or not at all (a temporary file renamed into place).
 
     Safe to open in a spreadsheet: every text cell is quoted, and one that

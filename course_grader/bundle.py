@@ -43,8 +43,8 @@ from .notebook import find_template, read_submission, setup_sources
 from .results import GradeResult, to_gradescope, write_atomically
 from .sandbox import Limits
 from .upload import choose, uploaded
-from .wheel import requirements, write_wheel
 from .view import PACKAGE
+from .wheel import requirements, write_wheel
 
 ROOT_ENVIRONMENT = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
@@ -138,7 +138,12 @@ def setup_notebook(lab: str, labs_dir: str | Path | None = None) -> nbformat.Not
 
 
 def build_bundle(
-    lab: str, output: str | Path, *, labs_dir: str | Path | None = None, limits: Limits = Limits(), seed: int | None = None,
+    lab: str,
+    output: str | Path,
+    *,
+    labs_dir: str | Path | None = None,
+    limits: Limits = Limits(),
+    seed: int | None = None,
 ) -> Path:
     """Write the Gradescope autograder zip for ``lab`` to ``output``; ``seed`` is its secret (a fresh one when ``None``)."""
     output = Path(output)
@@ -147,8 +152,9 @@ def build_bundle(
         wheel = write_wheel(project_root(), Path(folder) / "wheels")
         contents: dict[str, str | bytes] = {
             "setup.sh": SETUP_SH,
-            "run_autograder": RUN_AUTOGRADER.format(lab=lab, course=COURSE, timeout=limits.cell_timeout,
-                                                    memory=limits.memory_mb, budget=limits.budget),
+            "run_autograder": RUN_AUTOGRADER.format(
+                lab=lab, course=COURSE, timeout=limits.cell_timeout, memory=limits.memory_mb, budget=limits.budget
+            ),
             "requirements.txt": "".join(f"{line}\n" for line in requirements(project_root())),
             SECRET: f"{bundle_secret(seed)}\n",
             f"labs/lab_{lab.replace('.', '_')}_setup.ipynb": nbformat.writes(notebook),
@@ -177,7 +183,9 @@ def read_secret(root: Path) -> int:
     try:
         return int(path.read_text(encoding="utf-8").strip())
     except (OSError, ValueError) as exc:
-        raise GradingError(f"the autograder has no usable secret ({path}: {exc}); rebuild it with course-grade bundle") from None
+        raise GradingError(
+            f"the autograder has no usable secret ({path}: {exc}); rebuild it with course-grade bundle"
+        ) from None
 
 
 def autograder_root(root: str | Path | None = None) -> Path:
@@ -185,7 +193,11 @@ def autograder_root(root: str | Path | None = None) -> Path:
 
 
 def run_autograder(
-    lab: str, *, root: str | Path | None = None, labs_dir: str | Path | None = None, limits: Limits = Limits(),
+    lab: str,
+    *,
+    root: str | Path | None = None,
+    labs_dir: str | Path | None = None,
+    limits: Limits = Limits(),
     seed: int | None = None,
 ) -> GradeResult:
     """Grade the notebook for ``lab`` in ``ROOT/submission`` and write ``ROOT/results/results.json``.
@@ -225,8 +237,10 @@ def for_stdout(result: GradeResult) -> GradeResult:
 def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -> GradeResult:
     """Grade ``path`` in a kernel running as an unused uid; no process of that uid is left when this returns."""
     if os.geteuid() != 0:
-        raise GradingError("course-grade autograder runs as root (as Gradescope runs it): it starts the learner's "
-                           "kernel as another uid, which only root can")
+        raise GradingError(
+            "course-grade autograder runs as root (as Gradescope runs it): it starts the learner's "
+            "kernel as another uid, which only root can"
+        )
     _lock_down(root)
     account = unused_account()
     work = Path(tempfile.mkdtemp(prefix="course-grade-gradescope-"))
@@ -236,8 +250,12 @@ def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -
         homes.mkdir(mode=0o711)
         lab_view(lab, str(views))
         _readable_by_all(views)
-        kept = [PACKAGE / "__init__.py", Path(__file__).with_name("hidden_cases.py"), root / "source" / SECRET,
-                root / "submission_metadata.json"]
+        kept = [
+            PACKAGE / "__init__.py",
+            Path(__file__).with_name("hidden_cases.py"),
+            root / "source" / SECRET,
+            root / "submission_metadata.json",
+        ]
         exposure = exposed(account, sys.executable, [path for path in kept if path.exists()])
         if exposure:
             raise LearnerSetupIncomplete(f"the learner's account can reach the grader ({'; '.join(exposure)})")

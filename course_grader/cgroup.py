@@ -80,7 +80,9 @@ class SandboxCgroup:
         return int(text) if text.strip().isdigit() else None
 
     def processes(self) -> list[int]:
-        return sorted({int(line) for folder in self.folders for line in _read(folder / "cgroup.procs").split() if line.isdigit()})
+        return sorted(
+            {int(line) for folder in self.folders for line in _read(folder / "cgroup.procs").split() if line.isdigit()}
+        )
 
     def remove(self) -> None:
         """Kill anything still in the cgroup, then remove it (a cgroup with processes cannot be removed)."""
@@ -189,8 +191,13 @@ def _own(controller: str) -> str | None:
 
 def _v1_parents() -> tuple[Path, Path] | None:
     """The memory and pids folders of this process's own v1 cgroups (sub-groups nest under them)."""
-    mounts = {name: Path(point) for point, kind, options in _mounts() if kind == "cgroup"
-              for name in ("memory", "pids") if name in options}
+    mounts = {
+        name: Path(point)
+        for point, kind, options in _mounts()
+        if kind == "cgroup"
+        for name in ("memory", "pids")
+        if name in options
+    }
     if set(mounts) != {"memory", "pids"}:
         return None
     parents = []
@@ -217,7 +224,8 @@ def _v2_parent() -> Path:
         except OSError as exc:
             raise NoCgroup(
                 f"cgroup v2: {parent} does not delegate {' and '.join(sorted(missing))} to sub-groups "
-                f"({exc.strerror or exc}); run as root, or set {DELEGATED} to a delegated cgroup") from exc
+                f"({exc.strerror or exc}); run as root, or set {DELEGATED} to a delegated cgroup"
+            ) from exc
     return parent
 
 

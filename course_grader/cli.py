@@ -35,20 +35,20 @@ from course_lib import lab_registry
 
 from . import cgroup, gradebook
 from .batch import find_submissions, grade_folder, write_csv
-from .feedback import Scorer, write_feedback
-from .results import GradeResult
 from .bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
 from .course import NO_COURSE, Course, load_course
 from .errors import GradingError
+from .feedback import Scorer, write_feedback
 from .grade import GradeOptions, grade_notebook
 from .grades_csv import merge, read_frame, shard_column, write_frame
 from .notebook import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal
 from .records import companion, counted_files, read_records, with_counts, write_records
-from .results import format_table, to_gradescope, write_atomically
+from .results import GradeResult, format_table, to_gradescope, write_atomically
 from .roster import UNKNOWN, Names, Roster, load_roster
 from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
 from .scoring import score
 from .shard import parse_shard
+
 
 def _lab(text: str) -> str:
     try:
@@ -59,18 +59,40 @@ def _lab(text: str) -> str:
 
 def _limits_options(parser: argparse.ArgumentParser) -> None:
     defaults = Limits()
-    parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help=f"time limit per cell, per check and per hidden call (default: the course file's, else {defaults.cell_timeout:g})")
-    parser.add_argument("--memory", type=int, metavar="MB",
-                        help=f"memory of the whole sandbox (default: the course file's, else {defaults.memory_mb})")
-    parser.add_argument("--budget", type=float, metavar="SECONDS",
-                        help=f"hard wall-clock budget per submission; its sandbox is killed then (default: the course file's, else {defaults.budget:g})")
-    parser.add_argument("--labs", metavar="DIR", help="folder with the course's lab notebooks (default: ./labs or the checkout's)")
-    parser.add_argument("--seed", type=int, metavar="N",
-                        help="draw the hidden cases from seed N (default: the course file's term seed, else a new random "
-                             "seed, printed; N reproduces a run)")
-    parser.add_argument("--course", type=Path, metavar="FILE",
-                        help="the term's course file (course.toml: roster, seed, limits, points, late policy; docs/grading.md)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help=f"time limit per cell, per check and per hidden call (default: the course file's, else {defaults.cell_timeout:g})",
+    )
+    parser.add_argument(
+        "--memory",
+        type=int,
+        metavar="MB",
+        help=f"memory of the whole sandbox (default: the course file's, else {defaults.memory_mb})",
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        metavar="SECONDS",
+        help=f"hard wall-clock budget per submission; its sandbox is killed then (default: the course file's, else {defaults.budget:g})",
+    )
+    parser.add_argument(
+        "--labs", metavar="DIR", help="folder with the course's lab notebooks (default: ./labs or the checkout's)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="draw the hidden cases from seed N (default: the course file's term seed, else a new random "
+        "seed, printed; N reproduces a run)",
+    )
+    parser.add_argument(
+        "--course",
+        type=Path,
+        metavar="FILE",
+        help="the term's course file (course.toml: roster, seed, limits, points, late policy; docs/grading.md)",
+    )
 
 
 # --- the course file, the roster, shards (docs/grading.md, *The course file*) ----------------------------
@@ -113,9 +135,18 @@ def _seed(arguments: argparse.Namespace, course: Course = NO_COURSE) -> int:
 
 def _flags_over(limits: Limits, arguments: argparse.Namespace) -> Limits:
     """The limit flags given on the command line, over ``limits`` (the course file's or the defaults)."""
-    return replace(limits, **{name: value for name, value in (("cell_timeout", arguments.timeout),
-                                                              ("memory_mb", arguments.memory),
-                                                              ("budget", arguments.budget)) if value is not None})
+    return replace(
+        limits,
+        **{
+            name: value
+            for name, value in (
+                ("cell_timeout", arguments.timeout),
+                ("memory_mb", arguments.memory),
+                ("budget", arguments.budget),
+            )
+            if value is not None
+        },
+    )
 
 
 def _lab_limits(arguments: argparse.Namespace, course: Course) -> tuple[tuple[str, Limits], ...]:
@@ -123,12 +154,17 @@ def _lab_limits(arguments: argparse.Namespace, course: Course) -> tuple[tuple[st
     return tuple((lab, _flags_over(course.limits(lab, Limits()), arguments)) for lab in course.settings.labs)
 
 
-def _limits(parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: Course = NO_COURSE,
-            lab: str | None = None) -> Limits:
+def _limits(
+    parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: Course = NO_COURSE, lab: str | None = None
+) -> Limits:
     limits = _flags_over(course.limits(lab, Limits()), arguments)
     if limits.problems():
-        parser.error("; ".join(limits.problems()).replace("cell_timeout", "--timeout").replace("memory_mb", "--memory")
-                     .replace("budget", "--budget"))
+        parser.error(
+            "; ".join(limits.problems())
+            .replace("cell_timeout", "--timeout")
+            .replace("memory_mb", "--memory")
+            .replace("budget", "--budget")
+        )
     if arguments.labs and not Path(arguments.labs).is_dir():
         parser.error(f"--labs {arguments.labs}: no such folder")
     return limits
@@ -136,23 +172,40 @@ def _limits(parser: argparse.ArgumentParser, arguments: argparse.Namespace, cour
 
 def _grade_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="course-grade", description=f"Grade Lab {', '.join(lab_registry.LABS)} notebooks (see docs/grading.md).",
+        prog="course-grade",
+        description=f"Grade Lab {', '.join(lab_registry.LABS)} notebooks (see docs/grading.md).",
         epilog="Other commands: " + ", ".join(f"'course-grade {name} --help'" for name in SUBCOMMANDS) + ".",
     )
     parser.add_argument("target", type=Path, help="a submitted .ipynb, or a folder of them")
-    parser.add_argument("--results", type=Path, default=Path("results.json"),
-                        help="where one notebook's Gradescope results go (default results.json)")
-    parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="the CSV for a folder (default grades.csv)")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=Path("results.json"),
+        help="where one notebook's Gradescope results go (default results.json)",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("grades.csv"), help="the CSV for a folder (default grades.csv)"
+    )
     parser.add_argument("-j", "--jobs", type=int, default=1, help="notebooks graded at once (folder only)")
     parser.add_argument("--lab", type=_lab, help="grade as this lab when a notebook names none")
     parser.add_argument("--student", help="the student's id for a single notebook (default: from its metadata or name)")
-    parser.add_argument("--no-sandbox", action="store_true",
-                        help="run submissions without bubblewrap (only where something else isolates them)")
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run submissions without bubblewrap (only where something else isolates them)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (folder only)")
-    parser.add_argument("--roster", type=Path, metavar="FILE",
-                        help="the class (id,name,email,aliases): every file maps to one student or is reported unknown")
-    parser.add_argument("--shard", metavar="I/N",
-                        help="grade only shard I of N of the folder (by a hash of each path); join with course-grade merge")
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        metavar="FILE",
+        help="the class (id,name,email,aliases): every file maps to one student or is reported unknown",
+    )
+    parser.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="grade only shard I of N of the folder (by a hash of each path); join with course-grade merge",
+    )
     _limits_options(parser)
     _feedback_options(parser)
     return parser
@@ -160,9 +213,11 @@ def _grade_parser() -> argparse.ArgumentParser:
 
 def _merge_main(argv: list[str]) -> int:
     """``course-grade merge A.csv B.csv … -o grades.csv``: the shards' CSVs, joined as one unsharded run writes it."""
-    parser = argparse.ArgumentParser(prog="course-grade merge",
-                                     description="Join the CSVs of every shard of one run (--shard I/N) into one, "
-                                                 "identical to an unsharded run's; duplicates are decided across shards.")
+    parser = argparse.ArgumentParser(
+        prog="course-grade merge",
+        description="Join the CSVs of every shard of one run (--shard I/N) into one, "
+        "identical to an unsharded run's; duplicates are decided across shards.",
+    )
     parser.add_argument("shards", nargs="+", type=Path, help="one CSV per shard, all N of them")
     parser.add_argument("-o", "--output", type=Path, default=Path("grades.csv"))
     arguments = parser.parse_args(argv)
@@ -175,7 +230,9 @@ def _merge_main(argv: list[str]) -> int:
     print(f"merged {len(arguments.shards)} shards: {len(frame)} rows · wrote {arguments.output}")
     shard_records = [companion(shard) for shard in arguments.shards]
     if all(path.is_file() for path in shard_records):  # the shards' results too, for the report and the pages
-        results = with_counts([r for path in shard_records for r in read_records(path)], counted_files(arguments.output))
+        results = with_counts(
+            [r for path in shard_records for r in read_records(path)], counted_files(arguments.output)
+        )
         order = {name: index for index, name in enumerate(frame["file"])}
         results.sort(key=lambda result: order.get(result.submission, len(order)))
         print(f"wrote {write_records(results, companion(arguments.output))}")
@@ -184,19 +241,31 @@ def _merge_main(argv: list[str]) -> int:
 
 def _export_main(argv: list[str]) -> int:
     """``course-grade export grades.csv --roster roster.csv -o gradebook.csv``: one row per student, a column per lab."""
-    parser = argparse.ArgumentParser(prog="course-grade export",
-                                     description="Write the gradebook an LMS imports: one row per roster student, one "
-                                                 "column per lab (the counting submission's score after weights and "
-                                                 "late penalty).")
+    parser = argparse.ArgumentParser(
+        prog="course-grade export",
+        description="Write the gradebook an LMS imports: one row per roster student, one "
+        "column per lab (the counting submission's score after weights and "
+        "late penalty).",
+    )
     parser.add_argument("grades", type=Path, help="the grades CSV (course-grade FOLDER, or merge)")
     parser.add_argument("--roster", type=Path, metavar="FILE", help="the class (default: the course file's roster)")
-    parser.add_argument("--course", type=Path, metavar="FILE", help="the course file (its roster, lab columns and labs)")
+    parser.add_argument(
+        "--course", type=Path, metavar="FILE", help="the course file (its roster, lab columns and labs)"
+    )
     parser.add_argument("-o", "--output", type=Path, default=Path("gradebook.csv"))
-    parser.add_argument("--format", choices=("canvas", "moodle"), default="canvas",
-                        help="canvas: Student, ID, SIS User ID, SIS Login ID, Section, labs; moodle: ID number, "
-                             "Email address, Full name, labs (default canvas)")
-    parser.add_argument("--missing", choices=("empty", "zero"), default="empty",
-                        help="a lab a student submitted nothing for: an empty cell (ungraded in the LMS) or 0 (default empty)")
+    parser.add_argument(
+        "--format",
+        choices=("canvas", "moodle"),
+        default="canvas",
+        help="canvas: Student, ID, SIS User ID, SIS Login ID, Section, labs; moodle: ID number, "
+        "Email address, Full name, labs (default canvas)",
+    )
+    parser.add_argument(
+        "--missing",
+        choices=("empty", "zero"),
+        default="empty",
+        help="a lab a student submitted nothing for: an empty cell (ungraded in the LMS) or 0 (default empty)",
+    )
     arguments = parser.parse_args(argv)
     course = _course(parser, arguments)
     roster = _roster(parser, arguments, course)
@@ -204,24 +273,30 @@ def _export_main(argv: list[str]) -> int:
         parser.error("export needs the class: --roster FILE, or a course file (--course) naming one")
     _writable(parser, arguments.output, "-o")
     try:
-        book = gradebook.build(read_frame(arguments.grades), roster, layout=arguments.format, missing=arguments.missing,
-                               course=course)
+        book = gradebook.build(
+            read_frame(arguments.grades), roster, layout=arguments.format, missing=arguments.missing, course=course
+        )
     except GradingError as exc:
         parser.error(str(exc))
     gradebook.write(book, arguments.output)
-    print(f"wrote {arguments.output} ({arguments.format}): {book.students} students × {len(book.labs)} labs "
-          f"({', '.join(book.labs)}); {book.missing} cells without a submission ({arguments.missing})")
+    print(
+        f"wrote {arguments.output} ({arguments.format}): {book.students} students × {len(book.labs)} labs "
+        f"({', '.join(book.labs)}); {book.missing} cells without a submission ({arguments.missing})"
+    )
     if book.unknown:
-        print(f"warning: {book.unknown} counting rows name no roster student (unknown): they are in no one's row",
-              file=sys.stderr)
+        print(
+            f"warning: {book.unknown} counting rows name no roster student (unknown): they are in no one's row",
+            file=sys.stderr,
+        )
     return 0
 
 
 def _bundle_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="course-grade bundle", description="Build a Gradescope autograder zip for one lab.",
+        prog="course-grade bundle",
+        description="Build a Gradescope autograder zip for one lab.",
         epilog="--seed N makes N the assignment's secret (default: the course file's term seed, else a fresh random "
-               "one; printed for the instructor either way).",
+        "one; printed for the instructor either way).",
     )
     parser.add_argument("--lab", type=_lab, required=True, help=f"one of {', '.join(lab_registry.LABS)}")
     parser.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"))
@@ -233,8 +308,8 @@ def _autograder_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-grade autograder",
         description="Grade ROOT/submission and write ROOT/results/results.json (Gradescope's layout), as root: "
-                    "the kernel runs as an unused uid that cannot read the grader, and bubblewrap is not used. "
-                    "The hidden cases come from ROOT/source/secret unless --seed is given.",
+        "the kernel runs as an unused uid that cannot read the grader, and bubblewrap is not used. "
+        "The hidden cases come from ROOT/source/secret unless --seed is given.",
     )
     parser.add_argument("--lab", type=_lab, required=True)
     parser.add_argument("--root", help="default $AUTOGRADER_ROOT or /autograder")
@@ -260,17 +335,26 @@ def _readable_file(parser: argparse.ArgumentParser, path: Path) -> None:
     if what:
         parser.error(f"{refusal(path, what)}; give the file itself")
     if status.st_size > MAX_NOTEBOOK_BYTES:
-        parser.error(f"{path}: a file of {status.st_size / 2**20:.1f} MB exceeds the {MAX_NOTEBOOK_MB} MB limit for a notebook")
+        parser.error(
+            f"{path}: a file of {status.st_size / 2**20:.1f} MB exceeds the {MAX_NOTEBOOK_MB} MB limit for a notebook"
+        )
 
 
 # --- feedback pages and the batch's records (feedback.py, records.py; docs/grading.md, *Feedback for every student*)
 
 
 def _feedback_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--feedback", type=Path, metavar="DIR",
-                        help="also write an HTML feedback page per student and lab into DIR (docs/grading.md)")
-    parser.add_argument("--rules-url", metavar="BASE",
-                        help="where the pages link a rule to (BASE#r19; default: the checkout's docs/rules.md, relative)")
+    parser.add_argument(
+        "--feedback",
+        type=Path,
+        metavar="DIR",
+        help="also write an HTML feedback page per student and lab into DIR (docs/grading.md)",
+    )
+    parser.add_argument(
+        "--rules-url",
+        metavar="BASE",
+        help="where the pages link a rule to (BASE#r19; default: the checkout's docs/rules.md, relative)",
+    )
 
 
 def _feedback_folder(parser: argparse.ArgumentParser, folder: Path | None) -> None:
@@ -317,30 +401,55 @@ def _bundle_main(argv: list[str]) -> int:
     arguments = parser.parse_args(argv)
     course = _course(parser, arguments)
     secret = bundle_secret(arguments.seed if arguments.seed is not None else course.settings.seed)
-    path = build_bundle(arguments.lab, arguments.output, labs_dir=arguments.labs,
-                        limits=_limits(parser, arguments, course, arguments.lab), seed=secret)
-    print(f"wrote {path} ({lab_registry.lab(arguments.lab).label}): upload it as the assignment's autograder on Gradescope")
-    origin = ("--seed" if arguments.seed is not None else f"the term seed of {arguments.course}"
-              if course.settings.seed is not None else "drawn at random")
-    print(f"the hidden cases come from the secret seed {secret} ({origin}), kept in the zip as source/{SECRET} "
-          "(root-only on Gradescope, never shown to learners); keep this zip private")
-    print(f"regrade a downloaded submission with the same cases: "
-          f"course-grade SUBMISSION.ipynb --lab {arguments.lab} --seed {secret}")
+    path = build_bundle(
+        arguments.lab,
+        arguments.output,
+        labs_dir=arguments.labs,
+        limits=_limits(parser, arguments, course, arguments.lab),
+        seed=secret,
+    )
+    print(
+        f"wrote {path} ({lab_registry.lab(arguments.lab).label}): upload it as the assignment's autograder on Gradescope"
+    )
+    origin = (
+        "--seed"
+        if arguments.seed is not None
+        else f"the term seed of {arguments.course}"
+        if course.settings.seed is not None
+        else "drawn at random"
+    )
+    print(
+        f"the hidden cases come from the secret seed {secret} ({origin}), kept in the zip as source/{SECRET} "
+        "(root-only on Gradescope, never shown to learners); keep this zip private"
+    )
+    print(
+        f"regrade a downloaded submission with the same cases: "
+        f"course-grade SUBMISSION.ipynb --lab {arguments.lab} --seed {secret}"
+    )
     return 0
 
 
 def _autograder_main(argv: list[str]) -> int:
     parser = _autograder_parser()
     arguments = parser.parse_args(argv)
-    result = run_autograder(arguments.lab, root=arguments.root, labs_dir=arguments.labs,
-                            limits=_limits(parser, arguments, _course(parser, arguments), arguments.lab), seed=arguments.seed)
+    result = run_autograder(
+        arguments.lab,
+        root=arguments.root,
+        labs_dir=arguments.labs,
+        limits=_limits(parser, arguments, _course(parser, arguments), arguments.lab),
+        seed=arguments.seed,
+    )
     print(format_table(for_stdout(result)))
     return 0
 
 
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
-    "merge": _merge_main, "export": _export_main, "report": _report_main, "feedback": _feedback_main,
-    "bundle": _bundle_main, "autograder": _autograder_main,
+    "merge": _merge_main,
+    "export": _export_main,
+    "report": _report_main,
+    "feedback": _feedback_main,
+    "bundle": _bundle_main,
+    "autograder": _autograder_main,
 }
 """``course-grade NAME …``; anything else is a notebook or a folder to grade."""
 
@@ -363,27 +472,44 @@ def main(argv: list[str] | None = None) -> int:
     limits = _limits(parser, arguments, course)
     lab_limits = _lab_limits(arguments, course)
     if any(lab.problems() for _, lab in lab_limits):
-        parser.error(next(f"course file: [labs.{name!r}]: " + "; ".join(lab.problems()) for name, lab in lab_limits if lab.problems()))
-    options = GradeOptions(limits=limits, labs_dir=arguments.labs, sandbox=not arguments.no_sandbox,
-                           seed=_seed(arguments, course), names=_names(course, _roster(parser, arguments, course)),
-                           lab_limits=lab_limits)
+        parser.error(
+            next(
+                f"course file: [labs.{name!r}]: " + "; ".join(lab.problems())
+                for name, lab in lab_limits
+                if lab.problems()
+            )
+        )
+    options = GradeOptions(
+        limits=limits,
+        labs_dir=arguments.labs,
+        sandbox=not arguments.no_sandbox,
+        seed=_seed(arguments, course),
+        names=_names(course, _roster(parser, arguments, course)),
+        lab_limits=lab_limits,
+    )
     target: Path = arguments.target
     if not os.path.lexists(target):
         parser.error(f"{target} does not exist")
-    if not target.is_dir():  # one file: refused before anything opens it (a folder given may be a link: the instructor's)
+    if (
+        not target.is_dir()
+    ):  # one file: refused before anything opens it (a folder given may be a link: the instructor's)
         _readable_file(parser, target)
     if arguments.jobs < 1:
         parser.error(f"--jobs must be >= 1, got {arguments.jobs}")
     _feedback_folder(parser, arguments.feedback)
     if options.sandbox and bubblewrap() is None:
-        parser.error(f"grading needs a sandbox per submission: {INSTALL_HINT}; "
-                     "or pass --no-sandbox where the machine itself is the sandbox")
+        parser.error(
+            f"grading needs a sandbox per submission: {INSTALL_HINT}; "
+            "or pass --no-sandbox where the machine itself is the sandbox"
+        )
     if not options.sandbox:
         print(f"warning: --no-sandbox: {GIVEN_UP}", file=sys.stderr)
     if (no_cgroup := cgroup.unavailable()) is not None:
         print(f"warning: {cgroup.fallback_note(no_cgroup)}; each result says so too", file=sys.stderr)
     if arguments.seed is None and course.settings.seed is not None:
-        print(f"hidden cases drawn from the term seed {options.seed} ({arguments.course}: every regrade draws the same)")
+        print(
+            f"hidden cases drawn from the term seed {options.seed} ({arguments.course}: every regrade draws the same)"
+        )
     else:
         print(f"hidden cases drawn from seed {options.seed} (--seed {options.seed} reproduces this run)")
 
@@ -391,14 +517,18 @@ def main(argv: list[str] | None = None) -> int:
         _writable(parser, arguments.out, "--out")
         if not find_submissions(target):
             parser.error(f"no notebooks (.ipynb) under {target}")
-        results = grade_folder(target, options, jobs=arguments.jobs, progress=not arguments.no_progress, course=course,
-                               shard=shard)
+        results = grade_folder(
+            target, options, jobs=arguments.jobs, progress=not arguments.no_progress, course=course, shard=shard
+        )
         column = shard_column(*shard, course.settings.duplicates) if shard else None
         frame = write_csv(results, arguments.out, course, shard=column)
         _after_batch(arguments, results, scorer=lambda graded: score(graded, course))
         counts = Counter(result.status for result in results)
         part = f" (shard {shard[0]}/{shard[1]}: join the shards with course-grade merge)" if shard else ""
-        print(f"graded {len(results)} notebooks{part}: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())))
+        print(
+            f"graded {len(results)} notebooks{part}: "
+            + ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+        )
         unknown = sum(result.student_source.startswith(UNKNOWN) for result in results)
         if unknown:
             print(f"{unknown} submissions name no roster student (student_from {UNKNOWN}…; see their notes)")

@@ -50,8 +50,11 @@ class LimitSettings(_Strict):
 
     def over(self, limits: Limits) -> Limits:
         """``limits`` with the values set here."""
-        return Limits(cell_timeout=self.timeout or limits.cell_timeout, memory_mb=self.memory or limits.memory_mb,
-                      budget=self.budget or limits.budget)
+        return Limits(
+            cell_timeout=self.timeout or limits.cell_timeout,
+            memory_mb=self.memory or limits.memory_mb,
+            budget=self.budget or limits.budget,
+        )
 
 
 class LabSettings(LimitSettings):
@@ -70,8 +73,10 @@ class LabSettings(LimitSettings):
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
         if value is not None and value.tzinfo is None:
-            raise ValueError("a deadline needs a time zone offset (e.g. 2026-10-09T23:59:00+02:00 or …Z), "
-                             "or every machine would read it in its own zone")
+            raise ValueError(
+                "a deadline needs a time zone offset (e.g. 2026-10-09T23:59:00+02:00 or …Z), "
+                "or every machine would read it in its own zone"
+            )
         return value
 
 
@@ -91,7 +96,7 @@ class LatePolicy(_Strict):
     @model_validator(mode="after")
     def _manifest_named(self) -> LatePolicy:
         if self.submitted == "manifest" and not self.manifest:
-            raise ValueError("submitted = \"manifest\" needs manifest = \"FILE.csv\"")
+            raise ValueError('submitted = "manifest" needs manifest = "FILE.csv"')
         return self
 
 
@@ -214,10 +219,13 @@ def read_manifest(path: Path) -> dict[str, datetime]:
         try:
             when = datetime.fromisoformat(row["submitted_at"].strip().replace("Z", "+00:00"))
         except ValueError:
-            raise CourseFileError(f"manifest {path}, line {number}: submitted_at {row['submitted_at']!r} is not an "
-                                  "ISO 8601 time") from None
+            raise CourseFileError(
+                f"manifest {path}, line {number}: submitted_at {row['submitted_at']!r} is not an ISO 8601 time"
+            ) from None
         if when.tzinfo is None:
-            raise CourseFileError(f"manifest {path}, line {number}: submitted_at {row['submitted_at']!r} has no time zone")
+            raise CourseFileError(
+                f"manifest {path}, line {number}: submitted_at {row['submitted_at']!r} has no time zone"
+            )
         times[row["file"].strip()] = when
     return times
 

@@ -23,13 +23,14 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from course_lib import context, chapter_example
+from course_lib import chapter_example, context
 from course_lib.builders import PathBuilder
 from course_lib.catalogues import compactions
+from course_lib.checklist import harness
 from course_lib.lifecycle.cut_point import context_groups, group_cost
 from course_lib.models import SessionEntry, StopReason
 from course_lib.parsing import to_json_dict
-from course_lib.checklist import harness
+
 from .hidden import HiddenCall
 from .hidden_cases import _Calls, _group_costs, describe_path, reference_call
 
@@ -55,18 +56,31 @@ def _lab_11_1() -> Covering:
     calls = _Calls("11.1", "parse_session_entry", FIXED)
     valid = [("the chapter's compact-1", _compact_1())]
     valid += [(f"a compaction with {unusual.what}", unusual.applied(_compact_1())) for unusual in compactions.UNUSUAL]
-    others = _wire(chapter_example.opening_path()) + [to_json_dict(PathBuilder(chapter_example.opening_path()).metadata(
-        "meta-1", "label", {"nested": [1, 2.5, None]}).entries[-1])]
+    others = _wire(chapter_example.opening_path()) + [
+        to_json_dict(
+            PathBuilder(chapter_example.opening_path())
+            .metadata("meta-1", "label", {"nested": [1, 2.5, None]})
+            .entries[-1]
+        )
+    ]
     round_trip = [calls.make(what, value=value) for what, value in valid]
     round_trip += [calls.make(f"a {entry['type']} entry ({entry['id']})", value=entry) for entry in others]
-    round_trip += [calls.make(f"{what}, handed over already parsed", value=value, reparse=True) for what, value in valid[:2]]
-    round_trip += [calls.make(f"a {entry['type']} entry ({entry['id']}), handed over already parsed", value=entry, reparse=True)
-                   for entry in others if entry["id"] in ("calls", "meta-1")]
+    round_trip += [
+        calls.make(f"{what}, handed over already parsed", value=value, reparse=True) for what, value in valid[:2]
+    ]
+    round_trip += [
+        calls.make(f"a {entry['type']} entry ({entry['id']}), handed over already parsed", value=entry, reparse=True)
+        for entry in others
+        if entry["id"] in ("calls", "meta-1")
+    ]
     rejected = []
     for malformed in compactions.MALFORMED:  # the catalogue the checklist tries on compact-1, here under another id
         entry, fields = malformed.applied(_compact_1(id="ck-fixed"))
-        rejected.append(calls.make(f"a compaction with {malformed.what}", value=entry,
-                                   reject=("ck-fixed", compactions.leaf(fields[0]))))
+        rejected.append(
+            calls.make(
+                f"a compaction with {malformed.what}", value=entry, reject=("ck-fixed", compactions.leaf(fields[0]))
+            )
+        )
     blank, _ = compactions.BLANK_ID.applied(_compact_1())
     rejected.append(calls.make(f"a compaction with {compactions.BLANK_ID.what}", value=blank, reject=("id",)))
     return {"generated_compactions_round_trip": tuple(round_trip), "generated_malformed_compactions": tuple(rejected)}
@@ -81,7 +95,9 @@ def _tool_session() -> PathBuilder:
         PathBuilder()
         .system("sys", "You review code.")
         .user("u1", "Read two files.")
-        .assistant("c1", "Reading.", tool_calls=[("read-a", "read", {"path": "a.py"}), ("read-b", "read", {"path": "b.py"})])
+        .assistant(
+            "c1", "Reading.", tool_calls=[("read-a", "read", {"path": "a.py"}), ("read-b", "read", {"path": "b.py"})]
+        )
         .tool_result("r-b", "read-b", "read", "b loaded.")
         .system("patch-1", "", sections={"rules": "Prefer small diffs."})
         .assistant("progress", "Still reading.")
@@ -109,8 +125,11 @@ def _lab_11_2() -> Covering:
     by_id = {entry["id"]: entry for entry in whole}
     without_system = [entry for entry in whole if entry["message"]["role"] != "system"]
     valid = [
-        calls.make(f"{describe_path(whole)}: results out of order, a result before its call, system messages inside "
-                   "and between groups", path=whole),
+        calls.make(
+            f"{describe_path(whole)}: results out of order, a result before its call, system messages inside "
+            "and between groups",
+            path=whole,
+        ),
         calls.make(f"{describe_path(without_system)}: the same without system messages", path=without_system),
         calls.make("a lone user message", path=[by_id["u1"]]),
         calls.make("a system message only", path=[by_id["sys"]]),
@@ -133,7 +152,7 @@ def _lab_11_2() -> Covering:
     def again(entry_id: str, new_id: str) -> list[dict[str, Any]]:
         path = copy.deepcopy(whole)
         at = next(i for i, entry in enumerate(path) if entry["id"] == entry_id)
-        return path[:at + 1] + [copy.deepcopy(path[at]) | {"id": new_id}] + path[at + 1:]
+        return path[: at + 1] + [copy.deepcopy(path[at]) | {"id": new_id}] + path[at + 1 :]
 
     orphan = copy.deepcopy(by_id["a1"]) | {"id": "early"}
     broken = [
@@ -151,8 +170,9 @@ def _lab_11_2() -> Covering:
     ]
     return {
         "generated_groups": tuple(valid),
-        "generated_broken_tool_facts": tuple(calls.make(f"{describe_path(path)} with {what}", path=path, reject=names)
-                                             for what, path, names in broken),
+        "generated_broken_tool_facts": tuple(
+            calls.make(f"{describe_path(path)} with {what}", path=path, reject=names) for what, path, names in broken
+        ),
     }
 
 
@@ -166,8 +186,7 @@ def _ladder(builder: PathBuilder, prefix: str = "") -> PathBuilder:
     skips a group to try older ones shows (R19).
     """
     return (
-        builder
-        .user(f"{prefix}u1", "Hello.")
+        builder.user(f"{prefix}u1", "Hello.")
         .assistant(f"{prefix}a1", "Hi.")
         .user(f"{prefix}u2", "Review the whole restore module, please.")
         .assistant(f"{prefix}c2", "Reading it now.", tool_calls=[(f"{prefix}read-1", "read", {"path": "restore.py"})])
@@ -177,8 +196,14 @@ def _ladder(builder: PathBuilder, prefix: str = "") -> PathBuilder:
         .user(f"{prefix}u3", "Run tests.")
         .assistant(f"{prefix}a3", "Passed.")
         .user(f"{prefix}u4", "Fix the tail.")
-        .assistant(f"{prefix}c4", "Fixing.", tool_calls=[(f"{prefix}edit-1", "edit", {"path": "store.py", "lines": [3]}),
-                                                        (f"{prefix}test-1", "test", {"pattern": "tail"})])
+        .assistant(
+            f"{prefix}c4",
+            "Fixing.",
+            tool_calls=[
+                (f"{prefix}edit-1", "edit", {"path": "store.py", "lines": [3]}),
+                (f"{prefix}test-1", "test", {"pattern": "tail"}),
+            ],
+        )
         .tool_result(f"{prefix}r4t", f"{prefix}test-1", "test", "Passed.")
         .tool_result(f"{prefix}r4e", f"{prefix}edit-1", "edit", "Edited.")
         .assistant(f"{prefix}a4", "Fixed.")
@@ -192,16 +217,22 @@ def _plain_path() -> list[SessionEntry]:
 def _resumed_path() -> list[SessionEntry]:
     """Two compactions (only the latest counts), a system patch after it, metadata in the resumed suffix."""
     builder = (
-        PathBuilder()
-        .system("sys", "You review code carefully.")
-        .user("u0", "Start here.")
-        .assistant("a0", "Started.")
+        PathBuilder().system("sys", "You review code carefully.").user("u0", "Start here.").assistant("a0", "Started.")
     )
-    builder.add(chapter_example.compact_1(builder.entries, id="compact-0", firstKeptEntryId="u0", timestamp=builder.clock + 1))
+    builder.add(
+        chapter_example.compact_1(builder.entries, id="compact-0", firstKeptEntryId="u0", timestamp=builder.clock + 1)
+    )
     _ladder(builder)
-    builder.add(chapter_example.compact_1(builder.entries, id="compact-1", firstKeptEntryId="u1", timestamp=builder.clock + 1))
-    return builder.system("patch-2", "Be brief.").metadata("meta-1", "label", "after").user("u5", "Go on.").assistant(
-        "a5", "Going.").entries
+    builder.add(
+        chapter_example.compact_1(builder.entries, id="compact-1", firstKeptEntryId="u1", timestamp=builder.clock + 1)
+    )
+    return (
+        builder.system("patch-2", "Be brief.")
+        .metadata("meta-1", "label", "after")
+        .user("u5", "Go on.")
+        .assistant("a5", "Going.")
+        .entries
+    )
 
 
 def _budget_calls(calls: _Calls, path: list[SessionEntry]) -> list[HiddenCall]:
@@ -217,13 +248,26 @@ def _budget_calls(calls: _Calls, path: list[SessionEntry]) -> list[HiddenCall]:
     reserved, margin = 3, 1
     fixed = tokens["system"] + summary + reserved + margin
 
-    def budget(room: int | float, what: str, *, reserved_output: int | float = reserved,
-               safety_margin: int | float = margin, estimator: str = "teaching") -> HiddenCall:
-        options = {"max_tokens": tokens["system"] + summary + reserved_output + safety_margin + room,
-                   "reserved_output": reserved_output, "safety_margin": safety_margin}
-        return calls.make(f"{describe_path(path)}; {what}; max_tokens={options['max_tokens']}, reserved_output="
-                          f"{reserved_output}, safety_margin={safety_margin}, {estimator} estimator",
-                          path=wire, options=options, estimator=estimator)
+    def budget(
+        room: int | float,
+        what: str,
+        *,
+        reserved_output: int | float = reserved,
+        safety_margin: int | float = margin,
+        estimator: str = "teaching",
+    ) -> HiddenCall:
+        options = {
+            "max_tokens": tokens["system"] + summary + reserved_output + safety_margin + room,
+            "reserved_output": reserved_output,
+            "safety_margin": safety_margin,
+        }
+        return calls.make(
+            f"{describe_path(path)}; {what}; max_tokens={options['max_tokens']}, reserved_output="
+            f"{reserved_output}, safety_margin={safety_margin}, {estimator} estimator",
+            path=wire,
+            options=options,
+            estimator=estimator,
+        )
 
     newest_two = costs[-1] + costs[-2]
     made = [
@@ -236,16 +280,34 @@ def _budget_calls(calls: _Calls, path: list[SessionEntry]) -> list[HiddenCall]:
         budget(costs[-1] - 1, "the newest group alone is one token too big"),
         budget(0, "nothing is left for messages"),
         budget(newest_two, "the two newest groups fit exactly, with a fractional margin", safety_margin=1.5),
-        budget(newest_two, "the two newest groups fit exactly, with no reserve or margin", reserved_output=0, safety_margin=0),
-        budget(sum(costs), "an estimator that marks the tool calls it is handed (on copies, harmless)", estimator="touching"),
-        calls.make(f"{describe_path(path)}; fixed costs above max_tokens; max_tokens={fixed - 2}, reserved_output={reserved}, "
-                   f"safety_margin={margin}", path=wire, estimator="teaching",
-                   options={"max_tokens": fixed - 2, "reserved_output": reserved, "safety_margin": margin}),
+        budget(
+            newest_two,
+            "the two newest groups fit exactly, with no reserve or margin",
+            reserved_output=0,
+            safety_margin=0,
+        ),
+        budget(
+            sum(costs),
+            "an estimator that marks the tool calls it is handed (on copies, harmless)",
+            estimator="touching",
+        ),
+        calls.make(
+            f"{describe_path(path)}; fixed costs above max_tokens; max_tokens={fixed - 2}, reserved_output={reserved}, "
+            f"safety_margin={margin}",
+            path=wire,
+            estimator="teaching",
+            options={"max_tokens": fixed - 2, "reserved_output": reserved, "safety_margin": margin},
+        ),
     ]
     if summary:
-        made.append(calls.make(f"{describe_path(path)}; only the summary costs, one token more than is available",
-                               path=wire, estimator="summary-only",
-                               options={"max_tokens": summary - 1, "reserved_output": 0, "safety_margin": 0}))
+        made.append(
+            calls.make(
+                f"{describe_path(path)}; only the summary costs, one token more than is available",
+                path=wire,
+                estimator="summary-only",
+                options={"max_tokens": summary - 1, "reserved_output": 0, "safety_margin": 0},
+            )
+        )
     return made
 
 
@@ -253,21 +315,53 @@ def _rejected_budgets(calls: _Calls, path: list[SessionEntry]) -> list[HiddenCal
     """R15: every kind of bad option and estimate, and a bad estimate for a group the selection never walks to."""
     wire = _wire(path)
     good = {"max_tokens": 40, "reserved_output": 4, "safety_margin": 2}
-    bad_options = [("max_tokens", float("nan")), ("max_tokens", -1), ("max_tokens", True), ("max_tokens", "40"),
-                   ("max_tokens", None), ("reserved_output", float("inf")), ("reserved_output", -2), ("reserved_output", True),
-                   ("safety_margin", "2"), ("safety_margin", False), ("safety_margin", float("-inf")), ("safety_margin", -0.5)]
-    made = [calls.make(f"{describe_path(path)}; {name}={value!r}", path=wire, options=good | {name: value},
-                       estimator="teaching", reject=()) for name, value in bad_options]
-    made += [calls.make(f"{describe_path(path)}; an estimator returning {kind}", path=wire, options=good, estimator=kind,
-                        reject=()) for kind in ("negative", "nan", "infinite", "bool", "text")]
-    first_user = next(entry for entry in wire if entry.get("message", {}).get("role") == "user"
-                      and entry["id"] in _candidate_ids(path))
+    bad_options = [
+        ("max_tokens", float("nan")),
+        ("max_tokens", -1),
+        ("max_tokens", True),
+        ("max_tokens", "40"),
+        ("max_tokens", None),
+        ("reserved_output", float("inf")),
+        ("reserved_output", -2),
+        ("reserved_output", True),
+        ("safety_margin", "2"),
+        ("safety_margin", False),
+        ("safety_margin", float("-inf")),
+        ("safety_margin", -0.5),
+    ]
+    made = [
+        calls.make(
+            f"{describe_path(path)}; {name}={value!r}",
+            path=wire,
+            options=good | {name: value},
+            estimator="teaching",
+            reject=(),
+        )
+        for name, value in bad_options
+    ]
+    made += [
+        calls.make(
+            f"{describe_path(path)}; an estimator returning {kind}", path=wire, options=good, estimator=kind, reject=()
+        )
+        for kind in ("negative", "nan", "infinite", "bool", "text")
+    ]
+    first_user = next(
+        entry
+        for entry in wire
+        if entry.get("message", {}).get("role") == "user" and entry["id"] in _candidate_ids(path)
+    )
     marked = copy.deepcopy(wire)
     entry = next(e for e in marked if e["id"] == first_user["id"])
     entry["message"]["content"][0]["text"] = f"{harness.MARK} {entry['message']['content'][0]['text']}"
-    made.append(calls.make(f"{describe_path(marked)}; an estimate of -1 for the oldest candidate group, max_tokens=0",
-                           path=marked, options={"max_tokens": 0, "reserved_output": 0, "safety_margin": 0},
-                           estimator="marked", reject=()))
+    made.append(
+        calls.make(
+            f"{describe_path(marked)}; an estimate of -1 for the oldest candidate group, max_tokens=0",
+            path=marked,
+            options={"max_tokens": 0, "reserved_output": 0, "safety_margin": 0},
+            estimator="marked",
+            reject=(),
+        )
+    )
     return made
 
 
@@ -281,32 +375,64 @@ def _lab_11_3() -> Covering:
     calls = _Calls("11.3", "build_context", FIXED)
     plain = _plain_path()
     no_system = [entry for entry in plain if not (entry.type == "message" and entry.message.role == "system")]
-    made = [calls.make("an empty path", path=[], options={"max_tokens": 10, "reserved_output": 2, "safety_margin": 1},
-                       estimator="teaching")]
+    made = [
+        calls.make(
+            "an empty path",
+            path=[],
+            options={"max_tokens": 10, "reserved_output": 2, "safety_margin": 1},
+            estimator="teaching",
+        )
+    ]
     made += _budget_calls(calls, plain)
     made += _budget_calls(calls, no_system)
     shared = tuple(made)
-    return {"generated_kept_groups_and_reason": shared, "generated_token_projection": shared, "generated_messages": shared,
-            "bad_budgets_rejected": tuple(_rejected_budgets(calls, plain))}
+    return {
+        "generated_kept_groups_and_reason": shared,
+        "generated_token_projection": shared,
+        "generated_messages": shared,
+        "bad_budgets_rejected": tuple(_rejected_budgets(calls, plain)),
+    }
 
 
 def _bad_resume_points(calls: _Calls, path: list[SessionEntry]) -> list[HiddenCall]:
     """R18: the latest compaction keeps from something that is not a user message before it, or from nothing."""
     wire = _wire(path)
     at = max(i for i, entry in enumerate(wire) if entry["type"] == "compaction")
-    targets = [("an assistant message", "a2"), ("a tool call's message", "c4"), ("a tool result", "r4t"),
-               ("a system message", "patch-1"), ("a metadata entry", "meta-0"), ("the older compaction", "compact-0"),
-               ("a user message after it", "u5"), ("an unknown entry", "missing-1")]
+    targets = [
+        ("an assistant message", "a2"),
+        ("a tool call's message", "c4"),
+        ("a tool result", "r4t"),
+        ("a system message", "patch-1"),
+        ("a metadata entry", "meta-0"),
+        ("the older compaction", "compact-0"),
+        ("a user message after it", "u5"),
+        ("an unknown entry", "missing-1"),
+    ]
     marked = copy.deepcopy(wire)
-    marked.insert(at, {"type": "metadata", "id": "meta-0", "parentId": marked[at - 1]["id"],
-                       "timestamp": marked[at - 1]["timestamp"], "key": "label", "value": "before"})
+    marked.insert(
+        at,
+        {
+            "type": "metadata",
+            "id": "meta-0",
+            "parentId": marked[at - 1]["id"],
+            "timestamp": marked[at - 1]["timestamp"],
+            "key": "label",
+            "value": "before",
+        },
+    )
     made = []
     for what, target in targets:
         changed = copy.deepcopy(marked)
         changed[at + 1] = changed[at + 1] | {"firstKeptEntryId": target}
-        made.append(calls.make(f"{describe_path(changed)}; the compaction keeps from {what} ({target!r})", path=changed,
-                               options={"max_tokens": 200, "reserved_output": 4, "safety_margin": 2},
-                               estimator="teaching", reject=(target,)))
+        made.append(
+            calls.make(
+                f"{describe_path(changed)}; the compaction keeps from {what} ({target!r})",
+                path=changed,
+                options={"max_tokens": 200, "reserved_output": 4, "safety_margin": 2},
+                estimator="teaching",
+                reject=(target,),
+            )
+        )
     return made
 
 
@@ -316,8 +442,12 @@ def _lab_11_5() -> Covering:
     made = _budget_calls(calls, resumed) + _budget_calls(calls, _plain_path())
     shared = tuple(made)
     rejected = _rejected_budgets(calls, resumed) + _bad_resume_points(calls, resumed)
-    return {"generated_resume_kept_groups_and_reason": shared, "generated_resume_token_projection": shared,
-            "generated_resume_messages": shared, "bad_budgets_and_resume_points_rejected": tuple(rejected)}
+    return {
+        "generated_resume_kept_groups_and_reason": shared,
+        "generated_resume_token_projection": shared,
+        "generated_resume_messages": shared,
+        "bad_budgets_and_resume_points_rejected": tuple(rejected),
+    }
 
 
 # Lab 11.4 ---------------------------------------------------------------------------------
@@ -328,25 +458,56 @@ def _lab_11_4() -> Covering:
     path = PathBuilder(chapter_example.resumed_path()).metadata("meta-1", "label", "end").entries
 
     def options(**overrides: Any) -> dict[str, Any]:
-        return {"id": "compact-2", "timestamp": 1234.5, "summary": chapter_example.compact_1_summary_wire(),
-                "first_kept_entry_id": "u3", "tokens_before": 17.25} | overrides
+        return {
+            "id": "compact-2",
+            "timestamp": 1234.5,
+            "summary": chapter_example.compact_1_summary_wire(),
+            "first_kept_entry_id": "u3",
+            "tokens_before": 17.25,
+        } | overrides
 
     made = [
-        calls.make(f"{describe_path(path)}, ending in a metadata entry; tokens_before 17.25", path=path, options=options()),
-        calls.make(f"{describe_path(path)}; keeping from the first group", path=path,
-                   options=options(first_kept_entry_id="u1", tokens_before=0, timestamp=7)),
-        calls.make(f"{describe_path(chapter_example.opening_path())}; keeping from the newest group",
-                   path=chapter_example.opening_path(), options=options(first_kept_entry_id="u3", id="compact-1")),
+        calls.make(
+            f"{describe_path(path)}, ending in a metadata entry; tokens_before 17.25", path=path, options=options()
+        ),
+        calls.make(
+            f"{describe_path(path)}; keeping from the first group",
+            path=path,
+            options=options(first_kept_entry_id="u1", tokens_before=0, timestamp=7),
+        ),
+        calls.make(
+            f"{describe_path(chapter_example.opening_path())}; keeping from the newest group",
+            path=chapter_example.opening_path(),
+            options=options(first_kept_entry_id="u3", id="compact-1"),
+        ),
     ]
     rejected = [calls.make("an empty path", path=[], options=options(first_kept_entry_id="u1"), reject=())]
-    for what, name in [("an assistant message", "a2"), ("a tool call's message", "calls"), ("a tool result", "r-read"),
-                       ("a system message", "sys"), ("a metadata entry", "meta-1"), ("a compaction", "compact-1"),
-                       ("an unknown entry", "missing-1")]:
-        rejected.append(calls.make(f"{describe_path(path)}; keeping from {what} {name!r}", path=path,
-                                   options=options(first_kept_entry_id=name), reject=(name,)))
+    for what, name in [
+        ("an assistant message", "a2"),
+        ("a tool call's message", "calls"),
+        ("a tool result", "r-read"),
+        ("a system message", "sys"),
+        ("a metadata entry", "meta-1"),
+        ("a compaction", "compact-1"),
+        ("an unknown entry", "missing-1"),
+    ]:
+        rejected.append(
+            calls.make(
+                f"{describe_path(path)}; keeping from {what} {name!r}",
+                path=path,
+                options=options(first_kept_entry_id=name),
+                reject=(name,),
+            )
+        )
     for what, taken in [("a message", "a1"), ("the last entry", "meta-1"), ("a compaction", "compact-1")]:
-        rejected.append(calls.make(f"{describe_path(path)}; the id of {what} {taken!r}", path=path,
-                                   options=options(id=taken), reject=(taken,)))
+        rejected.append(
+            calls.make(
+                f"{describe_path(path)}; the id of {what} {taken!r}",
+                path=path,
+                options=options(id=taken),
+                reject=(taken,),
+            )
+        )
     return {"generated_compactions": tuple(made), "generated_rejections": tuple(rejected)}
 
 
@@ -354,8 +515,17 @@ def _lab_11_4() -> Covering:
 
 
 def _answer(stop: StopReason, *, error: str | None = None, input_tokens: int = 10, number: int = 1) -> dict[str, Any]:
-    entry = PathBuilder().assistant(f"reply-{number}", f"Scripted answer {number}.", stop_reason=stop,
-                                    input_tokens=input_tokens, error_message=error).entries[-1]
+    entry = (
+        PathBuilder()
+        .assistant(
+            f"reply-{number}",
+            f"Scripted answer {number}.",
+            stop_reason=stop,
+            input_tokens=input_tokens,
+            error_message=error,
+        )
+        .entries[-1]
+    )
     return to_json_dict(entry)
 
 
@@ -370,14 +540,32 @@ def _recovery_scripts() -> list[tuple[str, list[dict[str, Any]], int | float, An
         ("one overflow (error text), then an answer", [_answer("error", error=TOO_LONG), ok], 800, 3),
         ("an overflow every time, cap 3", [_answer("error", error=TOO_LONG)], 800, 3),
         ("an overflow, cap 0", [_answer("error", error=TOO_LONG)], 800, 0),
-        ("two overflows, then an answer, cap 2", [_answer("error", error=TOO_LONG), _answer("length", error=TOO_LONG, number=2),
-                                                  ok], 800, 2),
-        ("two overflows, then an answer, cap 1", [_answer("error", error=TOO_LONG), _answer("error", error=TOO_LONG, number=2),
-                                                  ok], 800, 1),
-        ("another error (rate limited), not an overflow", [_answer("error", error="rate limited, try again later")], 800, 3),
+        (
+            "two overflows, then an answer, cap 2",
+            [_answer("error", error=TOO_LONG), _answer("length", error=TOO_LONG, number=2), ok],
+            800,
+            2,
+        ),
+        (
+            "two overflows, then an answer, cap 1",
+            [_answer("error", error=TOO_LONG), _answer("error", error=TOO_LONG, number=2), ok],
+            800,
+            1,
+        ),
+        (
+            "another error (rate limited), not an overflow",
+            [_answer("error", error="rate limited, try again later")],
+            800,
+            3,
+        ),
         ("an error with no text, reported input above the window", [_answer("error", input_tokens=801), ok], 800, 3),
         ("a length stop, reported input above the window", [_answer("length", input_tokens=5000), ok], 4000, 3),
-        ("a length stop with the overflow text", [_answer("length", error="maximum context length exceeded"), ok], 800, 3),
+        (
+            "a length stop with the overflow text",
+            [_answer("length", error="maximum context length exceeded"), ok],
+            800,
+            3,
+        ),
         ("a length stop, reported input exactly the window", [_answer("length", input_tokens=800), ok], 800, 3),
         ("a stop with reported input above the window", [_answer("stop", input_tokens=900)], 800, 3),
         ("an aborted answer with the overflow text", [_answer("aborted", error=TOO_LONG)], 800, 3),
@@ -392,7 +580,9 @@ def _keeps(path: list[SessionEntry]) -> list[int | float]:
     for cost in reversed(_context_costs(path)):
         running += cost
         totals.append(running)
-    return sorted({0.5, 1, *(keep for total in totals for keep in (total - 1, total - 0.5, total, total + 1) if keep > 0)})
+    return sorted(
+        {0.5, 1, *(keep for total in totals for keep in (total - 1, total - 0.5, total, total + 1) if keep > 0)}
+    )
 
 
 def _context_costs(path: list[SessionEntry]) -> list[int | float]:
@@ -405,35 +595,86 @@ def _lab_capstone() -> Covering:
     for enabled in (True, False):
         settings = {"enabled": enabled, "reserve_tokens": 160, "keep_recent_tokens": 120}
         for tokens in (0, 639, 640, 640.5, 641, 10_000):
-            decided.append(thresholds.make(f"window 800, reserve 160, enabled {enabled}, context {tokens}",
-                                           options={"context_tokens": tokens, "context_window": 800, "settings": settings}))
+            decided.append(
+                thresholds.make(
+                    f"window 800, reserve 160, enabled {enabled}, context {tokens}",
+                    options={"context_tokens": tokens, "context_window": 800, "settings": settings},
+                )
+            )
         for bad in (-1, float("nan"), float("inf"), True, "641", None):
-            decided.append(thresholds.make(f"enabled {enabled}, context_tokens {bad!r}", reject=("context_tokens",),
-                                           options={"context_tokens": bad, "context_window": 800, "settings": settings}))
+            decided.append(
+                thresholds.make(
+                    f"enabled {enabled}, context_tokens {bad!r}",
+                    reject=("context_tokens",),
+                    options={"context_tokens": bad, "context_window": 800, "settings": settings},
+                )
+            )
         for window, names in ((160, ("reserve",)), (100, ("reserve",)), (0, ()), (float("nan"), ("context_window",))):
-            decided.append(thresholds.make(f"enabled {enabled}, a window of {window!r} with reserve 160", reject=names,
-                                           options={"context_tokens": 10, "context_window": window, "settings": settings}))
+            decided.append(
+                thresholds.make(
+                    f"enabled {enabled}, a window of {window!r} with reserve 160",
+                    reject=names,
+                    options={"context_tokens": 10, "context_window": window, "settings": settings},
+                )
+            )
     cuts = _Calls("capstone", "find_cut_point", FIXED)
-    paths = [("the chapter's opening path", chapter_example.opening_path()), ("the chapter's path after compact-1", chapter_example.resumed_path()),
-             ("a four-group path with a system patch", _plain_path()), ("a path resumed twice", _resumed_path())]
-    cut = [cuts.make(f"{what}, keep_recent_tokens={keep}, teaching estimator", path=path,
-                     options={"keep_recent_tokens": keep}, estimator="teaching")
-           for what, path in paths for keep in _keeps(path)]
-    cut += [cuts.make(f"the chapter's opening path, keep_recent_tokens={bad!r}", path=chapter_example.opening_path(),
-                      options={"keep_recent_tokens": bad}, estimator="teaching", reject=("keep_recent_tokens",))
-            for bad in (0, -5, float("nan"), True)]
+    paths = [
+        ("the chapter's opening path", chapter_example.opening_path()),
+        ("the chapter's path after compact-1", chapter_example.resumed_path()),
+        ("a four-group path with a system patch", _plain_path()),
+        ("a path resumed twice", _resumed_path()),
+    ]
+    cut = [
+        cuts.make(
+            f"{what}, keep_recent_tokens={keep}, teaching estimator",
+            path=path,
+            options={"keep_recent_tokens": keep},
+            estimator="teaching",
+        )
+        for what, path in paths
+        for keep in _keeps(path)
+    ]
+    cut += [
+        cuts.make(
+            f"the chapter's opening path, keep_recent_tokens={bad!r}",
+            path=chapter_example.opening_path(),
+            options={"keep_recent_tokens": bad},
+            estimator="teaching",
+            reject=("keep_recent_tokens",),
+        )
+        for bad in (0, -5, float("nan"), True)
+    ]
     recoveries = _Calls("capstone", "retry_after_overflow", FIXED)
-    recovered = [recoveries.make(f"{what}: window {window}, max_attempts {cap}", value={"answers": answers},
-                                 options={"context_window": window, "max_attempts": cap})
-                 for what, answers, window, cap in _recovery_scripts()]
-    recovered += [recoveries.make(f"max_attempts {bad!r}", value={"answers": [_answer("stop")]}, reject=("max_attempts",),
-                                  options={"context_window": 800, "max_attempts": bad}) for bad in (-1, True, 1.5, "3", None)]
-    return {"generated_thresholds": tuple(decided), "generated_cut_points": tuple(cut),
-            "generated_overflow_recovery": tuple(recovered)}
+    recovered = [
+        recoveries.make(
+            f"{what}: window {window}, max_attempts {cap}",
+            value={"answers": answers},
+            options={"context_window": window, "max_attempts": cap},
+        )
+        for what, answers, window, cap in _recovery_scripts()
+    ]
+    recovered += [
+        recoveries.make(
+            f"max_attempts {bad!r}",
+            value={"answers": [_answer("stop")]},
+            reject=("max_attempts",),
+            options={"context_window": 800, "max_attempts": bad},
+        )
+        for bad in (-1, True, 1.5, "3", None)
+    ]
+    return {
+        "generated_thresholds": tuple(decided),
+        "generated_cut_points": tuple(cut),
+        "generated_overflow_recovery": tuple(recovered),
+    }
 
 
 COVERING: dict[str, Callable[[], Covering]] = {
-    "11.1": _lab_11_1, "11.2": _lab_11_2, "11.3": _lab_11_3, "11.4": _lab_11_4, "11.5": _lab_11_5,
+    "11.1": _lab_11_1,
+    "11.2": _lab_11_2,
+    "11.3": _lab_11_3,
+    "11.4": _lab_11_4,
+    "11.5": _lab_11_5,
     "capstone": _lab_capstone,
 }
 

@@ -94,13 +94,22 @@ _TOP_LEVEL = re.compile(r"^(?:async\s+def|def|class)\s+([A-Za-z_]\w*)")
 
 def _top_level_lines(source: str) -> tuple[Definition, ...]:
     """A cell that does not parse: its ``def`` and ``class`` lines at column 0, so a syntax error can say what it hid."""
-    return tuple(Definition(match.group(1), number) for number, line in enumerate(source.splitlines(), start=1)
-                 if (match := _TOP_LEVEL.match(line)))
+    return tuple(
+        Definition(match.group(1), number)
+        for number, line in enumerate(source.splitlines(), start=1)
+        if (match := _TOP_LEVEL.match(line))
+    )
 
 
 _BLOCKS: dict[type[ast.stmt], str] = {
-    ast.If: "an `if` block", ast.For: "a `for` loop", ast.AsyncFor: "a `for` loop", ast.While: "a `while` loop",
-    ast.With: "a `with` block", ast.AsyncWith: "a `with` block", ast.Try: "a `try` block", ast.Match: "a `match` block",
+    ast.If: "an `if` block",
+    ast.For: "a `for` loop",
+    ast.AsyncFor: "a `for` loop",
+    ast.While: "a `while` loop",
+    ast.With: "a `with` block",
+    ast.AsyncWith: "a `with` block",
+    ast.Try: "a `try` block",
+    ast.Match: "a `match` block",
 }
 
 
@@ -109,8 +118,11 @@ def _walk(body: Iterable[ast.stmt], inside: str | None) -> Iterator[Definition]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield Definition(node.name, node.lineno, inside)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                yield from (Definition(d.name, d.line, f"the function `{node.name}`")
-                            for d in _walk(node.body, None) if d.inside is None)
+                yield from (
+                    Definition(d.name, d.line, f"the function `{node.name}`")
+                    for d in _walk(node.body, None)
+                    if d.inside is None
+                )
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 if alias.name != "*":
@@ -128,8 +140,12 @@ def _walk(body: Iterable[ast.stmt], inside: str | None) -> Iterator[Definition]:
             if isinstance(node, ast.Match):
                 children = [statement for case in node.cases for statement in case.body]
             else:
-                children = [*getattr(node, "body", []), *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
-                            *(statement for handler in getattr(node, "handlers", []) for statement in handler.body)]
+                children = [
+                    *getattr(node, "body", []),
+                    *getattr(node, "orelse", []),
+                    *getattr(node, "finalbody", []),
+                    *(statement for handler in getattr(node, "handlers", []) for statement in handler.body),
+                ]
             yield from _walk(children, inside or block)
 
 
@@ -139,8 +155,10 @@ def _walk(body: Iterable[ast.stmt], inside: str | None) -> Iterator[Definition]:
 def no_exercise_cells(cells: Sequence[CodeCell]) -> str | None:
     if any(cell.exercise is not None for cell in cells):
         return None
-    return (f"no cell is tagged `exercise`: the grader runs only cells tagged `exercise`, so none of your code ran; "
-            f"tag each cell holding your solution `exercise` ({HOW_TO_TAG})")
+    return (
+        f"no cell is tagged `exercise`: the grader runs only cells tagged `exercise`, so none of your code ran; "
+        f"tag each cell holding your solution `exercise` ({HOW_TO_TAG})"
+    )
 
 
 def exercise_notes(exercises: Sequence[CellRun], after: CellRun | None, timeout: float) -> list[str]:
@@ -157,11 +175,15 @@ def exercise_notes(exercises: Sequence[CellRun], after: CellRun | None, timeout:
         if cell.status == "timeout":
             following = exercises[number] if number < len(exercises) else after
             if following is not None and following.status == "skipped":
-                notes.append(f"exercise cell {number} ran longer than {timeout:g} s and did not stop when "
-                             f"interrupted, so its kernel was stopped and nothing could be graded")
+                notes.append(
+                    f"exercise cell {number} ran longer than {timeout:g} s and did not stop when "
+                    f"interrupted, so its kernel was stopped and nothing could be graded"
+                )
             else:
-                notes.append(f"exercise cell {number} ran longer than {timeout:g} s and was interrupted; "
-                             f"the functions it had defined by then were graded")
+                notes.append(
+                    f"exercise cell {number} ran longer than {timeout:g} s and was interrupted; "
+                    f"the functions it had defined by then were graded"
+                )
         else:
             notes.append(f"exercise cell {number}: {cell.error}")
     return notes
@@ -201,9 +223,11 @@ def where_defined(names: Iterable[str], cells: Sequence[CodeCell], exercises: Se
         cell = by_position[position]
         listed = " and ".join(f"`{name}`" for name in defined)
         verb = "is" if len(defined) == 1 else "are"
-        notes.append(f"{listed} {verb} defined in an untagged cell {position} (`{cell.first_line}`); the grader runs "
-                     f"only cells tagged `exercise` — tag that cell `exercise` ({HOW_TO_TAG}) or move the code "
-                     f"into an exercise cell")
+        notes.append(
+            f"{listed} {verb} defined in an untagged cell {position} (`{cell.first_line}`); the grader runs "
+            f"only cells tagged `exercise` — tag that cell `exercise` ({HOW_TO_TAG}) or move the code "
+            f"into an exercise cell"
+        )
     return notes
 
 
@@ -217,13 +241,20 @@ def _not_reached(name: str, tagged: Sequence[tuple[CodeCell, Definition]], exerc
     if run is not None and run.status not in ("ok", "skipped") and definition.inside is None:
         return f"`{name}` is defined at {where}, but that cell stopped before reaching it ({run.error})"
     if definition.inside is not None:
-        return (f"`{name}` is defined inside {definition.inside} at {where}, which did not define it when the cell ran; "
-                f"define it at the top level of the cell")
+        return (
+            f"`{name}` is defined inside {definition.inside} at {where}, which did not define it when the cell ran; "
+            f"define it at the top level of the cell"
+        )
     return None
 
 
-def explain(notebook: NotebookNode | None, exercises: Sequence[CellRun], functions: Sequence[str],
-            defined: Mapping[str, object], errors: Iterable[str]) -> list[str]:
+def explain(
+    notebook: NotebookNode | None,
+    exercises: Sequence[CellRun],
+    functions: Sequence[str],
+    defined: Mapping[str, object],
+    errors: Iterable[str],
+) -> list[str]:
     """The notes for one graded submission: no exercise cell, and where each missing name sits.
 
     ``defined`` is the kernel's answer to which of the lab's ``functions``

@@ -88,8 +88,13 @@ class PointsPerTest:
 
 def points_per_test(result: GradeResult) -> PointsPerTest:
     passed = sum(test.passed for test in result.tests)
-    return PointsPerTest(points=result.score, max_points=result.max_score, penalty=0.0, score=result.score,
-                         explanation=f"1 point per passed test ({passed} of {len(result.tests)} passed); no late policy")
+    return PointsPerTest(
+        points=result.score,
+        max_points=result.max_score,
+        penalty=0.0,
+        score=result.score,
+        explanation=f"1 point per passed test ({passed} of {len(result.tests)} passed); no late policy",
+    )
 
 
 @dataclass(frozen=True)
@@ -118,7 +123,7 @@ def split_output(output: str) -> tuple[str, str]:
     """A test's output as (message, counterexample): a hidden test's counterexample follows on its own line."""
     marker = f"\n{COUNTEREXAMPLE}"
     at = output.find(marker)
-    return (output, "") if at < 0 else (output[:at], output[at + 1:])
+    return (output, "") if at < 0 else (output[:at], output[at + 1 :])
 
 
 def _rule(rule_id: str, rules_base: str) -> RuleView:
@@ -127,10 +132,17 @@ def _rule(rule_id: str, rules_base: str) -> RuleView:
 
 def view_of_test(test: TestResult, rules_base: str) -> TestView:
     message, counterexample = split_output(test.output)
-    return TestView(number=shown(test.number, 20), name=shown(test.name, NAME_LIMIT), hidden=test.hidden,
-                    passed=test.passed, score=test.score, max_score=test.max_score,
-                    message=shown(message, MESSAGE_LIMIT), counterexample=shown(counterexample, COUNTEREXAMPLE_LIMIT),
-                    rules=tuple(_rule(rule_id, rules_base) for rule_id in rules_cited(test.lab, test.number, test.name)))
+    return TestView(
+        number=shown(test.number, 20),
+        name=shown(test.name, NAME_LIMIT),
+        hidden=test.hidden,
+        passed=test.passed,
+        score=test.score,
+        max_score=test.max_score,
+        message=shown(message, MESSAGE_LIMIT),
+        counterexample=shown(counterexample, COUNTEREXAMPLE_LIMIT),
+        rules=tuple(_rule(rule_id, rules_base) for rule_id in rules_cited(test.lab, test.number, test.name)),
+    )
 
 
 def lab_heading(lab: str | None) -> str:
@@ -217,8 +229,13 @@ def default_rules_base(folder: Path) -> str:
     return Path(os.path.relpath(rules, folder.resolve())).as_posix()
 
 
-def write_feedback(results: Iterable[GradeResult], folder: str | os.PathLike[str], *, scorer: Scorer | None = None,
-                   rules_base: str | None = None) -> list[Path]:
+def write_feedback(
+    results: Iterable[GradeResult],
+    folder: str | os.PathLike[str],
+    *,
+    scorer: Scorer | None = None,
+    rules_base: str | None = None,
+) -> list[Path]:
     """A page per student and lab in ``folder`` (made if missing), and ``index.html`` listing them (for the instructor).
 
     Pages are named ``<student>_lab_11_3.html`` (``_capstone``, or
@@ -234,14 +251,23 @@ def write_feedback(results: Iterable[GradeResult], folder: str | os.PathLike[str
     order = list(lab_registry.LABS)
     written: list[Path] = []
     rows = []
-    for (student, lab), result in sorted(shown_results.items(), key=lambda item: (
-            item[0][0], order.index(item[0][1]) if item[0][1] in order else len(order))):
+    for (student, lab), result in sorted(
+        shown_results.items(),
+        key=lambda item: (item[0][0], order.index(item[0][1]) if item[0][1] in order else len(order)),
+    ):
         score = scorer(result) if scorer else points_per_test(result)
         path = folder / f"{names[student]}_{lab_suffix(lab)}.html"
         write_atomically(path, render_page(result, score=score, rules_base=base))
         written.append(path)
-        rows.append({"student": shown(student, NAME_LIMIT), "lab": lab_heading(lab), "status": result.status,
-                     "score": score, "href": path.name})
+        rows.append(
+            {
+                "student": shown(student, NAME_LIMIT),
+                "lab": lab_heading(lab),
+                "status": result.status,
+                "score": score,
+                "href": path.name,
+            }
+        )
     index = folder / "index.html"
     write_atomically(index, render("feedback_index.html.j2", rows=rows))
     return [*written, index]
@@ -257,14 +283,22 @@ def main(argv: list[str]) -> int:
 
     from .records import counted_files, read_records, with_counts
 
-    parser = argparse.ArgumentParser(prog="course-grade feedback",
-                                     description="Write the feedback pages of graded results (docs/grading.md).")
+    parser = argparse.ArgumentParser(
+        prog="course-grade feedback", description="Write the feedback pages of graded results (docs/grading.md)."
+    )
     parser.add_argument("records", type=Path, nargs="+", help="grades.jsonl files (one per shard, or the batch's)")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="the folder for the pages")
-    parser.add_argument("--rules-url", metavar="BASE",
-                        help="where the pages link a rule to (BASE#r19; default: the checkout's docs/rules.md, relative)")
-    parser.add_argument("--grades", type=Path, metavar="CSV",
-                        help="the (merged) grades CSV: which of a student's duplicates counts, decided across shards")
+    parser.add_argument(
+        "--rules-url",
+        metavar="BASE",
+        help="where the pages link a rule to (BASE#r19; default: the checkout's docs/rules.md, relative)",
+    )
+    parser.add_argument(
+        "--grades",
+        type=Path,
+        metavar="CSV",
+        help="the (merged) grades CSV: which of a student's duplicates counts, decided across shards",
+    )
     arguments = parser.parse_args(argv)
     try:
         results = [result for path in arguments.records for result in read_records(path)]

@@ -126,7 +126,9 @@ class _Session:
         for _ in range(rng.choice((1, 1, 2))):
             stop: StopReason = rng.choice(("stop", "stop", "stop", "length", "error", "aborted"))
             builder.assistant(
-                self._id(f"a{number}"), random_text(rng), stop_reason=stop,
+                self._id(f"a{number}"),
+                random_text(rng),
+                stop_reason=stop,
                 error_message="Provider error." if stop == "error" else None,
                 input_tokens=rng.randint(0, 500),
             )
@@ -151,7 +153,9 @@ class _Session:
                     builder.assistant(self._id(f"progress{number}"), random_text(rng))
                 if self.recipe.system_patches and rng.random() < 0.1:
                     self._patch()  # R14: inside a group, never splits it
-                builder.tool_result(self._id(f"r{number}"), call_id, name, random_text(rng), is_error=rng.random() < 0.1)
+                builder.tool_result(
+                    self._id(f"r{number}"), call_id, name, random_text(rng), is_error=rng.random() < 0.1
+                )
             pending = pending[answered:]
 
     def _arguments(self) -> dict[str, Any]:

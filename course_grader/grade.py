@@ -86,8 +86,13 @@ class KernelRun:
     """Why the sandbox stopped abnormally (its memory limit, a refused message): the status is then ``error``."""
 
 
-def grade_notebook(path: str | Path, options: GradeOptions = GradeOptions(), *, student: str | None = None,
-                   root: str | Path | None = None) -> GradeResult:
+def grade_notebook(
+    path: str | Path,
+    options: GradeOptions = GradeOptions(),
+    *,
+    student: str | None = None,
+    root: str | Path | None = None,
+) -> GradeResult:
     """Grade one submission; never raises for anything the submission does.
 
     ``root`` is the batch's submissions folder: who the file belongs to comes
@@ -111,17 +116,27 @@ def grade_notebook(path: str | Path, options: GradeOptions = GradeOptions(), *, 
         result = not_graded(path, who, lab, f"could not grade: {type(exc).__name__}: {exc}", started, options)
     else:
         result = assemble(path, who, source, lab, run, started, options, notebook=submission.notebook)
-    return result.model_copy(update={"submission": submission_name(path, root), "student_source": source,
-                                     "notes": (*claims, *result.notes)})
+    return result.model_copy(
+        update={"submission": submission_name(path, root), "student_source": source, "notes": (*claims, *result.notes)}
+    )
 
 
-def not_graded(path: Path, student: str, lab: str | None, note: str, started: float,
-               options: GradeOptions = GradeOptions()) -> GradeResult:
+def not_graded(
+    path: Path, student: str, lab: str | None, note: str, started: float, options: GradeOptions = GradeOptions()
+) -> GradeResult:
     """A result for a submission the grader could not run: every test of the lab at 0, the reason as a note."""
     tests = tuple(_zero_tests(lab, note, options.seed)) if lab else ()
-    return GradeResult(submission=path.name, student=student, lab=lab, status="error", tests=tests,
-                       execution_time=time.monotonic() - started, budget=options.limits.budget, seed=options.seed,
-                       notes=(note,))
+    return GradeResult(
+        submission=path.name,
+        student=student,
+        lab=lab,
+        status="error",
+        tests=tests,
+        execution_time=time.monotonic() - started,
+        budget=options.limits.budget,
+        seed=options.seed,
+        notes=(note,),
+    )
 
 
 def _zero_tests(lab: str, output: str, seed: int | None) -> Iterable[TestResult]:
@@ -153,19 +168,30 @@ def _execute(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], optio
     limits = options.limits
     names = list(lab_registry.lab(lab).functions)
     with tempfile.TemporaryDirectory(prefix="course-grade-") as folder:
-        box = Sandbox(Path(folder) / "home", limits, lab_view(lab, options.views), isolate=options.sandbox,
-                      wrap=options.kernel_wrap)
+        box = Sandbox(
+            Path(folder) / "home",
+            limits,
+            lab_view(lab, options.views),
+            isolate=options.sandbox,
+            wrap=options.kernel_wrap,
+        )
         with box:
             # The course's own setup gets the start-up allowance: a slow import is not the learner's fault.
             run.setup = [box.run(source, timeout=limits.startup_timeout) for source in setup]
-            run.setup.append(box.run(f"import course_lib.checklist.harness as {HARNESS}", timeout=limits.startup_timeout))
+            run.setup.append(
+                box.run(f"import course_lib.checklist.harness as {HARNESS}", timeout=limits.startup_timeout)
+            )
             run.exercises = [box.run(source) for source in exercises]
             run.functions = box.run(f"{HARNESS}.functions(globals(), {names!r})")
             defined = run.functions.reply if isinstance(run.functions.reply, dict) else {}
             if all(defined.get(name) is True for name in names):
-                items: list[tuple[dict[Any, CellRun], int | str, str]] = [(run.checks, case.number, f"{HARNESS}.check(globals(), {case.number}, {names!r})")
-                         for case in select(lab)]
-                items += [(run.calls, call.key, call_source(call.request())) for call in hidden_calls(lab, options.seed)]
+                items: list[tuple[dict[Any, CellRun], int | str, str]] = [
+                    (run.checks, case.number, f"{HARNESS}.check(globals(), {case.number}, {names!r})")
+                    for case in select(lab)
+                ]
+                items += [
+                    (run.calls, call.key, call_source(call.request())) for call in hidden_calls(lab, options.seed)
+                ]
                 stopped: CellRun | None = None
                 for results, key, source in items:
                     results[key] = stopped or box.run(source)
@@ -189,7 +215,9 @@ def _practice_call(box: Sandbox, request: dict[str, Any]) -> CellRun:
     return box.run(call_source(request))
 
 
-def add_counterexamples(lab: str, run: KernelRun, call: Callable[[dict[str, Any]], CellRun], seed: int | None = None) -> None:
+def add_counterexamples(
+    lab: str, run: KernelRun, call: Callable[[dict[str, Any]], CellRun], seed: int | None = None
+) -> None:
     """Practice counterexamples for the hidden tests ``run`` failed; ``call`` runs one practice call in the kernel."""
     outcomes = {key: _outcome(cell) for key, cell in run.calls.items()}
     run.counterexamples = practice.counterexamples(lab, outcomes, lambda request: _outcome(call(request)), seed)
@@ -207,8 +235,17 @@ def _stops_the_rest(cell: CellRun, limits: Limits) -> CellRun | None:
     return None
 
 
-def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, started: float,
-             options: GradeOptions, *, notebook: NotebookNode | None = None) -> GradeResult:
+def assemble(
+    path: Path,
+    student: str,
+    source: str,
+    lab: str,
+    run: KernelRun,
+    started: float,
+    options: GradeOptions,
+    *,
+    notebook: NotebookNode | None = None,
+) -> GradeResult:
     """Score every test of the lab from what the kernel reported, judged here.
 
     ``notebook`` is the submission as read: its untagged cells and the
@@ -217,7 +254,9 @@ def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, st
     notes: list[str] = []
     for number, cell in enumerate(run.setup, start=1):
         if cell.status != "ok":
-            notes.append(f"the lab's setup cell {number} failed ({cell.error}); is course_lib installed for the kernel?")
+            notes.append(
+                f"the lab's setup cell {number} failed ({cell.error}); is course_lib installed for the kernel?"
+            )
     notes += diagnose.exercise_notes(run.exercises, run.functions, options.limits.cell_timeout)
     if run.expired:
         notes.append(f"the submission's time budget of {options.limits.budget:g} s ran out; its sandbox was stopped")
@@ -231,30 +270,54 @@ def assemble(path: Path, student: str, source: str, lab: str, run: KernelRun, st
     tests: list[TestResult] = []
     for case in select(lab):
         output = blocked or check_output(records.get(case.number))
-        tests.append(TestResult(name=case.name, number=str(case.number), lab=lab, score=0 if output else 1, output=output or ""))
+        tests.append(
+            TestResult(name=case.name, number=str(case.number), lab=lab, score=0 if output else 1, output=output or "")
+        )
     outcomes = {key: _outcome(cell) for key, cell in run.calls.items()}
     defined = run.functions.reply if run.functions and isinstance(run.functions.reply, dict) else {}
-    errors = [*(cell.error for cell in run.exercises), *(r.message for r in records.values()),
-              *(f"{o.get('type')}: {o.get('message')}" for o in outcomes.values() if o.get("type") == "NameError")]
-    notes[explained_at:explained_at] = diagnose.explain(notebook, run.exercises, lab_registry.lab(lab).functions, defined,
-                                                        map(str, errors))
+    errors = [
+        *(cell.error for cell in run.exercises),
+        *(r.message for r in records.values()),
+        *(f"{o.get('type')}: {o.get('message')}" for o in outcomes.values() if o.get("type") == "NameError"),
+    ]
+    notes[explained_at:explained_at] = diagnose.explain(
+        notebook, run.exercises, lab_registry.lab(lab).functions, defined, map(str, errors)
+    )
     for index, test in enumerate(hidden_tests(lab, options.seed), start=1):
         output = blocked or _hidden_output(test, outcomes, run.counterexamples.get(test.name))
-        tests.append(TestResult(name=test.name, number=f"H{index}", lab=lab, score=0 if output else 1,
-                                output=output or f"passed on {len(test.calls)} generated cases", hidden=True))
+        tests.append(
+            TestResult(
+                name=test.name,
+                number=f"H{index}",
+                lab=lab,
+                score=0 if output else 1,
+                output=output or f"passed on {len(test.calls)} generated cases",
+                hidden=True,
+            )
+        )
 
-    borrowed = [r.message[r.message.index(BORROWED):] for r in records.values() if BORROWED in r.message] + [
-        o.get("message", "") for o in outcomes.values() if o.get("type") == BORROWED]
+    borrowed = [r.message[r.message.index(BORROWED) :] for r in records.values() if BORROWED in r.message] + [
+        o.get("message", "") for o in outcomes.values() if o.get("type") == BORROWED
+    ]
     if borrowed and not blocked:
         names = " and ".join(lab_registry.lab(lab).functions)
         message = f"0 points: {names} called course_lib's own implementation ({borrowed[0][:160]})"
         notes.append(message)
         tests = [test.model_copy(update={"score": 0, "output": message}) for test in tests]
 
-    return GradeResult(submission=path.name, student=student, student_source=source, lab=lab,
-                       status=_status(run, records), tests=tuple(tests),
-                       execution_time=time.monotonic() - started, budget=options.limits.budget, seed=options.seed,
-                       sandbox="bubblewrap" if options.sandbox else "none", notes=tuple(notes))
+    return GradeResult(
+        submission=path.name,
+        student=student,
+        student_source=source,
+        lab=lab,
+        status=_status(run, records),
+        tests=tuple(tests),
+        execution_time=time.monotonic() - started,
+        budget=options.limits.budget,
+        seed=options.seed,
+        sandbox="bubblewrap" if options.sandbox else "none",
+        notes=tuple(notes),
+    )
 
 
 def check_output(record: CheckRecord | None) -> str | None:
@@ -296,7 +359,8 @@ def _blocked(lab: str, run: KernelRun) -> str | None:
     cell = run.functions
     if cell is None or cell.status != "ok" or not isinstance(cell.reply, dict):
         return "not graded: the kernel stopped before the checks could run" + (
-            f" ({cell.evalue})" if cell is not None and cell.evalue else "")
+            f" ({cell.evalue})" if cell is not None and cell.evalue else ""
+        )
     for name in lab_registry.lab(lab).functions:
         if cell.reply.get(name) is not True:
             cause = next((c.error for c in run.exercises if c.status != "ok"), None)
@@ -305,21 +369,31 @@ def _blocked(lab: str, run: KernelRun) -> str | None:
     return None
 
 
-def _hidden_output(test: HiddenTest, outcomes: dict[str, dict[str, Any]], counterexample: str | None = None) -> str | None:
+def _hidden_output(
+    test: HiddenTest, outcomes: dict[str, dict[str, Any]], counterexample: str | None = None
+) -> str | None:
     failures = [(call, reason) for call in test.calls if (reason := call_verdict(test, call, outcomes.get(call.key)))]
     if not failures:
         return None
     if all(reason.startswith("not implemented yet") for _, reason in failures):
         return failures[0][1]
     call, reason = failures[0]
-    output = (f"{test.rules}: {test.hint}. Failed on {len(failures)} of {len(test.calls)} generated cases; "
-              f"first: {call.description}: {reason}")
+    output = (
+        f"{test.rules}: {test.hint}. Failed on {len(failures)} of {len(test.calls)} generated cases; "
+        f"first: {call.description}: {reason}"
+    )
     return f"{output}\n{counterexample}" if counterexample else output
 
 
 def _status(run: KernelRun, records: dict[int, CheckRecord]) -> Status:
     """How grading went (results.py): a time limit first, then anything that stopped it, then a missing function."""
-    cells = [*run.setup, *run.exercises, *([run.functions] if run.functions else []), *run.checks.values(), *run.calls.values()]
+    cells = [
+        *run.setup,
+        *run.exercises,
+        *([run.functions] if run.functions else []),
+        *run.checks.values(),
+        *run.calls.values(),
+    ]
     if run.failure:
         return "error"
     if run.expired or any(c.status in ("timeout", "budget") for c in cells):

@@ -73,8 +73,15 @@ def labs_of(grades: pd.DataFrame, course: Course) -> tuple[str, ...]:
     return tuple(lab for lab in lab_registry.LABS if lab in named)
 
 
-def build(grades: pd.DataFrame, roster: Roster, *, layout: Layout = "canvas", missing: Missing = "empty",
-          course: Course = NO_COURSE, labs: Iterable[str] | None = None) -> Gradebook:
+def build(
+    grades: pd.DataFrame,
+    roster: Roster,
+    *,
+    layout: Layout = "canvas",
+    missing: Missing = "empty",
+    course: Course = NO_COURSE,
+    labs: Iterable[str] | None = None,
+) -> Gradebook:
     """The gradebook of ``grades`` (``grades_csv.read_frame``) for ``roster``, in ``layout``."""
     for needed in ("student", "lab", "counts", "score"):
         if needed not in grades.columns:

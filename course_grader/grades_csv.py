@@ -76,7 +76,9 @@ def typed(frame: pd.DataFrame) -> pd.DataFrame:
     frame = frame.copy()
     for column in frame.columns:
         if column in TEXT or SHARD_COLUMN.fullmatch(column):
-            frame[column] = frame[column].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v))
+            frame[column] = frame[column].map(
+                lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
+            )
         elif column in FLAGS:
             frame[column] = frame[column].astype(bool)
         elif column in INTEGERS:
@@ -109,8 +111,10 @@ def read_frame(path: str | Path) -> pd.DataFrame:
     except (OSError, UnicodeDecodeError) as exc:
         raise GradesCsvError(f"{path}: cannot be read ({exc})") from None
     rows = list(csv.reader(io.StringIO(text)))
-    if not rows or rows[0][:len(FIRST)] != FIRST or "notes" not in rows[0]:
-        raise GradesCsvError(f"{path}: not a grades CSV written by course-grade (its header starts {rows[0][:4] if rows else []})")
+    if not rows or rows[0][: len(FIRST)] != FIRST or "notes" not in rows[0]:
+        raise GradesCsvError(
+            f"{path}: not a grades CSV written by course-grade (its header starts {rows[0][:4] if rows else []})"
+        )
     header, body = rows[0], rows[1:]
     if any(len(row) != len(header) for row in body):
         raise GradesCsvError(f"{path}: a row has more or fewer cells than the header")
@@ -184,7 +188,9 @@ def duplicate_verdicts(candidates: Sequence[Candidate], policy: str = "latest") 
         if policy == "earliest":
             counting = min(indexes, key=lambda i: (candidates[i].submitted, row_key(candidates[i].file)))
         elif policy == "best":
-            counting = max(indexes, key=lambda i: (candidates[i].score, candidates[i].submitted, row_key(candidates[i].file)))
+            counting = max(
+                indexes, key=lambda i: (candidates[i].score, candidates[i].submitted, row_key(candidates[i].file))
+            )
         else:
             counting = max(indexes, key=lambda i: (candidates[i].submitted, row_key(candidates[i].file)))
         chosen = candidates[counting]
@@ -193,16 +199,21 @@ def duplicate_verdicts(candidates: Sequence[Candidate], policy: str = "latest") 
         for index in indexes:
             others = ", ".join(candidates[i].file for i in indexes if i != index)
             verdict = "this one counts" if index == counting else f"{chosen.file} counts, not this one"
-            verdicts[index] = (index == counting, f"duplicate: {student} has {len(indexes)} "
-                                                  f"{lab_registry.lab(lab).label} submissions (also {others}); "
-                                                  f"{verdict} ({why})")
+            verdicts[index] = (
+                index == counting,
+                f"duplicate: {student} has {len(indexes)} "
+                f"{lab_registry.lab(lab).label} submissions (also {others}); "
+                f"{verdict} ({why})",
+            )
     return verdicts
 
 
 def flag_frame(frame: pd.DataFrame, policy: str = "latest") -> pd.DataFrame:
     """``duplicate_verdicts`` applied to a frame whose rows are not flagged yet (shards' rows, merged)."""
-    candidates = [Candidate(r.student, r.lab or None, r.file, r.submitted, r.submitted_from, r.score)
-                  for r in frame[["student", "lab", "file", "submitted", "submitted_from", "score"]].itertuples()]
+    candidates = [
+        Candidate(r.student, r.lab or None, r.file, r.submitted, r.submitted_from, r.score)
+        for r in frame[["student", "lab", "file", "submitted", "submitted_from", "score"]].itertuples()
+    ]
     frame = frame.copy()
     for index, (counts, note) in duplicate_verdicts(candidates, policy).items():
         notes = frame.at[index, "notes"]
@@ -233,7 +244,9 @@ def merge(paths: Sequence[str | Path]) -> pd.DataFrame:
         policies.add(match.group(3))
         shard_columns.append(frame.columns[-1])
     if len(totals) != 1:
-        raise GradesCsvError(f"the CSVs come from runs split differently (--shard …/{' and …/'.join(map(str, sorted(totals)))})")
+        raise GradesCsvError(
+            f"the CSVs come from runs split differently (--shard …/{' and …/'.join(map(str, sorted(totals)))})"
+        )
     (total,) = totals
     missing = [f"{i}/{total}" for i in range(1, total + 1) if i not in seen]
     if missing:

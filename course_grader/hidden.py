@@ -15,6 +15,7 @@ from typing import Any
 
 from course_lib.checklist.expect import first_difference
 
+
 @dataclass(frozen=True)
 class Returned:
     value: Any

@@ -18,15 +18,16 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from course_lib import compaction, context, chapter_example, grouping, lab_registry, parsing, tool_facts
+from course_lib import chapter_example, compaction, context, grouping, lab_registry, parsing, tool_facts
 from course_lib.builders import PathBuilder
 from course_lib.catalogues import broken_tool_facts, budgets, compactions
+from course_lib.checklist import harness
 from course_lib.lifecycle import cut_point, overflow
 from course_lib.lifecycle import settings as lifecycle_settings
-from .generate import SessionRecipe, group_starts, random_session, random_summary
 from course_lib.models import SessionEntry, StopReason
 from course_lib.parsing import parse_session_entry, to_json_dict
-from course_lib.checklist import harness
+
+from .generate import SessionRecipe, group_starts, random_session, random_summary
 from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned
 
 REFERENCES: dict[str, Callable[..., Any]] = {
@@ -84,8 +85,9 @@ def hidden_calls(lab: str, seed: int | None = None) -> list[HiddenCall]:
     return list(seen.values())
 
 
-def reference_call(function: str, path: Any, value: Any, options: Mapping[str, Any], estimator: str | None,
-                   *, reparse: bool = False) -> Any:
+def reference_call(
+    function: str, path: Any, value: Any, options: Mapping[str, Any], estimator: str | None, *, reparse: bool = False
+) -> Any:
     """What the reference returns for one call, in the wire format (a ValueError propagates)."""
     request = {"function": function, "path": path, "options": dict(options), "reparse": reparse}
     if value is not None:
@@ -107,22 +109,32 @@ class _Calls:
         self.count = 0
 
     def make(
-        self, description: str, *, path: Iterable[SessionEntry] | list[dict[str, Any]] | None = None,
-        value: dict[str, Any] | None = None, options: Mapping[str, Any] | None = None,
-        estimator: str | None = None, reject: tuple[str, ...] | None = None, reparse: bool = False,
+        self,
+        description: str,
+        *,
+        path: Iterable[SessionEntry] | list[dict[str, Any]] | None = None,
+        value: dict[str, Any] | None = None,
+        options: Mapping[str, Any] | None = None,
+        estimator: str | None = None,
+        reject: tuple[str, ...] | None = None,
+        reparse: bool = False,
     ) -> HiddenCall:
         """A call; ``reject`` lists the ids the error must name when the input is invalid."""
         self.count += 1
         wire_path = None if path is None else [e if isinstance(e, dict) else to_json_dict(e) for e in path]
         options = dict(options or {})
         try:
-            expected: Expected = Returned(reference_call(self.function, wire_path, value, options, estimator, reparse=reparse))
+            expected: Expected = Returned(
+                reference_call(self.function, wire_path, value, options, estimator, reparse=reparse)
+            )
         except ValueError as exc:
             if reject is None:
                 raise AssertionError(f"hidden case {description!r}: the reference rejected it: {exc}") from None
             missing = [name for name in reject if name not in str(exc)]
             if missing:
-                raise AssertionError(f"hidden case {description!r}: the reference's error does not name {missing}: {exc}") from None
+                raise AssertionError(
+                    f"hidden case {description!r}: the reference's error does not name {missing}: {exc}"
+                ) from None
             expected = Rejected(reject)
         else:
             if reject is not None:
@@ -150,11 +162,14 @@ def _count(number: int, word: str, plural: str | None = None) -> str:
 
 
 def _describe_budget(options: Mapping[str, Any], estimator: str | None) -> str:
-    budget = ", ".join(f"{k}={options[k]!r}" for k in ("max_tokens", "reserved_output", "safety_margin") if k in options)
+    budget = ", ".join(
+        f"{k}={options[k]!r}" for k in ("max_tokens", "reserved_output", "safety_margin") if k in options
+    )
     return f"{budget}, {estimator} estimator" if estimator else budget
 
 
 # Lab 11.1 ---------------------------------------------------------------------------------
+
 
 def _compactions(rng: random.Random, count: int) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
@@ -182,17 +197,28 @@ def _lab_11_1(rng: random.Random) -> tuple[HiddenTest, ...]:
         entry = copy.deepcopy(rng.choice(valid))
         entry["id"] = f"ck-{rng.randrange(10**4)}"
         changed, fields = malformed.applied(entry)
-        return calls.make(f"a compaction with {malformed.what}", value=changed, reject=(entry["id"], compactions.leaf(fields[0])))
+        return calls.make(
+            f"a compaction with {malformed.what}", value=changed, reject=(entry["id"], compactions.leaf(fields[0]))
+        )
 
     rejections = [mutated(malformed) for malformed in rng.sample(compactions.MALFORMED, 20)]
     return (
-        HiddenTest("generated_compactions_round_trip", "11.1", "R1 R3 R4",
-                   "valid generated entries parse to equal values: every field kept, the summary's in the fixed order, "
-                   "tokensBefore recorded as given",
-                   tuple(round_trip), view=_with_summary_order),
-        HiddenTest("generated_malformed_compactions", "11.1", "R1 R2",
-                   "each malformed compaction is rejected with a ValueError naming the entry id and the field",
-                   tuple(rejections)),
+        HiddenTest(
+            "generated_compactions_round_trip",
+            "11.1",
+            "R1 R3 R4",
+            "valid generated entries parse to equal values: every field kept, the summary's in the fixed order, "
+            "tokensBefore recorded as given",
+            tuple(round_trip),
+            view=_with_summary_order,
+        ),
+        HiddenTest(
+            "generated_malformed_compactions",
+            "11.1",
+            "R1 R2",
+            "each malformed compaction is rejected with a ValueError naming the entry id and the field",
+            tuple(rejections),
+        ),
     )
 
 
@@ -227,19 +253,35 @@ def _lab_11_2(rng: random.Random) -> tuple[HiddenTest, ...]:
     valid.append(calls.make("an empty list of entries", path=[]))
 
     broken = []
-    for name in ("before_first_user", "unknown_call", "declared_twice", "answered_twice", "unanswered",
-                 "answered_in_next_group", "unknown_call", "unanswered"):
+    for name in (
+        "before_first_user",
+        "unknown_call",
+        "declared_twice",
+        "answered_twice",
+        "unanswered",
+        "answered_in_next_group",
+        "unknown_call",
+        "unanswered",
+    ):
         change = broken_tool_facts.BY_NAME[name]
         entries = _tool_group(rng)
         names = change.draw(entries, rng)
         broken.append(calls.make(f"{describe_path(entries)} with {change.what}", path=entries, reject=names))
     return (
-        HiddenTest("generated_groups", "11.2", "R11 R13 R14",
-                   "groups of generated sessions: one per user message, system messages skipped, path order kept",
-                   tuple(valid)),
-        HiddenTest("generated_broken_tool_facts", "11.2", "R11 R12",
-                   "each broken tool fact is rejected with a ValueError naming the call id or entry id",
-                   tuple(broken)),
+        HiddenTest(
+            "generated_groups",
+            "11.2",
+            "R11 R13 R14",
+            "groups of generated sessions: one per user message, system messages skipped, path order kept",
+            tuple(valid),
+        ),
+        HiddenTest(
+            "generated_broken_tool_facts",
+            "11.2",
+            "R11 R12",
+            "each broken tool fact is rejected with a ValueError naming the call id or entry id",
+            tuple(broken),
+        ),
     )
 
 
@@ -251,7 +293,9 @@ def _budget(rng: random.Random, path: list[SessionEntry]) -> tuple[dict[str, Any
     estimator = rng.choice(("teaching", "teaching", "chars"))
     reserved, margin = rng.choice((0, 1, 4, 8)), rng.choice((0, 2, 1.5))
     unlimited = {"max_tokens": 10**9, "reserved_output": 0, "safety_margin": 0}
-    whole = reference_call("build_context", [to_json_dict(e) for e in path], None, unlimited, estimator)["tokens"]["total"]
+    whole = reference_call("build_context", [to_json_dict(e) for e in path], None, unlimited, estimator)["tokens"][
+        "total"
+    ]
     fits = math.ceil(whole + reserved + margin)
     max_tokens = rng.choice((rng.randint(0, fits), rng.randint(fits // 2, fits), rng.randint(fits, fits + 10)))
     return {"max_tokens": max_tokens, "reserved_output": reserved, "safety_margin": margin}, estimator
@@ -261,7 +305,10 @@ def _group_costs(path: list[SessionEntry]) -> list[int]:
     """The teaching estimator's cost of each candidate group (after the latest compaction's firstKeptEntryId)."""
     compaction = context.latest_compaction(path)
     messages = context.resume_candidates(path, compaction) if compaction else [e for e in path if e.type == "message"]
-    return [sum(chapter_example.teaching_estimator(e.message) for e in group.entries) for group in grouping.group_interactions(messages)]
+    return [
+        sum(chapter_example.teaching_estimator(e.message) for e in group.entries)
+        for group in grouping.group_interactions(messages)
+    ]
 
 
 def _edge_calls(calls: _Calls, rng: random.Random, path: list[SessionEntry]) -> list[HiddenCall]:
@@ -280,40 +327,82 @@ def _edge_calls(calls: _Calls, rng: random.Random, path: list[SessionEntry]) -> 
     newest = rng.randint(1, len(costs))
     reserved = rng.choice((0, 4))
     budgets = [
-        ({"max_tokens": tokens["system"] + summary + sum(costs[-newest:]) + reserved, "reserved_output": reserved,
-          "safety_margin": 0}, "teaching", f"the newest {newest} group(s) fill the room exactly"),
-        ({"max_tokens": rng.randint(0, tokens["system"] + 8), "reserved_output": 8, "safety_margin": 2}, "teaching",
-         "fixed costs above max_tokens"),
-        ({"max_tokens": sum(costs) + tokens["system"] + summary + 4, "reserved_output": 4, "safety_margin": 0}, "touching",
-         "an estimator that marks the tool calls it is handed (on copies, harmless)"),
+        (
+            {
+                "max_tokens": tokens["system"] + summary + sum(costs[-newest:]) + reserved,
+                "reserved_output": reserved,
+                "safety_margin": 0,
+            },
+            "teaching",
+            f"the newest {newest} group(s) fill the room exactly",
+        ),
+        (
+            {"max_tokens": rng.randint(0, tokens["system"] + 8), "reserved_output": 8, "safety_margin": 2},
+            "teaching",
+            "fixed costs above max_tokens",
+        ),
+        (
+            {"max_tokens": sum(costs) + tokens["system"] + summary + 4, "reserved_output": 4, "safety_margin": 0},
+            "touching",
+            "an estimator that marks the tool calls it is handed (on copies, harmless)",
+        ),
     ]
     if summary:
-        budgets.append(({"max_tokens": rng.randint(0, summary - 1), "reserved_output": 0, "safety_margin": 0}, "summary-only",
-                        "only the summary costs, more than is available"))
-    return [calls.make(f"{describe_path(path)}; {what}; {_describe_budget(options, estimator)}", path=path,
-                       options=options, estimator=estimator) for options, estimator, what in budgets]
+        budgets.append(
+            (
+                {"max_tokens": rng.randint(0, summary - 1), "reserved_output": 0, "safety_margin": 0},
+                "summary-only",
+                "only the summary costs, more than is available",
+            )
+        )
+    return [
+        calls.make(
+            f"{describe_path(path)}; {what}; {_describe_budget(options, estimator)}",
+            path=path,
+            options=options,
+            estimator=estimator,
+        )
+        for options, estimator, what in budgets
+    ]
 
 
 def _rejected_budgets(calls: _Calls, path: list[SessionEntry]) -> list[HiddenCall]:
     """R15: options and estimates that are not finite numbers >= 0, and an invalid estimate the selection never walks to."""
     good = {"max_tokens": 40, "reserved_output": 4, "safety_margin": 2}
     rejected = [
-        calls.make(f"{describe_path(path)}; {name}={value!r}", path=path, options=good | {name: value},
-                   estimator="teaching", reject=())
+        calls.make(
+            f"{describe_path(path)}; {name}={value!r}",
+            path=path,
+            options=good | {name: value},
+            estimator="teaching",
+            reject=(),
+        )
         for name, value in budgets.BAD_OPTIONS
     ]
     rejected += [
-        calls.make(f"{describe_path(path)}; an estimator returning {kind}", path=path, options=good, estimator=kind, reject=())
+        calls.make(
+            f"{describe_path(path)}; an estimator returning {kind}", path=path, options=good, estimator=kind, reject=()
+        )
         for kind in budgets.BAD_ESTIMATORS
     ]
     marked = [to_json_dict(e) for e in path]
     compaction = context.latest_compaction(path)
-    first = compaction.first_kept_entry_id if compaction else next(e["id"] for e in marked if e.get("message", {}).get("role") == "user")
+    first = (
+        compaction.first_kept_entry_id
+        if compaction
+        else next(e["id"] for e in marked if e.get("message", {}).get("role") == "user")
+    )
     entry = next(e for e in marked if e["id"] == first)
     entry["message"]["content"][0]["text"] = f"{harness.MARK} {entry['message']['content'][0]['text']}"
-    rejected.append(calls.make(f"{describe_path(marked)}; an estimate of -1 for the oldest candidate group, max_tokens=0",
-                               path=marked, options={"max_tokens": 0, "reserved_output": 0, "safety_margin": 0},
-                               estimator="marked", reject=()))
+    rejected.append(
+        calls.make(
+            f"{describe_path(marked)}; an estimate of -1 for the oldest candidate group, max_tokens=0",
+            path=marked,
+            options={"max_tokens": 0, "reserved_output": 0, "safety_margin": 0},
+            estimator="marked",
+            reject=(),
+        )
+    )
     return rejected
 
 
@@ -321,10 +410,12 @@ def _bad_resume_points(calls: _Calls, rng: random.Random) -> list[HiddenCall]:
     """R18: the latest compaction keeps from an entry that is not a user message before it."""
     made = []
     for kind in ("assistant", "toolResult", "system", "metadata", "after", "assistant"):
-        path = [to_json_dict(e) for e in random_session(rng.randrange(10**6), SessionRecipe(groups=(3, 6), compactions=1))]
+        path = [
+            to_json_dict(e) for e in random_session(rng.randrange(10**6), SessionRecipe(groups=(3, 6), compactions=1))
+        ]
         at = max(i for i, e in enumerate(path) if e["type"] == "compaction")
         if kind == "after":
-            pool = [e["id"] for e in path[at + 1:] if e["type"] == "message" and e["message"]["role"] == "user"]
+            pool = [e["id"] for e in path[at + 1 :] if e["type"] == "message" and e["message"]["role"] == "user"]
         elif kind == "metadata":
             pool = [e["id"] for e in path[:at] if e["type"] == "metadata"]
         else:
@@ -333,23 +424,44 @@ def _bad_resume_points(calls: _Calls, rng: random.Random) -> list[HiddenCall]:
             target = rng.choice(pool)
             path[at] = path[at] | {"firstKeptEntryId": target}
             what = "an entry after it" if kind == "after" else f"a {kind} entry"
-            made.append(calls.make(f"{describe_path(path)}; the compaction keeps from {what} ({target!r})", path=path,
-                                   options={"max_tokens": 200, "reserved_output": 4, "safety_margin": 2},
-                                   estimator="teaching", reject=(target,)))
+            made.append(
+                calls.make(
+                    f"{describe_path(path)}; the compaction keeps from {what} ({target!r})",
+                    path=path,
+                    options={"max_tokens": 200, "reserved_output": 4, "safety_margin": 2},
+                    estimator="teaching",
+                    reject=(target,),
+                )
+            )
     return made
 
 
 def _projection_tests(lab: str, prefix: str, calls: tuple[HiddenCall, ...]) -> tuple[HiddenTest, ...]:
     return (
-        HiddenTest(f"{prefix}_kept_groups_and_reason", lab, "R19 R20",
-                   "the newest whole groups that fit are kept, stopping at the first that does not; the reason names what happened",
-                   calls, view=lambda r: {"keptEntryIds": r["keptEntryIds"], "reason": r["reason"]}),
-        HiddenTest(f"{prefix}_token_projection", lab, "R16 R17 R22",
-                   "tokens: fixed costs first, available never below 0, total = system + messages + reserved + margin",
-                   calls, view=lambda r: {"tokens": r["tokens"]}),
-        HiddenTest(f"{prefix}_messages", lab, "R16 R18 R21",
-                   "messages: the replayed system message, the summary (if any), then the kept messages",
-                   calls, view=lambda r: {"messages": r["messages"]}),
+        HiddenTest(
+            f"{prefix}_kept_groups_and_reason",
+            lab,
+            "R19 R20",
+            "the newest whole groups that fit are kept, stopping at the first that does not; the reason names what happened",
+            calls,
+            view=lambda r: {"keptEntryIds": r["keptEntryIds"], "reason": r["reason"]},
+        ),
+        HiddenTest(
+            f"{prefix}_token_projection",
+            lab,
+            "R16 R17 R22",
+            "tokens: fixed costs first, available never below 0, total = system + messages + reserved + margin",
+            calls,
+            view=lambda r: {"tokens": r["tokens"]},
+        ),
+        HiddenTest(
+            f"{prefix}_messages",
+            lab,
+            "R16 R18 R21",
+            "messages: the replayed system message, the summary (if any), then the kept messages",
+            calls,
+            view=lambda r: {"messages": r["messages"]},
+        ),
     )
 
 
@@ -361,17 +473,27 @@ def _lab_11_3(rng: random.Random) -> tuple[HiddenTest, ...]:
         path = random_session(rng.randrange(10**6), recipe)
         for _ in range(2):
             options, estimator = _budget(rng, path)
-            made.append(calls.make(f"{describe_path(path)}; {_describe_budget(options, estimator)}",
-                                   path=path, options=options, estimator=estimator))
+            made.append(
+                calls.make(
+                    f"{describe_path(path)}; {_describe_budget(options, estimator)}",
+                    path=path,
+                    options=options,
+                    estimator=estimator,
+                )
+            )
 
     for _ in range(3):
         made += _edge_calls(calls, rng, random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5))))
     rejected = _rejected_budgets(calls, random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 4))))
     return (
         *_projection_tests("11.3", "generated", tuple(made)),
-        HiddenTest("bad_budgets_rejected", "11.3", "R15",
-                   "options and estimates must be finite numbers >= 0 (a bool is not a number); anything else is a ValueError",
-                   tuple(rejected)),
+        HiddenTest(
+            "bad_budgets_rejected",
+            "11.3",
+            "R15",
+            "options and estimates must be finite numbers >= 0 (a bool is not a number); anything else is a ValueError",
+            tuple(rejected),
+        ),
     )
 
 
@@ -383,18 +505,32 @@ def _lab_11_5(rng: random.Random) -> tuple[HiddenTest, ...]:
         path = random_session(rng.randrange(10**6), recipe)
         for _ in range(2):
             options, estimator = _budget(rng, path)
-            made.append(calls.make(f"{describe_path(path)}; {_describe_budget(options, estimator)}",
-                                   path=path, options=options, estimator=estimator))
+            made.append(
+                calls.make(
+                    f"{describe_path(path)}; {_describe_budget(options, estimator)}",
+                    path=path,
+                    options=options,
+                    estimator=estimator,
+                )
+            )
     for _ in range(4):
-        made += _edge_calls(calls, rng, random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5), compactions=1)))
-    rejected = _rejected_budgets(calls, random_session(rng.randrange(10**6), SessionRecipe(groups=(3, 5), compactions=1)))
+        made += _edge_calls(
+            calls, rng, random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5), compactions=1))
+        )
+    rejected = _rejected_budgets(
+        calls, random_session(rng.randrange(10**6), SessionRecipe(groups=(3, 5), compactions=1))
+    )
     rejected += _bad_resume_points(calls, rng)
     return (
         *_projection_tests("11.5", "generated_resume", tuple(made)),
-        HiddenTest("bad_budgets_and_resume_points_rejected", "11.5", "R15 R18",
-                   "budgets and estimates must be finite numbers >= 0, every candidate estimated; a compaction must keep "
-                   "from a user message before it; anything else is a ValueError naming the entry",
-                   tuple(rejected)),
+        HiddenTest(
+            "bad_budgets_and_resume_points_rejected",
+            "11.5",
+            "R15 R18",
+            "budgets and estimates must be finite numbers >= 0, every candidate estimated; a compaction must keep "
+            "from a user message before it; anything else is a ValueError naming the entry",
+            tuple(rejected),
+        ),
     )
 
 
@@ -419,12 +555,24 @@ def _lab_11_4(rng: random.Random) -> tuple[HiddenTest, ...]:
         recipe = SessionRecipe(groups=(1, 6), compactions=number % 3, metadata=True)
         path = random_session(rng.randrange(10**6), recipe)
         if number % 4 == 1:
-            path = path + [parse_session_entry(_metadata_after(path, rng))]  # the parent is whatever entry is last (R25)
+            path = path + [
+                parse_session_entry(_metadata_after(path, rng))
+            ]  # the parent is whatever entry is last (R25)
         made.append(calls.make(describe_path(path), path=path, options=options(path)))
 
     rejected = [calls.make("an empty path", path=[], options=options(random_session(1)), reject=())]
-    for kind in ("taken id", "assistant", "toolResult", "system", "metadata", "compaction", "unknown", "taken id",
-                 "taken metadata id", "taken compaction id"):
+    for kind in (
+        "taken id",
+        "assistant",
+        "toolResult",
+        "system",
+        "metadata",
+        "compaction",
+        "unknown",
+        "taken id",
+        "taken metadata id",
+        "taken compaction id",
+    ):
         path = random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5), compactions=1, metadata=True))
         if kind.startswith("taken"):
             wanted = kind.split()[1]
@@ -433,21 +581,37 @@ def _lab_11_4(rng: random.Random) -> tuple[HiddenTest, ...]:
         else:
             taken = _entry_of_kind(rng, path, kind)
             made_options = options(path, first_kept_entry_id=taken)
-        rejected.append(calls.make(f"{describe_path(path)}; {kind} {taken!r}", path=path, options=made_options, reject=(taken,)))
+        rejected.append(
+            calls.make(f"{describe_path(path)}; {kind} {taken!r}", path=path, options=made_options, reject=(taken,))
+        )
     return (
-        HiddenTest("generated_compactions", "11.4", "R24 R25 R28",
-                   "a new entry whose parent is the path's last entry; the path and the arguments stay unchanged",
-                   tuple(made)),
-        HiddenTest("generated_rejections", "11.4", "R25 R26 R27",
-                   "an empty path, a taken id, or a firstKeptEntryId that does not start a group is a ValueError naming it",
-                   tuple(rejected)),
+        HiddenTest(
+            "generated_compactions",
+            "11.4",
+            "R24 R25 R28",
+            "a new entry whose parent is the path's last entry; the path and the arguments stay unchanged",
+            tuple(made),
+        ),
+        HiddenTest(
+            "generated_rejections",
+            "11.4",
+            "R25 R26 R27",
+            "an empty path, a taken id, or a firstKeptEntryId that does not start a group is a ValueError naming it",
+            tuple(rejected),
+        ),
     )
 
 
 def _metadata_after(path: list[SessionEntry], rng: random.Random) -> dict[str, Any]:
     last = path[-1]
-    return {"type": "metadata", "id": f"meta-end-{rng.randrange(1000)}", "parentId": last.id,
-            "timestamp": last.timestamp + 1, "key": "label", "value": "end"}
+    return {
+        "type": "metadata",
+        "id": f"meta-end-{rng.randrange(1000)}",
+        "parentId": last.id,
+        "timestamp": last.timestamp + 1,
+        "key": "label",
+        "value": "end",
+    }
 
 
 def _entry_of_kind(rng: random.Random, path: list[SessionEntry], kind: str) -> str:
@@ -469,42 +633,81 @@ def _capstone(rng: random.Random) -> tuple[HiddenTest, ...]:
     for _ in range(12):
         window = rng.randint(200, 200_000)
         reserve = rng.randint(1, window - 1)
-        settings = {"enabled": rng.random() < 0.85, "reserve_tokens": reserve, "keep_recent_tokens": rng.randint(1, 5000)}
+        settings = {
+            "enabled": rng.random() < 0.85,
+            "reserve_tokens": reserve,
+            "keep_recent_tokens": rng.randint(1, 5000),
+        }
         tokens = rng.choice((window - reserve, window - reserve + 1, window - reserve - 1, rng.randint(0, window * 2)))
-        decided.append(thresholds.make(f"window {window}, reserve {reserve}, enabled {settings['enabled']}, "
-                                       f"context {tokens}",
-                                       options={"context_tokens": tokens, "context_window": window, "settings": settings}))
+        decided.append(
+            thresholds.make(
+                f"window {window}, reserve {reserve}, enabled {settings['enabled']}, context {tokens}",
+                options={"context_tokens": tokens, "context_window": window, "settings": settings},
+            )
+        )
     for bad in (-3, float("inf")):
-        decided.append(thresholds.make(f"context_tokens {bad!r}", reject=("context_tokens",),
-                                       options={"context_tokens": bad, "context_window": 800,
-                                                "settings": {"reserve_tokens": 160, "keep_recent_tokens": 120}}))
+        decided.append(
+            thresholds.make(
+                f"context_tokens {bad!r}",
+                reject=("context_tokens",),
+                options={
+                    "context_tokens": bad,
+                    "context_window": 800,
+                    "settings": {"reserve_tokens": 160, "keep_recent_tokens": 120},
+                },
+            )
+        )
     cuts = _Calls("capstone", "find_cut_point")
     made = []
     for number in range(12):
         path = random_session(rng.randrange(10**6), SessionRecipe(groups=(1, 7), compactions=number % 3, metadata=True))
         estimator = rng.choice(("teaching", "chars"))
         keep = rng.choice((1, rng.randint(2, 60), rng.randint(60, 400)))
-        made.append(cuts.make(f"{describe_path(path)}, keep_recent_tokens={keep}, {estimator} estimator", path=path,
-                              options={"keep_recent_tokens": keep}, estimator=estimator))
+        made.append(
+            cuts.make(
+                f"{describe_path(path)}, keep_recent_tokens={keep}, {estimator} estimator",
+                path=path,
+                options={"keep_recent_tokens": keep},
+                estimator=estimator,
+            )
+        )
     recoveries = _Calls("capstone", "retry_after_overflow")
     recovered = []
     for _ in range(8):
         window = rng.randint(100, 10_000)
         answers = [_scripted_answer(rng, window, number) for number in range(1, rng.randint(1, 5) + 1)]
         cap = rng.randint(0, 4)
-        recovered.append(recoveries.make(f"{len(answers)} scripted answer(s), window {window}, max_attempts {cap}",
-                                         value={"answers": answers}, options={"context_window": window, "max_attempts": cap}))
+        recovered.append(
+            recoveries.make(
+                f"{len(answers)} scripted answer(s), window {window}, max_attempts {cap}",
+                value={"answers": answers},
+                options={"context_window": window, "max_attempts": cap},
+            )
+        )
     return (
-        HiddenTest("generated_thresholds", "capstone", "L1 L2",
-                   "compact only when enabled and strictly above window minus reserve, in both modes refusing bad numbers "
-                   "with a ValueError", tuple(decided)),
-        HiddenTest("generated_cut_points", "capstone", "L3",
-                   "newest whole groups until keep_recent_tokens is reached; the first kept entry opens a group",
-                   tuple(made)),
-        HiddenTest("generated_overflow_recovery", "capstone", "L4",
-                   "an error or length stop is an overflow when its text says so or its reported input is above the window; "
-                   "compact and resend at most max_attempts times (an int >= 0), then raise OverflowRecoveryError",
-                   tuple(recovered)),
+        HiddenTest(
+            "generated_thresholds",
+            "capstone",
+            "L1 L2",
+            "compact only when enabled and strictly above window minus reserve, in both modes refusing bad numbers "
+            "with a ValueError",
+            tuple(decided),
+        ),
+        HiddenTest(
+            "generated_cut_points",
+            "capstone",
+            "L3",
+            "newest whole groups until keep_recent_tokens is reached; the first kept entry opens a group",
+            tuple(made),
+        ),
+        HiddenTest(
+            "generated_overflow_recovery",
+            "capstone",
+            "L4",
+            "an error or length stop is an overflow when its text says so or its reported input is above the window; "
+            "compact and resend at most max_attempts times (an int >= 0), then raise OverflowRecoveryError",
+            tuple(recovered),
+        ),
     )
 
 
@@ -513,12 +716,25 @@ def _scripted_answer(rng: random.Random, window: int, number: int) -> dict[str, 
     stop: StopReason = rng.choice(("stop", "error", "error", "length", "aborted"))
     error = rng.choice((None, None, "prompt is too long", "exceeds the context window", "rate limited"))
     size = rng.choice((rng.randint(0, window), window, window + 1, rng.randint(window, window * 2)))
-    entry = PathBuilder().assistant(f"reply-{number}", f"Scripted answer {number}.", stop_reason=stop, input_tokens=size,
-                                    error_message=error if stop != "stop" else None).entries[-1]
+    entry = (
+        PathBuilder()
+        .assistant(
+            f"reply-{number}",
+            f"Scripted answer {number}.",
+            stop_reason=stop,
+            input_tokens=size,
+            error_message=error if stop != "stop" else None,
+        )
+        .entries[-1]
+    )
     return to_json_dict(entry)
 
 
 GENERATORS: dict[str, Callable[[random.Random], tuple[HiddenTest, ...]]] = {
-    "11.1": _lab_11_1, "11.2": _lab_11_2, "11.3": _lab_11_3, "11.4": _lab_11_4, "11.5": _lab_11_5,
+    "11.1": _lab_11_1,
+    "11.2": _lab_11_2,
+    "11.3": _lab_11_3,
+    "11.4": _lab_11_4,
+    "11.5": _lab_11_5,
     "capstone": _capstone,
 }

@@ -73,14 +73,43 @@ def kernel_wrap(account: LearnerAccount, homes: Path) -> functools.partial[list[
 
 
 def _wrapped(account: LearnerAccount, homes: str, command: list[str]) -> list[str]:
-    return [sys.executable, "-I", "-S", str(LAUNCHER), "--uid", str(account.uid), "--gid", str(account.gid),
-            "--homes", homes, "--", *command]
+    return [
+        sys.executable,
+        "-I",
+        "-S",
+        str(LAUNCHER),
+        "--uid",
+        str(account.uid),
+        "--gid",
+        str(account.gid),
+        "--homes",
+        homes,
+        "--",
+        *command,
+    ]
 
 
-def _as_account(account: LearnerAccount, command: list[str], *, cwd: str = "/", env: dict[str, str] | None = None,
-                timeout: float = 30) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, user=account.uid, group=account.gid, extra_groups=[], cwd=cwd, env=env or {},
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, check=False)
+def _as_account(
+    account: LearnerAccount,
+    command: list[str],
+    *,
+    cwd: str = "/",
+    env: dict[str, str] | None = None,
+    timeout: float = 30,
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command,
+        user=account.uid,
+        group=account.gid,
+        extra_groups=[],
+        cwd=cwd,
+        env=env or {},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 _PROBE = """\
@@ -110,8 +139,12 @@ def exposed(account: LearnerAccount, python: str, secrets: list[Path]) -> list[s
     """
     home = "/"
     try:
-        finished = _as_account(account, [python, "-c", _PROBE, *map(str, secrets)], cwd=home,
-                               env={"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8"})
+        finished = _as_account(
+            account,
+            [python, "-c", _PROBE, *map(str, secrets)],
+            cwd=home,
+            env={"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8"},
+        )
     except OSError as exc:  # e.g. the interpreter lives in a folder only root can enter
         raise LearnerSetupIncomplete(f"the learner's account cannot run {python} ({exc.strerror})") from None
     if finished.returncode != 0:
@@ -143,7 +176,9 @@ def kill_all(account: LearnerAccount, bound: float = KILL_BOUND) -> None:
         if not alive:
             return
         if time.monotonic() > deadline:
-            raise LearnerProcessesSurvived(f"{len(alive)} process(es) of the learner's kernel survived {bound:g} s of SIGKILL")
+            raise LearnerProcessesSurvived(
+                f"{len(alive)} process(es) of the learner's kernel survived {bound:g} s of SIGKILL"
+            )
         time.sleep(0.05)
 
 

@@ -65,8 +65,13 @@ def not_regular(path: str | Path, status: os.stat_result) -> str | None:
             return f"a symbolic link (to {os.readlink(path)})"
         except OSError:
             return "a symbolic link"
-    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    )
     return next((what for test, what in kinds if test(mode)), "not a regular file")
 
 
@@ -76,8 +81,10 @@ def refusal(path: str | Path, what: str) -> str:
 
 
 def _too_large(path: str | Path, size: int, limit: int) -> SubmissionTooLarge:
-    return SubmissionTooLarge(f"{Path(path).name}: a file of {size / 2**20:.1f} MB exceeds the "
-                              f"{limit / 2**20:g} MB limit for a notebook; it was not read")
+    return SubmissionTooLarge(
+        f"{Path(path).name}: a file of {size / 2**20:.1f} MB exceeds the "
+        f"{limit / 2**20:g} MB limit for a notebook; it was not read"
+    )
 
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -111,7 +118,9 @@ def read_regular_file(path: str | Path, limit: int = MAX_NOTEBOOK_BYTES) -> byte
                 raise NotARegularFile(refusal(path, what))
             data = file.read(limit + 1)  # a file that grew after fstat is still not read past the limit
     except OSError as exc:
-        raise NotALabNotebook(f"{Path(path).name} could not be read ({type(exc).__name__}: {exc.strerror or exc})") from None
+        raise NotALabNotebook(
+            f"{Path(path).name} could not be read ({type(exc).__name__}: {exc.strerror or exc})"
+        ) from None
     if len(data) > limit:
         raise _too_large(path, len(data), limit)
     return data
@@ -125,7 +134,9 @@ def read_notebook(path: str | Path) -> NotebookNode:
             warnings.simplefilter("ignore", MissingIDFieldWarning)
             return nbformat.reads(data.decode("utf-8"), as_version=4)
     except Exception as exc:  # noqa: BLE001 - invalid UTF-8 or JSON, wrong schema, nesting too deep
-        raise NotALabNotebook(f"{Path(path).name} is not a readable Jupyter notebook ({type(exc).__name__}: {exc})") from None
+        raise NotALabNotebook(
+            f"{Path(path).name} is not a readable Jupyter notebook ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def lab_in_name(path: str | Path) -> str | None:
@@ -135,7 +146,9 @@ def lab_in_name(path: str | Path) -> str | None:
     if match and f"{match.group(1)}.{match.group(2)}" in lab_registry.LABS:
         return f"{match.group(1)}.{match.group(2)}"
     for entry in lab_registry.LABS.values():
-        if entry.notebook in name or (not entry.id[0].isdigit() and re.search(rf"(?<![a-z]){entry.id}(?![a-z])", name, re.I)):
+        if entry.notebook in name or (
+            not entry.id[0].isdigit() and re.search(rf"(?<![a-z]){entry.id}(?![a-z])", name, re.I)
+        ):
             return entry.id
     return None
 
@@ -171,8 +184,10 @@ def lab_conflict(notebook: NotebookNode, path: str | Path, graded: str) -> str |
     if named is None or claimed is None or named == claimed:
         return None
     decided = "the file name decides" if graded == named else "the lab this autograder grades"
-    return (f"the file name says {lab_registry.lab(named).label} but the notebook's metadata (course.lab) says "
-            f"{lab_registry.lab(claimed).label}: graded as {lab_registry.lab(graded).label} ({decided})")
+    return (
+        f"the file name says {lab_registry.lab(named).label} but the notebook's metadata (course.lab) says "
+        f"{lab_registry.lab(claimed).label}: graded as {lab_registry.lab(graded).label} ({decided})"
+    )
 
 
 def tags(cell: NotebookNode) -> set[str]:
@@ -182,7 +197,8 @@ def tags(cell: NotebookNode) -> set[str]:
 def exercise_sources(notebook: NotebookNode) -> tuple[str, ...]:
     """The learner's code: every code cell tagged ``exercise``, in notebook order."""
     return tuple(
-        cell.source for cell in notebook.cells
+        cell.source
+        for cell in notebook.cells
         if cell.cell_type == "code" and EXERCISE_TAG in tags(cell) and CHECKLIST_TAG not in tags(cell)
     )
 
@@ -223,7 +239,12 @@ def template_dirs(labs_dir: str | Path | None = None) -> list[Path]:
     """Where the course's lab notebooks may be: the option, ``$COURSE_GRADE_LABS``, ``./labs``, the checkout."""
     checkout = Path(__file__).resolve().parents[1]
     folders = sorted({lab.folder for lab in lab_registry.LABS.values()})
-    candidates = [labs_dir, os.environ.get(LABS_ENVIRONMENT), *(Path.cwd() / f for f in folders), *(checkout / f for f in folders)]
+    candidates = [
+        labs_dir,
+        os.environ.get(LABS_ENVIRONMENT),
+        *(Path.cwd() / f for f in folders),
+        *(checkout / f for f in folders),
+    ]
     found: list[Path] = []
     for candidate in candidates:
         if not candidate:
@@ -253,9 +274,20 @@ def find_template(lab: str, labs_dir: str | Path | None = None) -> NotebookNode:
 
 _LAB_SUFFIX = re.compile(r"[\s_.-]*lab[\s_-]*\d+[\s_.-]*\d+(?!\d).*$", re.IGNORECASE)
 _NOTEBOOK_SUFFIX = re.compile(
-    "[\\s_.-]*(?:" + "|".join([*(re.escape(entry.notebook) for entry in lab_registry.LABS.values()),
-                                *(rf"(?:lab[\s_-]*)?{entry.id}(?![a-z])" for entry in lab_registry.LABS.values() if not entry.id[0].isdigit())])
-    + ").*$", re.IGNORECASE)
+    "[\\s_.-]*(?:"
+    + "|".join(
+        [
+            *(re.escape(entry.notebook) for entry in lab_registry.LABS.values()),
+            *(
+                rf"(?:lab[\s_-]*)?{entry.id}(?![a-z])"
+                for entry in lab_registry.LABS.values()
+                if not entry.id[0].isdigit()
+            ),
+        ]
+    )
+    + ").*$",
+    re.IGNORECASE,
+)
 """A lab's notebook name or a named lab (``…_lab_capstone``, ``…_capstone_v2``): not part of the student's name."""
 
 
@@ -289,8 +321,10 @@ def claimed_student(notebook: NotebookNode, student: str) -> str | None:
     named = course.get("student") if isinstance(course, dict) else None
     if not isinstance(named, str) or not named.strip() or named.strip() == student:
         return None
-    return (f"the notebook's metadata (course.student) names {named.strip()[:80]!r}, but the file is graded as "
-            f"{student}'s: its folder or file name decides who it belongs to, never the notebook")
+    return (
+        f"the notebook's metadata (course.student) names {named.strip()[:80]!r}, but the file is graded as "
+        f"{student}'s: its folder or file name decides who it belongs to, never the notebook"
+    )
 
 
 def submission_name(path: str | Path, root: str | Path | None = None) -> str:

@@ -32,8 +32,14 @@ def number(value: float) -> str:
 
 @functools.cache
 def environment() -> Environment:
-    env = Environment(loader=PackageLoader("course_grader", "templates"), autoescape=True, undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = Environment(
+        loader=PackageLoader("course_grader", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     env.filters["code_spans"] = code_spans
     env.filters["number"] = number
     return env

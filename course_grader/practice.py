@@ -21,10 +21,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from course_lib.checklist.expect import first_difference, short
+from course_lib.checklist.harness import ESTIMATORS
 from course_lib.compaction import summary_message
 from course_lib.models import CompactionEntry, MessageEntry, SessionEntry
 from course_lib.parsing import parse_session_entry
-from course_lib.checklist.harness import ESTIMATORS
+
 from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict
 from .hidden_cases import GENERATORS, hidden_tests, lab_seed, reference_call
 
@@ -50,11 +51,15 @@ def practice_seed(lab: str, seed: int | None = None) -> int:
 def practice_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
     """The lab's hidden tests drawn again from the practice seed: the same kinds of case, other sessions."""
     tests = GENERATORS[lab](random.Random(practice_seed(lab, seed)))
-    return tuple(dataclasses.replace(test, calls=tuple(dataclasses.replace(call, key="p" + call.key[1:]) for call in test.calls))
-                 for test in tests)
+    return tuple(
+        dataclasses.replace(test, calls=tuple(dataclasses.replace(call, key="p" + call.key[1:]) for call in test.calls))
+        for test in tests
+    )
 
 
-def counterexamples(lab: str, outcomes: Mapping[str, Mapping[str, Any]], run: Run, seed: int | None = None) -> dict[str, str]:
+def counterexamples(
+    lab: str, outcomes: Mapping[str, Mapping[str, Any]], run: Run, seed: int | None = None
+) -> dict[str, str]:
     """For each failed hidden test of ``lab``, a shrunk practice counterexample (by test name) when one is found."""
     budget = _Budget(run)
     found: dict[str, str] = {}
@@ -106,7 +111,9 @@ def _search(practice: HiddenTest, budget: _Budget) -> str | None:
     return None
 
 
-def _shrink(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any], budget: _Budget) -> tuple[HiddenCall, Mapping[str, Any]]:
+def _shrink(
+    test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any], budget: _Budget
+) -> tuple[HiddenCall, Mapping[str, Any]]:
     """Drop whole groups, then single entries, while the learner still differs from the reference."""
     improved = call.path is not None
     while improved and not budget.stopped:
@@ -118,14 +125,19 @@ def _shrink(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any], budg
             got = budget.outcome(candidate)
             if got is None:
                 break
-            if call_verdict(test, candidate, got) and _searchable(got) and _same_failure(test, candidate, got, call, outcome):
+            if (
+                call_verdict(test, candidate, got)
+                and _searchable(got)
+                and _same_failure(test, candidate, got, call, outcome)
+            ):
                 call, outcome, improved = candidate, got, True
                 break
     return call, outcome
 
 
-def _same_failure(test: HiddenTest, call: HiddenCall, got: Mapping[str, Any], before: HiddenCall,
-                  outcome: Mapping[str, Any]) -> bool:
+def _same_failure(
+    test: HiddenTest, call: HiddenCall, got: Mapping[str, Any], before: HiddenCall, outcome: Mapping[str, Any]
+) -> bool:
     """A smaller case must show the same mistake: the same kind of outcome, differing in the same field."""
     if got.get("kind") != outcome.get("kind"):
         return False
@@ -144,15 +156,17 @@ def _smaller_paths(path: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     starts = [i for i, entry in enumerate(path) if _role(entry) == "user"]
     spans = [(start, end) for start, end in zip(starts, [*starts[1:], len(path)])]
     return [path[:start] + path[end:] for start, end in spans if end - start > 1] + [
-        path[:index] + path[index + 1:] for index in range(len(path))]
+        path[:index] + path[index + 1 :] for index in range(len(path))
+    ]
 
 
 def _with_path(call: HiddenCall, path: list[dict[str, Any]]) -> HiddenCall | None:
     """The call on ``path``, expecting what the reference does there; ``None`` if the reference now behaves otherwise."""
     expected: Expected
     try:
-        expected = Returned(reference_call(call.function, path, call.value, call.options, call.estimator,
-                                            reparse=call.reparse))
+        expected = Returned(
+            reference_call(call.function, path, call.value, call.options, call.estimator, reparse=call.reparse)
+        )
     except ValueError as exc:
         if not isinstance(call.expected, Rejected) or not all(name in str(exc) for name in call.expected.names):
             return None

@@ -30,8 +30,11 @@ TOO_MANY_PARTS = 3
 TOO_LARGE = 4
 DROPPED = 5
 
-RELAYED = {"shell_port": (zmq.ROUTER, zmq.DEALER), "control_port": (zmq.ROUTER, zmq.DEALER),
-           "iopub_port": (zmq.PUB, zmq.SUB)}
+RELAYED = {
+    "shell_port": (zmq.ROUTER, zmq.DEALER),
+    "control_port": (zmq.ROUTER, zmq.DEALER),
+    "iopub_port": (zmq.PUB, zmq.SUB),
+}
 """Each relayed channel: the socket the grader connects to, the one that connects to the kernel."""
 
 IDENTITIES = 2

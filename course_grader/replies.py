@@ -51,15 +51,17 @@ def relay_stopped(code: int | None) -> str | None:
 
     return {
         TOO_MANY_PARTS: f"the kernel sent a message of more than {MAX_FRAMES} parts, over the grader's limit; "
-                        "its sandbox was stopped",
+        "its sandbox was stopped",
         TOO_LARGE: f"the kernel sent a message larger than the grader's limit of {MAX_MESSAGE_MB} MB; its sandbox was stopped",
         DROPPED: refused_frame(),
     }.get(code or 0)
 
 
 def refused_frame() -> str:
-    return (f"the kernel sent a message larger than the grader's limit of {MAX_MESSAGE_MB} MB "
-            f"(or closed its connection to the grader); its sandbox was stopped")
+    return (
+        f"the kernel sent a message larger than the grader's limit of {MAX_MESSAGE_MB} MB "
+        f"(or closed its connection to the grader); its sandbox was stopped"
+    )
 
 
 def _size(megabytes: float) -> str:
@@ -84,22 +86,28 @@ class BoundedSession(Session):
 
     def deserialize(self, msg_list: Any, content: bool = True, copy: bool = True) -> dict[str, Any]:
         if len(msg_list) > MAX_FRAMES:
-            raise ReplyTooLarge(f"a kernel message of {len(msg_list)} parts exceeded the grader's limit of {MAX_FRAMES}; "
-                                "its sandbox was stopped")
+            raise ReplyTooLarge(
+                f"a kernel message of {len(msg_list)} parts exceeded the grader's limit of {MAX_FRAMES}; "
+                "its sandbox was stopped"
+            )
         size = sum(len(frame) for frame in msg_list)
         if size > MAX_MESSAGE_MB * 2**20:
-            raise ReplyTooLarge(f"a kernel message of {_size(size / 2**20)} exceeded the grader's limit of "
-                                f"{MAX_MESSAGE_MB} MB; its sandbox was stopped")
+            raise ReplyTooLarge(
+                f"a kernel message of {_size(size / 2**20)} exceeded the grader's limit of "
+                f"{MAX_MESSAGE_MB} MB; its sandbox was stopped"
+            )
         try:
             message = super().deserialize(msg_list, content=content, copy=copy)
         except RecursionError as exc:
-            raise ReplyTooLarge(f"a kernel message nested deeper than the grader's limit of {MAX_DEPTH}; "
-                                "its sandbox was stopped") from exc
+            raise ReplyTooLarge(
+                f"a kernel message nested deeper than the grader's limit of {MAX_DEPTH}; its sandbox was stopped"
+            ) from exc
         except (ValueError, KeyError, TypeError, IndexError) as exc:  # a hostile kernel's frames need not parse
             raise ReplyTooLarge(MALFORMED) from exc
         if not within_depth(message.get("content"), MAX_DEPTH) or not within_depth(message.get("metadata"), MAX_DEPTH):
-            raise ReplyTooLarge(f"a kernel message nested deeper than the grader's limit of {MAX_DEPTH}; "
-                                "its sandbox was stopped")
+            raise ReplyTooLarge(
+                f"a kernel message nested deeper than the grader's limit of {MAX_DEPTH}; its sandbox was stopped"
+            )
         return message
 
 

@@ -62,6 +62,8 @@ MESSAGES_SHOWN = 20
 MESSAGE_LIMIT = 300
 DIGITS = re.compile(r"(?<![A-Za-z_0-9])\d+")
 """A number in a message, not the digits of a rule id (R19), an entry id (u3) or a test (H1)."""
+
+
 class NotAGradesFile(GradingError):
     """The report's input is not a CSV written by ``course-grade`` (names the file and what is missing)."""
 
@@ -108,15 +110,22 @@ def unneutralised(value: object) -> object:
 
 def read_grades(path: str | os.PathLike[str]) -> Grades:
     try:
-        frame = pd.read_csv(path, dtype={"student": str, "file": str, "lab": str}, keep_default_na=False,
-                            na_values={"percent": [""], "total": [""]})
+        frame = pd.read_csv(
+            path,
+            dtype={"student": str, "file": str, "lab": str},
+            keep_default_na=False,
+            na_values={"percent": [""], "total": [""]},
+        )
     except (OSError, ValueError, pd.errors.ParserError) as exc:
         raise NotAGradesFile(f"{path}: not a grades CSV ({exc})") from None
     missing = [column for column in (*FIXED_COLUMNS, "total", "percent", "counts") if column not in frame.columns]
     if missing:
         raise NotAGradesFile(f"{path}: not a grades CSV written by course-grade (no column {', '.join(missing)})")
-    tests = [TestColumn(column, *match.groups()) for column in frame.columns
-             if (match := TEST_COLUMN.fullmatch(column)) and match.group(1) in lab_registry.LABS]
+    tests = [
+        TestColumn(column, *match.groups())
+        for column in frame.columns
+        if (match := TEST_COLUMN.fullmatch(column)) and match.group(1) in lab_registry.LABS
+    ]
     for column in ("student", "file", "lab"):
         frame[column] = frame[column].map(unneutralised)
     counted = frame[frame["counts"].astype(str).str.lower() == "true"]
@@ -181,8 +190,9 @@ def rule_shares(grades: Grades) -> pd.Series:
         for test in lab_tests(grades, lab):
             for rule in test.rules:
                 totals.setdefault(rule, []).extend(map(float, scores[test.column]))
-    return pd.Series({rule: sum(values) / len(values) for rule, values in totals.items() if values},
-                     dtype=float).sort_values(kind="stable")
+    return pd.Series(
+        {rule: sum(values) / len(values) for rule, values in totals.items() if values}, dtype=float
+    ).sort_values(kind="stable")
 
 
 @dataclass(frozen=True)
@@ -222,21 +232,23 @@ def without_case(message: str, descriptions: Iterable[str]) -> str:
     at = message.find(FIRST_CASE)
     if at < 0:
         return message
-    rest = message[at + len(FIRST_CASE):]
+    rest = message[at + len(FIRST_CASE) :]
     for description in descriptions:
         if rest.startswith(f"{description}: "):
-            return f"{message[:at]}; first failure: {rest[len(description) + 2:]}"
+            return f"{message[:at]}; first failure: {rest[len(description) + 2 :]}"
     return message
 
 
-def failure_messages(results: Iterable[GradeResult], limit: int = MESSAGES_SHOWN, *,
-                     counted_files: set[str] | None = None) -> list[FailureMessage]:
+def failure_messages(
+    results: Iterable[GradeResult], limit: int = MESSAGES_SHOWN, *, counted_files: set[str] | None = None
+) -> list[FailureMessage]:
     """The most common messages of failed tests, over the results that count.
 
     ``counted_files`` (the CSV's counted rows, by ``file``) decides which
     count when given: after shards are merged the CSV has decided duplicates
     across all of them, while each shard's records only knew their own.
     """
+
     def counts(result: GradeResult) -> bool:
         return result.counts if counted_files is None else valid(result.submission) in counted_files
 
@@ -259,10 +271,12 @@ def picture(draw: Callable[[], Figure], format: str = "svg") -> bytes:
     """A chart drawn and saved in the report's style; matplotlib's object API, so no pyplot state and no display."""
     buffer = io.BytesIO()
     # A student id such as ``$\\frac`` is text, not mathtext; SVG text as paths (no fonts needed); stable ids.
-    with matplotlib.rc_context({"text.parse_math": False, "svg.fonttype": "path", "svg.hashsalt": "course-grade-report",
-                                "font.size": 9}):
-        draw().savefig(buffer, format=format, bbox_inches="tight", dpi=110,
-                       metadata={"Date": None} if format == "svg" else None)
+    with matplotlib.rc_context(
+        {"text.parse_math": False, "svg.fonttype": "path", "svg.hashsalt": "course-grade-report", "font.size": 9}
+    ):
+        draw().savefig(
+            buffer, format=format, bbox_inches="tight", dpi=110, metadata={"Date": None} if format == "svg" else None
+        )
     return buffer.getvalue()
 
 
@@ -290,8 +304,14 @@ def heatmap_chart(matrix: pd.DataFrame) -> Figure:
     figure = Figure(figsize=(1.6 + 0.3 * len(matrix.columns), 1.2 + 0.16 * min(rows, LABELLED_ROWS)), layout="tight")
     axis = figure.subplots()
     colours = matplotlib.colormaps["RdYlGn"].with_extremes(bad="#e6e6e6")
-    image = axis.imshow(np.ma.masked_invalid(matrix.to_numpy(dtype=float)), cmap=colours, vmin=0, vmax=1,
-                        aspect="auto", interpolation="nearest")
+    image = axis.imshow(
+        np.ma.masked_invalid(matrix.to_numpy(dtype=float)),
+        cmap=colours,
+        vmin=0,
+        vmax=1,
+        aspect="auto",
+        interpolation="nearest",
+    )
     axis.set_xticks(range(len(matrix.columns)), list(matrix.columns), rotation=90)
     if rows <= LABELLED_ROWS:
         axis.set_yticks(range(rows), [abbreviated(student, LABEL_LIMIT) for student in matrix.index])
@@ -300,7 +320,9 @@ def heatmap_chart(matrix: pd.DataFrame) -> Figure:
         axis.set_ylabel(f"{rows} students, in id order")
     axis.tick_params(axis="both", length=0)
     axis.xaxis.set_ticks_position("top")
-    figure.colorbar(image, ax=axis, fraction=0.04, pad=0.02, label="share of the rule's tests passed (grey: none handed in)")
+    figure.colorbar(
+        image, ax=axis, fraction=0.04, pad=0.02, label="share of the rule's tests passed (grey: none handed in)"
+    )
     return figure
 
 
@@ -315,9 +337,16 @@ def build_report(grades: Grades, results: list[GradeResult] | None, source: str)
             continue
         percent = pd.to_numeric(rows["percent"], errors="coerce")
         statuses = Counter(rows["status"].astype(str))
-        labs.append({"heading": lab_heading(lab), "n": len(rows), "mean": float(percent.mean()),
-                     "median": float(percent.median()), "full": int((percent >= 100).sum()),
-                     "statuses": ", ".join(f"{n} {shown(status, 40)}" for status, n in sorted(statuses.items()))})
+        labs.append(
+            {
+                "heading": lab_heading(lab),
+                "n": len(rows),
+                "mean": float(percent.mean()),
+                "median": float(percent.median()),
+                "full": int((percent >= 100).sum()),
+                "statuses": ", ".join(f"{n} {shown(status, 40)}" for status, n in sorted(statuses.items())),
+            }
+        )
     return render(
         "report.html.j2",
         source=shown(source, NAME_LIMIT),
@@ -342,12 +371,13 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="course-grade report",
         description="The class picture of a batch: score distribution per lab, a students × rules heatmap, "
-                    "difficulty and discrimination per test, the most common failure messages (docs/grading.md).",
+        "difficulty and discrimination per test, the most common failure messages (docs/grading.md).",
     )
     parser.add_argument("grades", type=Path, help="the batch's CSV (course-grade FOLDER --out grades.csv)")
     parser.add_argument("-o", "--output", type=Path, default=Path("report.html"))
-    parser.add_argument("--records", type=Path,
-                        help="the batch's companion with every result (default: the CSV's name with .jsonl)")
+    parser.add_argument(
+        "--records", type=Path, help="the batch's companion with every result (default: the CSV's name with .jsonl)"
+    )
     arguments = parser.parse_args(argv)
     records = arguments.records or companion(arguments.grades)
     if arguments.records and not records.is_file():
@@ -360,6 +390,8 @@ def main(argv: list[str]) -> int:
     if results is None:
         print(f"warning: no {records}: the report leaves out the failure messages", file=sys.stderr)
     write_atomically(arguments.output, build_report(grades, results, str(arguments.grades)))
-    print(f"wrote {arguments.output}: {len(grades.frame)} counted submissions of "
-          f"{grades.frame['student'].nunique()} students")
+    print(
+        f"wrote {arguments.output}: {len(grades.frame)} counted submissions of "
+        f"{grades.frame['student'].nunique()} students"
+    )
     return 0

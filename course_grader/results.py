@@ -125,7 +125,9 @@ def format_table(result: GradeResult) -> str:
     lines.extend(f"note: {note}" for note in result.notes)
     budget = f" of a {result.budget:g} s budget" if result.budget else ""
     sandbox = f", sandbox: {result.sandbox}" if result.sandbox else ""
-    lines.append(f"total {result.score:g}/{result.max_score:g} ({result.percent:g} %) in {result.execution_time:.1f} s{budget}{sandbox}")
+    lines.append(
+        f"total {result.score:g}/{result.max_score:g} ({result.percent:g} %) in {result.execution_time:.1f} s{budget}{sandbox}"
+    )
     return "\n".join(lines)
 
 

@@ -109,8 +109,15 @@ def load_roster(path: str | Path) -> Roster:
         if any(s.id == student_id for s in students):
             raise RosterError(f"roster {path}, line {number}: the id {student_id!r} is there twice")
         aliases = tuple(a.strip() for a in (row.get("aliases") or "").split(";") if a.strip())
-        students.append(Student(id=student_id, name=(row.get("name") or "").strip(), email=(row.get("email") or "").strip(),
-                                aliases=aliases, section=(row.get("section") or "").strip()))
+        students.append(
+            Student(
+                id=student_id,
+                name=(row.get("name") or "").strip(),
+                email=(row.get("email") or "").strip(),
+                aliases=aliases,
+                section=(row.get("section") or "").strip(),
+            )
+        )
     return Roster(students=tuple(students), path=str(path))
 
 
@@ -151,9 +158,14 @@ def read_lms_name(where: str, patterns: tuple[str, ...]) -> LmsName | None:
         match = re.match(pattern, where)
         if match:
             groups = {k: v for k, v in match.groupdict().items() if v is not None}
-            return LmsName(pattern=pattern, login=groups.get("login", ""), user=groups.get("user", ""),
-                           name=groups.get("name", ""), late=bool(groups.get("late")),
-                           submission=groups.get("submission", ""))
+            return LmsName(
+                pattern=pattern,
+                login=groups.get("login", ""),
+                user=groups.get("user", ""),
+                name=groups.get("name", ""),
+                late=bool(groups.get("late")),
+                submission=groups.get("submission", ""),
+            )
     return None
 
 
@@ -187,5 +199,8 @@ def attribute(path: str | Path, root: str | Path | None, names: Names | None) ->
     if found is not None:
         return found, f"{source} ({how}) on the roster", ()
     shown = candidates[0] if parsed is None else (parsed.login or parsed.name or parsed.user)
-    return shown, f"{UNKNOWN} ({source})", (f"unknown student: {how} ({Path(names.roster.path).name}); graded, but no "
-                                            "roster student gets this grade",)
+    return (
+        shown,
+        f"{UNKNOWN} ({source})",
+        (f"unknown student: {how} ({Path(names.roster.path).name}); graded, but no roster student gets this grade",),
+    )

@@ -43,4 +43,4 @@ def shown(text: object, limit: int) -> str:
 def abbreviated(text: object, limit: int) -> str:
     """``text`` cleaned and cut to ``limit`` characters with a bare ``…`` (an axis label has no room for a note)."""
     clean = INVISIBLE.sub("", valid(str(text)))
-    return clean if len(clean) <= limit else clean[:limit - 1] + "…"
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"

@@ -54,17 +54,26 @@ from typing import Any, Literal
 
 from jupyter_client import AsyncKernelManager
 from jupyter_client.asynchronous import AsyncKernelClient
-from traitlets import default
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat.v4 import new_code_cell, new_notebook
+from traitlets import default
+
+from course_lib.checklist.harness import MIME
 
 from . import cgroup, relay
 from .errors import SandboxError
-from course_lib.checklist.harness import MIME
-from .replies import (MAX_FRAMES, MAX_MESSAGE_MB, QUEUED, BoundedContext, BoundedSession, ReplyTooLarge,
-                      refused_frame, relay_stopped)
+from .replies import (
+    MAX_FRAMES,
+    MAX_MESSAGE_MB,
+    QUEUED,
+    BoundedContext,
+    BoundedSession,
+    ReplyTooLarge,
+    refused_frame,
+    relay_stopped,
+)
 from .view import PACKAGE
 
 CellStatus = Literal["ok", "error", "timeout", "died", "skipped", "budget"]
@@ -100,8 +109,11 @@ class Limits:
     """Size of the kernel's ``/tmp`` (a tmpfs; it counts towards the sandbox's memory)."""
 
     def problems(self) -> list[str]:
-        return [f"{f.name} must be > 0, got {getattr(self, f.name)!r}" for f in fields(self)
-                if not (isinstance(getattr(self, f.name), (int, float)) and getattr(self, f.name) > 0)]
+        return [
+            f"{f.name} must be > 0, got {getattr(self, f.name)!r}"
+            for f in fields(self)
+            if not (isinstance(getattr(self, f.name), (int, float)) and getattr(self, f.name) > 0)
+        ]
 
 
 @dataclass(frozen=True)
@@ -128,8 +140,9 @@ HOME = Path("/home/learner")
 class _BoundedClient(AsyncKernelClient):
     """The kernel client, without the channels the grader never reads (stdin, heartbeat): nothing queues there."""
 
-    def start_channels(self, shell: bool = True, iopub: bool = True, stdin: bool = True, hb: bool = True,
-                       control: bool = True) -> None:
+    def start_channels(
+        self, shell: bool = True, iopub: bool = True, stdin: bool = True, hb: bool = True, control: bool = True
+    ) -> None:
         super().start_channels(shell=shell, iopub=iopub, stdin=False, hb=False, control=control)
 
 
@@ -159,8 +172,13 @@ class _KernelManager(AsyncKernelManager):
         return BoundedSession(parent=self)
 
     def client(self, **kwargs: Any) -> Any:
-        info = {**self.get_connection_info(session=True), "connection_file": self.connection_file, "parent": self,
-                "context": self.context, **kwargs}
+        info = {
+            **self.get_connection_info(session=True),
+            "connection_file": self.connection_file,
+            "parent": self,
+            "context": self.context,
+            **kwargs,
+        }
         return _BoundedClient(**info)
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
@@ -204,8 +222,15 @@ class Sandbox:
     limit reached, a refused message), for the submission's results.
     """
 
-    def __init__(self, folder: str | Path, limits: Limits, view: Path, *, isolate: bool = True,
-                 wrap: Callable[[list[str]], list[str]] | None = None) -> None:
+    def __init__(
+        self,
+        folder: str | Path,
+        limits: Limits,
+        view: Path,
+        *,
+        isolate: bool = True,
+        wrap: Callable[[list[str]], list[str]] | None = None,
+    ) -> None:
         self.folder = Path(folder)
         self.limits = limits
         self.view = view
@@ -226,8 +251,11 @@ class Sandbox:
         self._timer: threading.Timer | None = None
         self._started = 0.0
         self._ipc = self.folder / "ipc"
-        manager = _KernelManager(kernel_name="python3", transport="ipc" if isolate else "tcp",
-                                 **({"ip": str(self._ipc / "kernel")} if isolate else {}))
+        manager = _KernelManager(
+            kernel_name="python3",
+            transport="ipc" if isolate else "tcp",
+            **({"ip": str(self._ipc / "kernel")} if isolate else {}),
+        )
         manager.connection_file = str(self.folder / "kernel.json")
         spec = manager.kernel_spec
         if spec is None:  # jupyter_client gives none for an empty kernel name
@@ -237,13 +265,22 @@ class Sandbox:
             manager.wrap_command = self._bwrap
             manager.owner = self.uid
             manager.on_launched = self._start_relay
-        elif wrap is not None:  # the plain kernel started through ``wrap`` (Gradescope: as the learner, learner_account.py)
+        elif (
+            wrap is not None
+        ):  # the plain kernel started through ``wrap`` (Gradescope: as the learner, learner_account.py)
             manager.wrap_command = wrap
         self._client = _RepliesOnly(
-            new_notebook(), km=manager, kernel_name="python3",
-            timeout=math.ceil(limits.cell_timeout), startup_timeout=math.ceil(limits.startup_timeout),
-            allow_errors=False, interrupt_on_timeout=False, record_timing=False,
-            shutdown_kernel="immediate", resources={"metadata": {"path": str(self.folder)}}, log=_LOG,
+            new_notebook(),
+            km=manager,
+            kernel_name="python3",
+            timeout=math.ceil(limits.cell_timeout),
+            startup_timeout=math.ceil(limits.startup_timeout),
+            allow_errors=False,
+            interrupt_on_timeout=False,
+            record_timing=False,
+            shutdown_kernel="immediate",
+            resources={"metadata": {"path": str(self.folder)}},
+            log=_LOG,
             store_widget_state=False,
         )
 
@@ -260,10 +297,16 @@ class Sandbox:
             self._timer = threading.Timer(self.limits.budget, self._expire)
             self._timer.daemon = True
             self._timer.start()
-            self._stack.enter_context(self._client.setup_kernel(
-                cwd=str(self.folder), env=self._environment(), preexec_fn=_apply_limits(self.limits, self.cgroup),
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            ))
+            self._stack.enter_context(
+                self._client.setup_kernel(
+                    cwd=str(self.folder),
+                    env=self._environment(),
+                    preexec_fn=_apply_limits(self.limits, self.cgroup),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
             self._seal()
         except BaseException:
             self._stop_timer()
@@ -353,10 +396,22 @@ class Sandbox:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
         self._relay = subprocess.Popen(
-            [sys.executable, "-I", relay.__file__, km.connection_file, prefix, str(MAX_MESSAGE_MB * 2**20),
-             str(MAX_FRAMES), str(QUEUED)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limits,
-            start_new_session=True)
+            [
+                sys.executable,
+                "-I",
+                relay.__file__,
+                km.connection_file,
+                prefix,
+                str(MAX_MESSAGE_MB * 2**20),
+                str(MAX_FRAMES),
+                str(QUEUED),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=limits,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + self.limits.startup_timeout
         while not relay.front_ready(prefix, connection):
             if self._relay.poll() is not None or time.monotonic() > deadline:
@@ -375,7 +430,8 @@ class Sandbox:
             if self.alive and self._running():
                 self._relay_failure = relay_stopped(code) or (
                     f"the kernel sent a message larger than its sandbox's memory limit of {self.limits.memory_mb} MB "
-                    "could hold; its sandbox was stopped")
+                    "could hold; its sandbox was stopped"
+                )
                 self.kill()
         finally:
             self._relay_judged.set()
@@ -421,7 +477,9 @@ class Sandbox:
                 return self._refuse(why)
             self.alive = False
             if self.expired:
-                return CellRun("budget", "TimeBudget", f"the submission's time budget of {self.limits.budget:g} s ran out")
+                return CellRun(
+                    "budget", "TimeBudget", f"the submission's time budget of {self.limits.budget:g} s ran out"
+                )
             return CellRun("died", "DeadKernel", "the kernel died (os._exit, a crash, or a limit)")
         except CellExecutionError as exc:
             return CellRun("error", *_error_name(exc.ename, exc.evalue))
@@ -478,9 +536,15 @@ class Sandbox:
         """A small, explicit environment: nothing of the grader's own variables reaches the learner."""
         env = {
             "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
-            "HOME": str(HOME if self.isolate else self.folder), "USER": "learner", "LANG": "C.UTF-8", "TMPDIR": "/tmp",
-            "MPLBACKEND": "Agg", "MALLOC_ARENA_MAX": "2",  # per-thread arenas reserve address space the limit counts
-            "PYDEVD_DISABLE_FILE_VALIDATION": "1", "JUPYTER_PLATFORM_DIRS": "1", "PYTHONDONTWRITEBYTECODE": "1",
+            "HOME": str(HOME if self.isolate else self.folder),
+            "USER": "learner",
+            "LANG": "C.UTF-8",
+            "TMPDIR": "/tmp",
+            "MPLBACKEND": "Agg",
+            "MALLOC_ARENA_MAX": "2",  # per-thread arenas reserve address space the limit counts
+            "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+            "JUPYTER_PLATFORM_DIRS": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
         }
         if not self.isolate:
             env["TMPDIR"] = str(self.folder)
@@ -497,18 +561,53 @@ class Sandbox:
         mounts.bind(Path(km.connection_file), Path(km.connection_file))
         mounts.bind(self._ipc, self._ipc, writable=True)
         args = [
-            "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--new-session", "--hostname", "grading",
-            "--proc", "/proc", "--dev", "/dev",
-            "--size", str(self.limits.tmp_mb * 2**20), "--perms", "1777", "--tmpfs", "/tmp",
-            "--perms", "0755", "--dir", str(HOME.parent),
-            "--size", str(self.limits.home_mb * 2**20), "--perms", "1777", "--tmpfs", str(HOME),
-            *mounts.args, "--chdir", str(HOME), "--unsetenv", "JPY_PARENT_PID",  # the kernel's parent is bwrap's init here
+            "bwrap",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--die-with-parent",
+            "--new-session",
+            "--hostname",
+            "grading",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--size",
+            str(self.limits.tmp_mb * 2**20),
+            "--perms",
+            "1777",
+            "--tmpfs",
+            "/tmp",
+            "--perms",
+            "0755",
+            "--dir",
+            str(HOME.parent),
+            "--size",
+            str(self.limits.home_mb * 2**20),
+            "--perms",
+            "1777",
+            "--tmpfs",
+            str(HOME),
+            *mounts.args,
+            "--chdir",
+            str(HOME),
+            "--unsetenv",
+            "JPY_PARENT_PID",  # the kernel's parent is bwrap's init here
         ]
         if self.uid is None:  # not root: a user namespace of our own; RLIMIT_NPROC counts inside it
             return [*args, "--unshare-user", "--disable-userns", "--", *command]
-        drop = ["/usr/bin/setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
-                "--inh-caps=-all", "--bounding-set=-all", "--"]
+        drop = [
+            "/usr/bin/setpriv",
+            f"--reuid={self.uid}",
+            f"--regid={self.uid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--",
+        ]
         return [*args, "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", *drop, *command]
 
 
@@ -552,8 +651,12 @@ def _apply_limits(limits: Limits, group: cgroup.SandboxCgroup | None = None) -> 
         if group is not None:
             group.join()  # before exec: every process of the sandbox is counted from its first instruction
 
-        for kind, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, limits.processes),
-                            (resource.RLIMIT_AS, limits.memory_mb * 2**20), (resource.RLIMIT_FSIZE, limits.file_mb * 2**20)):
+        for kind, value in (
+            (resource.RLIMIT_CORE, 0),
+            (resource.RLIMIT_NPROC, limits.processes),
+            (resource.RLIMIT_AS, limits.memory_mb * 2**20),
+            (resource.RLIMIT_FSIZE, limits.file_mb * 2**20),
+        ):
             _soft, hard = resource.getrlimit(kind)
             value = value if hard == resource.RLIM_INFINITY else min(value, hard)
             resource.setrlimit(kind, (value, value))

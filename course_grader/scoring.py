@@ -87,8 +87,15 @@ def score(result: GradeResult, course: Course = NO_COURSE) -> Score:
         line += f"; {why}"
     if penalty:
         line += f" = −{_fmt(penalty)} → {_fmt(points - penalty)}/{_fmt(max_points)}"
-    return Score(points=points, max_points=max_points, penalty=penalty, score=_places(points - penalty), late=late,
-                 submitted=iso(submitted) if submitted else "", explanation=line)
+    return Score(
+        points=points,
+        max_points=max_points,
+        penalty=penalty,
+        score=_places(points - penalty),
+        late=late,
+        submitted=iso(submitted) if submitted else "",
+        explanation=line,
+    )
 
 
 def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
@@ -106,10 +113,16 @@ def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
         if not days:
             return "", 0.0, ""
         percent = min(policy.max_percent, days * policy.percent_per_day)
-        return f"{days} day{'s' * (days != 1)}", percent, f"{days} day{'s' * (days != 1)} late: −{_fmt(percent)} % ({rule})"
+        return (
+            f"{days} day{'s' * (days != 1)}",
+            percent,
+            f"{days} day{'s' * (days != 1)} late: −{_fmt(percent)} % ({rule})",
+        )
     patterns = (course.settings.pattern,) if course.settings.pattern else STYLES[course.settings.names]
     parsed = read_lms_name(result.submission, patterns)
     if parsed is None or not parsed.late:
         return "", 0.0, ""
-    percent = policy.flag_percent if policy.flag_percent is not None else min(policy.max_percent, policy.percent_per_day)
+    percent = (
+        policy.flag_percent if policy.flag_percent is not None else min(policy.max_percent, policy.percent_per_day)
+    )
     return "LATE flag", percent, f"late (the LMS name says LATE; how late is unknown): −{_fmt(percent)} %"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course_lib import lab_registry
+
 from .errors import NotALabNotebook
 from .notebook import read_notebook
 
@@ -104,5 +105,7 @@ def choose(uploads: list[Upload], lab: str) -> Path | str:
     listing = "; ".join(upload.describe() for upload in uploads)
     count = f"{len(uploads)} notebooks were" if len(uploads) > 1 else "1 notebook was"
     how_many = "none is" if not matching else f"{len(matching)} are"
-    return (f"not graded: {count} uploaded and {how_many} the {wanted}: {listing}. "
-            f"Upload only your {wanted} ({entry.notebook}.ipynb), with its metadata as the course gave it.")
+    return (
+        f"not graded: {count} uploaded and {how_many} the {wanted}: {listing}. "
+        f"Upload only your {wanted} ({entry.notebook}.ipynb), with its metadata as the course gave it."
+    )

@@ -32,7 +32,9 @@ def build_view(lab: Lab, target: Path) -> Path:
     for withheld in lab.withheld:
         relative = Path(*withheld.module.split(".")[1:]).with_suffix(".py")
         path = view / relative
-        path.write_text(stub_source(path.read_text(encoding="utf-8"), withheld.module, withheld.names, lab.id), encoding="utf-8")
+        path.write_text(
+            stub_source(path.read_text(encoding="utf-8"), withheld.module, withheld.names, lab.id), encoding="utf-8"
+        )
     return view
 
 
@@ -63,31 +65,30 @@ def stub_source(source: str, module: str, names: tuple[str, ...], lab: str) -> s
 
 def _is_preamble(node: ast.stmt) -> bool:
     """The module docstring and ``from __future__`` imports must stay first."""
-    docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    docstring = (
+        isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    )
     return docstring or (isinstance(node, ast.ImportFrom) and node.module == "__future__")
 
 
 def _stub_function(name: str, qualified: str, lab: str) -> ast.stmt:
     return ast.parse(
-        f"def {name}(*args, **kwargs):\n"
-        f"    raise _NotAvailableWhileGrading({qualified!r}, {lab!r})\n"
+        f"def {name}(*args, **kwargs):\n    raise _NotAvailableWhileGrading({qualified!r}, {lab!r})\n"
     ).body[0]
 
 
 def _stub_model(node: ast.ClassDef, qualified: str, lab: str) -> ast.stmt:
     """A model that refuses every value; it keeps its ``Literal`` tag fields so tagged unions still build."""
-    tags = [
-        item for item in node.body
-        if isinstance(item, ast.AnnAssign) and "Literal" in ast.unparse(item.annotation)
-    ]
+    tags = [item for item in node.body if isinstance(item, ast.AnnAssign) and "Literal" in ast.unparse(item.annotation)]
     validator = ast.parse(
         "@_model_validator(mode='before')\n"
         "@classmethod\n"
         "def _withheld(cls, value):\n"
         f"    raise _NotAvailableWhileGrading({qualified!r}, {lab!r})\n"
     ).body[0]
-    withheld = ast.ClassDef(name=node.name, bases=node.bases, keywords=node.keywords,
-                            body=[*tags, validator], decorator_list=[])
+    withheld = ast.ClassDef(
+        name=node.name, bases=node.bases, keywords=node.keywords, body=[*tags, validator], decorator_list=[]
+    )
     if sys.version_info >= (3, 12):  # compile() needs the field from 3.12 on
         withheld.type_params = []
     return withheld

@@ -67,7 +67,9 @@ def write_wheel(root: str | Path, destination: str | Path, packages: tuple[str, 
         if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".pyo"):
             files[path.relative_to(root).as_posix()] = path.read_bytes()
     files[f"{dist_info}/METADATA"] = _metadata(project).encode()
-    files[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: course_grader.wheel\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files[f"{dist_info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: course_grader.wheel\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
     scripts = project.get("scripts", {})
     if scripts:
         entry_points = "[console_scripts]\n" + "".join(f"{name} = {target}\n" for name, target in scripts.items())

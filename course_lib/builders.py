@@ -43,15 +43,17 @@ class PathBuilder:
         self.clock = max(self.clock, entry.timestamp)
         return self
 
-    def system(self, id: str, content: str = "", *, sections: Mapping[str, str | None] | None = None) -> PathBuilder:  # noqa: A002
-        return self._message(id, SystemMessage(content=content, sections=dict(sections) if sections else None, timestamp=self._tick()))
+    def system(self, id: str, content: str = "", *, sections: Mapping[str, str | None] | None = None) -> PathBuilder:
+        return self._message(
+            id, SystemMessage(content=content, sections=dict(sections) if sections else None, timestamp=self._tick())
+        )
 
-    def user(self, id: str, text: str) -> PathBuilder:  # noqa: A002
+    def user(self, id: str, text: str) -> PathBuilder:
         return self._message(id, UserMessage(content=(TextContent(text=text),), timestamp=self._tick()))
 
     def assistant(
         self,
-        id: str,  # noqa: A002
+        id: str,
         text: str = "",
         *,
         tool_calls: Iterable[ToolCallSpec] = (),
@@ -59,7 +61,9 @@ class PathBuilder:
         input_tokens: int = 0,
         error_message: str | None = None,
     ) -> PathBuilder:
-        calls = tuple(ToolCall(id=call_id, name=name, arguments=dict(arguments)) for call_id, name, arguments in tool_calls)
+        calls = tuple(
+            ToolCall(id=call_id, name=name, arguments=dict(arguments)) for call_id, name, arguments in tool_calls
+        )
         content = ((TextContent(text=text),) if text else ()) + calls
         message = AssistantMessage(
             content=content,
@@ -72,7 +76,7 @@ class PathBuilder:
         )
         return self._message(id, message)
 
-    def tool_result(self, id: str, call_id: str, tool_name: str, text: str, *, is_error: bool = False) -> PathBuilder:  # noqa: A002
+    def tool_result(self, id: str, call_id: str, tool_name: str, text: str, *, is_error: bool = False) -> PathBuilder:
         message = ToolResultMessage(
             tool_call_id=call_id,
             tool_name=tool_name,
@@ -82,10 +86,10 @@ class PathBuilder:
         )
         return self._message(id, message)
 
-    def metadata(self, id: str, key: str, value: Any) -> PathBuilder:  # noqa: A002
+    def metadata(self, id: str, key: str, value: Any) -> PathBuilder:
         return self.add(MetadataEntry(id=id, parent_id=self.leaf_id, timestamp=self._tick(), key=key, value=value))
 
-    def _message(self, id: str, message: Any) -> PathBuilder:  # noqa: A002
+    def _message(self, id: str, message: Any) -> PathBuilder:
         return self.add(MessageEntry(id=id, parent_id=self.leaf_id, timestamp=message.timestamp, message=message))
 
     def _tick(self) -> int | float:

@@ -39,9 +39,7 @@ def teaching_estimator(message: Message) -> int:
     """One token per word of text and one per tool call; a system message counts its prompt text."""
     if isinstance(message, SystemMessage):
         return len(system_message_text(message).split())
-    return sum(
-        1 if isinstance(block, ToolCall) else len(block.text.split()) for block in message.content
-    )
+    return sum(1 if isinstance(block, ToolCall) else len(block.text.split()) for block in message.content)
 
 
 def opening_builder() -> PathBuilder:
@@ -160,16 +158,27 @@ def compact_2_summary_wire() -> dict[str, Any]:
 def twice_compacted_path() -> list[SessionEntry]:
     """The resumed path, then ``compact-2`` (keeping from ``u3``), then ``u5 → a5``: only the newest compaction is read (R18)."""
     builder = PathBuilder(resumed_path())
-    builder.add(parse_session_entry({
-        "type": "compaction", "id": "compact-2", "parentId": builder.entries[-1].id, "timestamp": 200,
-        "summary": compact_2_summary_wire(), "firstKeptEntryId": "u3", "tokensBefore": 50,
-    }))
+    builder.add(
+        parse_session_entry(
+            {
+                "type": "compaction",
+                "id": "compact-2",
+                "parentId": builder.entries[-1].id,
+                "timestamp": 200,
+                "summary": compact_2_summary_wire(),
+                "firstKeptEntryId": "u3",
+                "tokensBefore": 50,
+            }
+        )
+    )
     return builder.user("u5", "Run the suite.").assistant("a5", "Suite passes.").entries
 
 
 def sibling_tree() -> list[SessionEntry]:
     """The resumed path and a sibling branch ``u4-alt → a4-alt`` off ``a3``: ``path_to`` must leave the sibling out (R10)."""
-    sibling = PathBuilder(opening_path()).user("u4-alt", "Try the sibling branch.").assistant("a4-alt", "Sibling answer.")
+    sibling = (
+        PathBuilder(opening_path()).user("u4-alt", "Try the sibling branch.").assistant("a4-alt", "Sibling answer.")
+    )
     return resumed_path() + sibling.entries[10:]
 
 

@@ -52,7 +52,7 @@ def summary_message(entry: CompactionEntry) -> UserMessage:
 def create_compaction_entry(
     active_path: Sequence[SessionEntry],
     *,
-    id: str,  # noqa: A002 - the chapter's field name
+    id: str,
     timestamp: int | float,
     summary: CompactionSummary | Mapping[str, Any],
     first_kept_entry_id: str,
@@ -91,8 +91,7 @@ def _check_first_kept(path: list[SessionEntry], first_kept: str) -> None:
     else:
         what = _with_article(f"{entry.message.role} message")
     raise CompactionError(
-        f"firstKeptEntryId {first_kept!r} is {what}, not the first user message of an "
-        "interaction group (R27)",
+        f"firstKeptEntryId {first_kept!r} is {what}, not the first user message of an interaction group (R27)",
         entry_id=first_kept,
     )
 

@@ -33,9 +33,7 @@ Estimator = Callable[[Any], int | float]
 class _Result(BaseModel):
     """Results are plain values for the caller: frozen, camelCase in ``to_json_dict``."""
 
-    model_config = ConfigDict(
-        frozen=True, alias_generator=to_camel, validate_by_name=True, serialize_by_alias=True
-    )
+    model_config = ConfigDict(frozen=True, alias_generator=to_camel, validate_by_name=True, serialize_by_alias=True)
 
 
 class TokenProjection(_Result):
@@ -172,7 +170,9 @@ def _scan(active_path: Iterable[SessionEntry | Mapping[str, Any]]) -> _Scan:
     for item in active_path:
         # An exact type check first: isinstance on a pydantic class goes through ABCMeta.
         entry = (
-            cast(SessionEntry, item) if type(item) in _ENTRY_MODELS or isinstance(item, BaseModel) else parse_session_entry(item)
+            cast(SessionEntry, item)
+            if type(item) in _ENTRY_MODELS or isinstance(item, BaseModel)
+            else parse_session_entry(item)
         )
         path.append(entry)
         if entry.type == "message":
@@ -248,12 +248,7 @@ def _newest_groups_that_fit(
 
 def is_token_count(value: Any) -> bool:
     """R15: a finite number >= 0; a bool is not a number."""
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value >= 0
-    )
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 def check_budget(max_tokens: Any, reserved_output: Any, safety_margin: Any) -> dict[str, int | float]:

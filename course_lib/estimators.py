@@ -47,9 +47,7 @@ CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a
 """The sha256 tiktoken publishes for ``cl100k_base.tiktoken`` (``expected_hash`` in
 ``tiktoken_ext/openai_public.py``); the bundled file must match it before it is used."""
 
-CL100K_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-)
+CL100K_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 CL100K_SPECIAL_TOKENS = {
     "<|endoftext|>": 100257,
     "<|fim_prefix|>": 100258,
@@ -87,9 +85,7 @@ def cl100k_encoding() -> Any:
     try:
         import tiktoken
     except ImportError:
-        raise TokenizerDataError(
-            "estimate_tokens_bpe needs tiktoken: pip install 'course-lib[sessions]'"
-        ) from None
+        raise TokenizerDataError("estimate_tokens_bpe needs tiktoken: pip install 'course-lib[sessions]'") from None
     return tiktoken.Encoding(
         "cl100k_base",
         pat_str=CL100K_PATTERN,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from . import tool_facts
 from .errors import InteractionError
-from .models import AssistantMessage, MessageEntry, SystemMessage, ToolResultMessage, UserMessage
+from .models import AssistantMessage, MessageEntry, ToolResultMessage
 from .parsing import fresh_copy
 
 

@@ -70,8 +70,11 @@ def _first_difference(actual: Any, expected: Any, path: str = "") -> tuple[str, 
     if isinstance(actual, list) and isinstance(expected, list):
         for index in range(max(len(actual), len(expected))):
             if index >= len(actual) or index >= len(expected):
-                return (f"{path}[{index}]", actual[index] if index < len(actual) else _MISSING,
-                        expected[index] if index < len(expected) else _MISSING)
+                return (
+                    f"{path}[{index}]",
+                    actual[index] if index < len(actual) else _MISSING,
+                    expected[index] if index < len(expected) else _MISSING,
+                )
             if actual[index] != expected[index]:
                 return _first_difference(actual[index], expected[index], f"{path}[{index}]")
     if isinstance(actual, dict) and isinstance(expected, dict):
@@ -203,13 +206,18 @@ def prediction_table(
             verdict = "🎯 right: the worked answer says so too"
         else:
             verdict = f"🤔 not what the worked answer says ({_short(to_json_dict(expected), 60)}): read it again"
-        row = {"your prediction": "—" if guess is None else _short(to_json_dict(guess), 60), "against the worked answer": verdict}
+        row = {
+            "your prediction": "—" if guess is None else _short(to_json_dict(guess), 60),
+            "against the worked answer": verdict,
+        }
         if actual is None:
             row[f"your {function}"], row["ok"] = pending, mark
         else:
             got = actual[what]
             agrees = _same(got, expected)
-            row[f"your {function}"] = _short(to_json_dict(got), 60) + ("" if agrees else " ≠ the worked answer: see the checklist")
+            row[f"your {function}"] = _short(to_json_dict(got), 60) + (
+                "" if agrees else " ≠ the worked answer: see the checklist"
+            )
             row["ok"] = "✅" if agrees else "❌"
         rows[what] = row
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("prediction")
@@ -346,11 +354,13 @@ def session_chain(path: Sequence[Any]) -> str:
     left = starts[kept] + len(ids[kept]) // 2
     right = starts[here] + len(ids[here]) // 2
     label = f" firstKeptEntryId = {ids[kept]} "
-    return "\n".join([
-        line,
-        " " * left + "↑" + " " * (right - left - 1) + "│",
-        " " * left + "└" + label.center(right - left - 1, "─") + "┘",
-    ])
+    return "\n".join(
+        [
+            line,
+            " " * left + "↑" + " " * (right - left - 1) + "│",
+            " " * left + "└" + label.center(right - left - 1, "─") + "┘",
+        ]
+    )
 
 
 def tool_fact_cases() -> dict[str, list[list[str]] | tuple[str, ...]]:
@@ -360,8 +370,9 @@ def tool_fact_cases() -> dict[str, list[list[str]] | tuple[str, ...]]:
     must name. The rows are ``course_lib.catalogues.broken_tool_facts``, which
     the checklist (check 6) and the grader try too.
     """
-    cases: dict[str, list[list[str]] | tuple[str, ...]] = {case.shorthand: copy.deepcopy(case.groups)
-                                                           for case in broken_tool_facts.GROUPABLE}
+    cases: dict[str, list[list[str]] | tuple[str, ...]] = {
+        case.shorthand: copy.deepcopy(case.groups) for case in broken_tool_facts.GROUPABLE
+    }
     cases |= {broken.shorthand: broken.names for broken in broken_tool_facts.BROKEN}
     return cases
 
@@ -377,7 +388,9 @@ def compaction_variants(record: Mapping[str, Any]) -> dict[str, tuple[dict[str, 
     the list the checklist and the grader try too.
     """
     rows: dict[str, tuple[dict[str, Any], str]] = {"unchanged": (dict(copy.deepcopy(record)), ACCEPTED)}
-    rows |= {unusual.what: (unusual.applied(record), ACCEPTED) for unusual in compactions.UNUSUAL if unusual.in_lab_table}
+    rows |= {
+        unusual.what: (unusual.applied(record), ACCEPTED) for unusual in compactions.UNUSUAL if unusual.in_lab_table
+    }
     for malformed in compactions.MALFORMED:
         if malformed.in_lab_table:
             value, fields = malformed.applied(record)

@@ -8,6 +8,7 @@ notebook and hidden cases, which name the lab by its id).
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from .errors import OptionError
 
 

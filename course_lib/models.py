@@ -12,12 +12,12 @@ aliases, and only the aliases are accepted when parsing wire data.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeVar, Union
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
-    Discriminator,
     ConfigDict,
+    Discriminator,
     Field,
     GetCoreSchemaHandler,
     SerializationInfo,
@@ -63,7 +63,7 @@ on the union ``int | float`` it would call a Python validator for every value.""
 
 _FiniteJson: Any = TypeAliasType(  # a schema for pydantic, never an annotation
     "_FiniteJson",
-    Union[bool, FiniteInt, float, Text, list["_FiniteJson"], dict[Text, "_FiniteJson"], None],  # type: ignore[misc]  # mypy cannot resolve the self-reference; pydantic does
+    bool | FiniteInt | float | Text | list["_FiniteJson"] | dict[Text, "_FiniteJson"] | None,  # type: ignore[misc]  # mypy cannot resolve the self-reference; pydantic does
 )
 
 
@@ -159,9 +159,7 @@ class WireModel(BaseModel):
     )
 
     @model_serializer(mode="wrap")
-    def _omit_absent_optionals(
-        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
-    ) -> Any:
+    def _omit_absent_optionals(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
         """The wire format omits an optional field rather than writing ``null``, as the chapter's files do."""
         data = handler(self)
         if isinstance(data, dict):
@@ -187,7 +185,7 @@ class ToolCall(WireModel):
     raw_arguments: Text | None = None
 
 
-AssistantContent = Annotated[Union[TextContent, ToolCall], Field(discriminator="type")]
+AssistantContent = Annotated[TextContent | ToolCall, Field(discriminator="type")]
 
 TextBlock = Annotated[TextContent, Field(discriminator="type")]
 """A text block as a one-member tagged union: ``type`` is required on the wire (R1),
@@ -241,7 +239,7 @@ class ToolResultMessage(WireModel):
 
 
 AgentMessage = Annotated[
-    Union[SystemMessage, UserMessage, AssistantMessage, ToolResultMessage],
+    SystemMessage | UserMessage | AssistantMessage | ToolResultMessage,
     Field(discriminator="role"),
 ]
 
@@ -291,6 +289,6 @@ class CompactionEntry(WireModel):
 
 
 SessionEntry = Annotated[
-    Union[MessageEntry, MetadataEntry, CompactionEntry],
+    MessageEntry | MetadataEntry | CompactionEntry,
     Field(discriminator="type"),
 ]

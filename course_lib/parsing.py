@@ -35,9 +35,7 @@ def parse_session_entry(value: Mapping[str, Any] | BaseModel) -> SessionEntry:
     if isinstance(value, BaseModel):
         value = value.model_dump(by_alias=True)
     if not isinstance(value, Mapping):
-        raise SessionEntryError(
-            f"session entry must be an object, got {type(value).__name__}", path=""
-        )
+        raise SessionEntryError(f"session entry must be an object, got {type(value).__name__}", path="")
     try:
         return ENTRY_ADAPTER.validate_python(value, by_alias=True, by_name=False)
     except ValidationError as exc:
@@ -210,9 +208,7 @@ def session_entry_error(
         subject = f"session {kind} {shorten(entry_id)}" if entry_id else f"session {kind}"
     where = f"{subject}.{shorten(field)}" if field else subject
     prefix = f"line {line}: " if line is not None else ""
-    return SessionEntryError(
-        f"{prefix}{where} {_phrase(at_first)}", entry_id=entry_id, path=field, line=line
-    )
+    return SessionEntryError(f"{prefix}{where} {_phrase(at_first)}", entry_id=entry_id, path=field, line=line)
 
 
 def _readable_id(value: Any) -> str | None:
@@ -333,7 +329,8 @@ def _phrase(errors: Sequence[Mapping[str, Any]]) -> str:
 def _beyond_double_range(errors: Sequence[Mapping[str, Any]]) -> bool:
     """An integer past the bounds ``FiniteInt`` sets: not finite as a JSON number (R1)."""
     return any(
-        e["type"] in ("less_than_equal", "greater_than_equal") and isinstance(e.get("input"), int)
+        e["type"] in ("less_than_equal", "greater_than_equal")
+        and isinstance(e.get("input"), int)
         and abs(e["input"]) > LARGEST_FINITE_INT
         for e in errors
     )

@@ -27,7 +27,17 @@ from .errors import SessionLockedError, SessionStoreError, quoted
 from .models import SessionEntry
 from .parsing import fresh_copy, parse_session_entry
 from .paths import walk_path
-from .store_lines import KeptLine, Parser, collector_paused, hand_out, line_prefix, parse_line, remember_lines, vouched_lines, wire_line
+from .store_lines import (
+    KeptLine,
+    Parser,
+    collector_paused,
+    hand_out,
+    line_prefix,
+    parse_line,
+    remember_lines,
+    vouched_lines,
+    wire_line,
+)
 from .store_lines import validate_line as _validate_line
 from .store_lines import validate_lines as _validate_lines
 
@@ -281,7 +291,9 @@ def _check_place(ids: set[str], entry: Any, *, line: int | None = None) -> None:
     Appends and every way of reading a file share it: one set of rules for every way in.
     """
     if entry.id in ids:
-        raise SessionStoreError(f"{line_prefix(line)}duplicate entry id {quoted(entry.id)}", entry_id=entry.id, line=line)
+        raise SessionStoreError(
+            f"{line_prefix(line)}duplicate entry id {quoted(entry.id)}", entry_id=entry.id, line=line
+        )
     if entry.parent_id is not None and entry.parent_id not in ids:
         raise SessionStoreError(
             f"{line_prefix(line)}entry {quoted(entry.id)} names unknown parent {quoted(entry.parent_id)}",

@@ -81,7 +81,7 @@ class KeptLine:
 
     __slots__ = ("id", "parent_id", "raw", "number", "fresh")
 
-    def __init__(self, id: str, parent_id: str | None, raw: bytes, number: int, fresh: Any = None) -> None:  # noqa: A002 - the entry's own field name
+    def __init__(self, id: str, parent_id: str | None, raw: bytes, number: int, fresh: Any = None) -> None:
         self.id = id
         self.parent_id = parent_id
         self.raw = raw
@@ -203,9 +203,13 @@ def parse_line(raw: bytes, number: int, parse: Parser) -> Any:
             text, parse_constant=_refuse_constant, parse_int=_json_int, object_pairs_hook=_object_with_unique_keys
         )
     except _DuplicateKeyError as exc:
-        raise SessionEntryError(f"line {number}: key {quoted(exc.key)} appears twice in one object", line=number) from None
+        raise SessionEntryError(
+            f"line {number}: key {quoted(exc.key)} appears twice in one object", line=number
+        ) from None
     except json.JSONDecodeError as exc:
-        raise SessionEntryError(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})", line=number) from None
+        raise SessionEntryError(
+            f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})", line=number
+        ) from None
     except RecursionError:
         raise SessionEntryError(f"line {number}: nests too deeply to be a session entry", line=number) from None
     except ValueError as exc:
@@ -213,9 +217,7 @@ def parse_line(raw: bytes, number: int, parse: Parser) -> Any:
     try:
         return parse(value)
     except SessionEntryError as exc:
-        raise SessionEntryError(
-            f"line {number}: {exc}", entry_id=exc.entry_id, path=exc.path, line=number
-        ) from None
+        raise SessionEntryError(f"line {number}: {exc}", entry_id=exc.entry_id, path=exc.path, line=number) from None
 
 
 def _refuse_constant(name: str) -> Any:

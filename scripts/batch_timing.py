@@ -48,8 +48,19 @@ def main() -> int:
         base = arguments.keep or Path(temporary)
         submissions, out = base / "submissions", base / "grades.csv"
         write_class(submissions, arguments.students)
-        command = [sys.executable, "-m", "course_grader", str(submissions), "--out", str(out),
-                   "-j", str(arguments.jobs), "--no-progress", "--seed", str(arguments.seed)]
+        command = [
+            sys.executable,
+            "-m",
+            "course_grader",
+            str(submissions),
+            "--out",
+            str(out),
+            "-j",
+            str(arguments.jobs),
+            "--no-progress",
+            "--seed",
+            str(arguments.seed),
+        ]
         started = time.monotonic()
         subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         seconds = time.monotonic() - started
@@ -57,8 +68,10 @@ def main() -> int:
             rows = list(csv.DictReader(file))
     statuses = Counter(row["status"] for row in rows)
     full = sum(row["percent"] == "100.0" for row in rows)
-    print(f"{len(rows)} notebooks, -j {arguments.jobs}: {seconds:.1f} s, {seconds / len(rows):.2f} s per notebook; "
-          f"statuses {dict(statuses)}; {full} at 100 %")
+    print(
+        f"{len(rows)} notebooks, -j {arguments.jobs}: {seconds:.1f} s, {seconds / len(rows):.2f} s per notebook; "
+        f"statuses {dict(statuses)}; {full} at 100 %"
+    )
     return 0
 
 

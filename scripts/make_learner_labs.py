@@ -159,8 +159,13 @@ def nbgrader_metadata(cells: list[NotebookNode]) -> dict[int, dict[str, Any]]:
             solution, locked = False, True
         else:
             continue
-        found[index] = {"grade": False, "grade_id": cell.id, "locked": locked,
-                        "schema_version": NBGRADER_SCHEMA, "solution": solution}
+        found[index] = {
+            "grade": False,
+            "grade_id": cell.id,
+            "locked": locked,
+            "schema_version": NBGRADER_SCHEMA,
+            "solution": solution,
+        }
     return found
 
 
@@ -174,8 +179,10 @@ def solution_notebook(text: str, where: str = "<source>") -> NotebookNode:
             cell.metadata.pop(key, None)
         cell_id = cell.metadata.pop("id", None)
         if not isinstance(cell_id, str) or not _CELL_ID.match(cell_id):
-            raise LabSourceError(f"{where}: cell {number} has no valid id=\"…\" on its `# %%` line "
-                                 f"(letters, digits, - and _; e.g. id=\"{_suggest_id(notebook.cells, number)}\")")
+            raise LabSourceError(
+                f'{where}: cell {number} has no valid id="…" on its `# %%` line '
+                f'(letters, digits, - and _; e.g. id="{_suggest_id(notebook.cells, number)}")'
+            )
         if cell_id in seen:
             raise LabSourceError(f"{where}: cell {number} repeats the id {cell_id!r}; each cell needs its own")
         seen.add(cell_id)
@@ -246,7 +253,10 @@ def main(arguments: list[str]) -> int:
     written = []
     for source in source_paths():
         solution = read_source(source)
-        for target, notebook in ((solution_path(source), solution), (learner_path(solution_path(source)), learner_notebook(solution))):
+        for target, notebook in (
+            (solution_path(source), solution),
+            (learner_path(solution_path(source)), learner_notebook(solution)),
+        ):
             if "--changed" in arguments and is_up_to_date(notebook, target):
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)

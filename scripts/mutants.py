@@ -33,9 +33,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 from mutants import INLINE_TARGET, MUTANTS, Mutant  # noqa: E402 - imported once sys.path holds tests/
 from mutants.run import covering_failures, graded_under, inline, loses_marks  # noqa: E402 - imported once sys.path holds tests/
 
-from course_lib import lab_registry  # noqa: E402 - imported once sys.path holds tests/
 from course_grader import GradeOptions, grade_folder  # noqa: E402 - imported once sys.path holds tests/
 from course_grader.results import GradeResult  # noqa: E402 - imported once sys.path holds tests/
+from course_lib import lab_registry  # noqa: E402 - imported once sys.path holds tests/
 
 
 @dataclass(frozen=True)
@@ -89,18 +89,29 @@ def grade_all(mutants: Sequence[Mutant], jobs: int, seed: int) -> dict[str, Grad
     return {Path(result.submission).name: result for result in results}
 
 
-COLUMNS = ("lab", "mutants", "inline", "checklist", "fixed set", "hidden, every seed", "grader, every seed", "course-grade")
+COLUMNS = (
+    "lab",
+    "mutants",
+    "inline",
+    "checklist",
+    "fixed set",
+    "hidden, every seed",
+    "grader, every seed",
+    "course-grade",
+)
 
 
-def table(mutants: Sequence[Mutant], swept: dict[str, Sweep], batch: dict[str, GradeResult] | None,
-          batch_seed: int) -> list[str]:
+def table(
+    mutants: Sequence[Mutant], swept: dict[str, Sweep], batch: dict[str, GradeResult] | None, batch_seed: int
+) -> list[str]:
     header = [*COLUMNS[:-1], f"{COLUMNS[-1]} (seed {batch_seed})"] if batch is not None else list(COLUMNS[:-1])
     widths = [max(6, len(name)) for name in header]
     lines = ["  ".join(name.rjust(width) for name, width in zip(header, widths))]
     for lab in [*(lab for lab in lab_registry.LABS if any(m.lab == lab for m in mutants)), None]:
         chosen = [m for m in mutants if lab is None or m.lab == lab]
         row = [
-            lab or "all", len(chosen),
+            lab or "all",
+            len(chosen),
             sum(swept[m.name].inline_caught for m in chosen),
             sum(swept[m.name].checklist_caught for m in chosen),
             sum(swept[m.name].covering_caught for m in chosen),
@@ -117,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20, help="seeds 0..N-1 judged in process (default 20)")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="processes, and notebooks graded at once (default 2)")
-    parser.add_argument("--batch-seed", type=int, default=0, help="the seed of the sandboxed course-grade batch (default 0)")
+    parser.add_argument(
+        "--batch-seed", type=int, default=0, help="the seed of the sandboxed course-grade batch (default 0)"
+    )
     parser.add_argument("--no-batch", action="store_true", help="leave out the sandboxed course-grade batch")
     arguments = parser.parse_args(argv)
     if arguments.seeds < 1 or arguments.jobs < 1:
@@ -127,8 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     swept = sweep_all(MUTANTS, seeds, arguments.jobs)
     swept_seconds = time.monotonic() - started
     batch = None if arguments.no_batch else grade_all(MUTANTS, arguments.jobs, arguments.batch_seed)
-    print(f"{len(MUTANTS)} mutants; in-process judging under seeds 0..{seeds[-1]}"
-          + ("" if batch is None else f"; one sandboxed course-grade batch at seed {arguments.batch_seed}"))
+    print(
+        f"{len(MUTANTS)} mutants; in-process judging under seeds 0..{seeds[-1]}"
+        + ("" if batch is None else f"; one sandboxed course-grade batch at seed {arguments.batch_seed}")
+    )
     print("\n".join(table(MUTANTS, swept, batch, arguments.batch_seed)))
     survivors = [m for m in MUTANTS if swept[m.name].full_marks]
     for m in survivors:

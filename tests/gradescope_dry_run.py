@@ -34,12 +34,24 @@ NOBODY = 65534
 def shared_interpreter() -> str | None:
     """A Python of this version that another user can run (this one, or the system's)."""
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
-    for candidate in (getattr(sys, "_base_executable", None), shutil.which(f"python{version}"), f"/usr/bin/python{version}",
-                      f"/usr/local/bin/python{version}"):
+    for candidate in (
+        getattr(sys, "_base_executable", None),
+        shutil.which(f"python{version}"),
+        f"/usr/bin/python{version}",
+        f"/usr/local/bin/python{version}",
+    ):
         if candidate and Path(candidate).exists():
             try:
-                finished = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2])"], user=NOBODY,
-                                          group=NOBODY, extra_groups=[], cwd="/", env={}, capture_output=True, text=True)
+                finished = subprocess.run(
+                    [candidate, "-c", "import sys; print(sys.version_info[:2])"],
+                    user=NOBODY,
+                    group=NOBODY,
+                    extra_groups=[],
+                    cwd="/",
+                    env={},
+                    capture_output=True,
+                    text=True,
+                )
             except OSError:  # not executable by another user
                 continue
             if finished.returncode == 0 and finished.stdout.strip() == str(sys.version_info[:2]):
@@ -55,12 +67,25 @@ def dependencies_python(folder: Path) -> Path:
     venv = folder / "venv"
     subprocess.run([interpreter, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             check=True, capture_output=True, text=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     Path(purelib, "course-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    probe = subprocess.run([str(python), "-c", "import nbclient, ipykernel, pandas, matplotlib\n"
-                            "try:\n    import course_lib\nexcept ImportError:\n    print('clean')"],
-                           capture_output=True, text=True, cwd="/", check=True)
+    probe = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import nbclient, ipykernel, pandas, matplotlib\n"
+            "try:\n    import course_lib\nexcept ImportError:\n    print('clean')",
+        ],
+        capture_output=True,
+        text=True,
+        cwd="/",
+        check=True,
+    )
     assert probe.stdout.strip() == "clean", "course_lib must come only from setup.sh's install"
     return python
 
@@ -94,8 +119,9 @@ class Autograder:
         for name, notebook in notebooks.items():
             nbformat.write(notebook, submission / name)
         env = {"PATH": os.environ["PATH"], "AUTOGRADER_ROOT": str(self.root), "LANG": "C.UTF-8"}
-        finished = subprocess.run(["bash", str(self.source / "run_autograder")], env=env, cwd=cwd,
-                                  capture_output=True, text=True, timeout=600)
+        finished = subprocess.run(
+            ["bash", str(self.source / "run_autograder")], env=env, cwd=cwd, capture_output=True, text=True, timeout=600
+        )
         assert finished.returncode == 0, finished.stderr
         return json.loads((results / "results.json").read_text()), finished.stdout + finished.stderr
 
@@ -103,8 +129,25 @@ class Autograder:
 def set_up(lab: str, folder: Path, python: Path, *, secret: int, timeout: float = 3.0) -> Autograder:
     """``course-grade bundle`` for ``lab``, unpacked into ``folder/autograder``, then its ``setup.sh`` as root."""
     bundle = folder / f"autograder-{lab}.zip"
-    subprocess.run([sys.executable, "-m", "course_grader", "bundle", "--lab", lab, "-o", str(bundle),
-                    "--timeout", str(timeout), "--seed", str(secret)], check=True, capture_output=True, cwd=folder)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "course_grader",
+            "bundle",
+            "--lab",
+            lab,
+            "-o",
+            str(bundle),
+            "--timeout",
+            str(timeout),
+            "--seed",
+            str(secret),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=folder,
+    )
     root = folder / f"autograder-{lab}"
     with zipfile.ZipFile(bundle) as archive:
         archive.extractall(root / "source")
@@ -113,6 +156,7 @@ def set_up(lab: str, folder: Path, python: Path, *, secret: int, timeout: float 
     root.chmod(0o755)
     env = {**os.environ, "AUTOGRADER_ROOT": str(root), "COURSE_GRADE_PYTHON": str(python), "PIP_NO_INDEX": "1"}
     env.pop("PYTHONPATH", None)
-    subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env, cwd=folder, check=True,
-                   capture_output=True, text=True)
+    subprocess.run(
+        ["bash", str(root / "source" / "setup.sh")], env=env, cwd=folder, check=True, capture_output=True, text=True
+    )
     return Autograder(root, secret)

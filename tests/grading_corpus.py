@@ -149,77 +149,141 @@ def _fake_checklist(lab: str) -> NotebookNode:
 CORPUS: tuple[Submission, ...] = (
     Submission("reference", "11.3", lambda: solution("11.3"), "ok", "full"),
     Submission(
-        "partly_correct", "11.3",
+        "partly_correct",
+        "11.3",
         # R19 broken: skips a group that does not fit and keeps looking at older ones.
         lambda: edited(solution("11.3"), "build_context", replace("            break\n", "            continue\n")),
-        "ok", "partial", says="R19",
+        "ok",
+        "partial",
+        says="R19",
     ),
-    Submission("untouched_stub", "11.2", lambda: learner("11.2"), "ok", 0, says="not implemented yet", checklist_passes=0),
     Submission(
-        "syntax_error", "11.1",
+        "untouched_stub", "11.2", lambda: learner("11.2"), "ok", 0, says="not implemented yet", checklist_passes=0
+    ),
+    Submission(
+        "syntax_error",
+        "11.1",
         lambda: edited(solution("11.1"), "parse_session_entry", lambda s: s + "\n\ndef unfinished(value:\n"),
-        "error", 0, says="SyntaxError",
+        "error",
+        0,
+        says="SyntaxError",
     ),
     Submission(
-        "infinite_loop_in_function", "11.4",
-        lambda: edited(solution("11.4"), "create_compaction_entry", in_body("create_compaction_entry", "while True:\n    pass")),
-        "timeout", 0, says="ran longer than",
+        "infinite_loop_in_function",
+        "11.4",
+        lambda: edited(
+            solution("11.4"), "create_compaction_entry", in_body("create_compaction_entry", "while True:\n    pass")
+        ),
+        "timeout",
+        0,
+        says="ran longer than",
     ),
     Submission(
-        "infinite_loop_in_cell", "11.2",
+        "infinite_loop_in_cell",
+        "11.2",
         lambda: edited(solution("11.2"), "group_interactions", lambda s: s + "\n\nwhile True:\n    pass\n"),
-        "timeout", "full", says="exercise cell",
+        "timeout",
+        "full",
+        says="exercise cell",
     ),
     Submission(
-        "sys_exit_in_function", "11.3",
+        "sys_exit_in_function",
+        "11.3",
         lambda: edited(solution("11.3"), "build_context", in_body("build_context", "import sys\nsys.exit(1)")),
-        "ok", 0, says="SystemExit",
+        "ok",
+        0,
+        says="SystemExit",
     ),
     Submission(
-        "sys_exit_in_cell", "11.2",
+        "sys_exit_in_cell",
+        "11.2",
         lambda: edited(solution("11.2"), "group_interactions", lambda s: s + '\n\nimport sys\nsys.exit("done")\n'),
-        "ok", "full", says="SystemExit",
+        "ok",
+        "full",
+        says="SystemExit",
     ),
     Submission(
-        "os_exit", "11.5",
+        "os_exit",
+        "11.5",
         lambda: edited(solution("11.5"), "build_context", lambda s: "import os\nos._exit(0)\n\n" + s),
-        "error", 0, says="kernel",
+        "error",
+        0,
+        says="kernel",
     ),
     Submission(
-        "memory_bomb", "11.4",
-        lambda: edited(solution("11.4"), "create_compaction_entry",
-                       in_body("create_compaction_entry", "hog = []\nwhile True:\n    hog.append(bytes(100_000_000))")),
-        "error", 0, says="MemoryError",
+        "memory_bomb",
+        "11.4",
+        lambda: edited(
+            solution("11.4"),
+            "create_compaction_entry",
+            in_body("create_compaction_entry", "hog = []\nwhile True:\n    hog.append(bytes(100_000_000))"),
+        ),
+        "error",
+        0,
+        says="MemoryError",
     ),
     Submission(
-        "hard_coded_example", "11.3",
+        "hard_coded_example",
+        "11.3",
         lambda: edited(solution("11.3"), "build_context", lambda s: s.split("def build_context(")[0] + HARD_CODED_11_3),
-        "ok", "partial", says="generated", checklist_passes=1,
+        "ok",
+        "partial",
+        says="generated",
+        checklist_passes=1,
     ),
     Submission(
-        "imports_reference", "11.2",
-        lambda: edited(learner("11.2"), "group_interactions",
-                       lambda s: s.split("def group_interactions(")[0] + "from course_lib import group_interactions\n"),
-        "ok", 0, says="not available while grading",
+        "imports_reference",
+        "11.2",
+        lambda: edited(
+            learner("11.2"),
+            "group_interactions",
+            lambda s: s.split("def group_interactions(")[0] + "from course_lib import group_interactions\n",
+        ),
+        "ok",
+        0,
+        says="not available while grading",
     ),
     Submission(
-        "wraps_reference", "11.3",
-        lambda: edited(learner("11.3"), "build_context", lambda s: s.split("def build_context(")[0] + (
-            "import course_lib.context\n\n\ndef build_context(active_path, **options):\n"
-            "    return course_lib.context.build_context(active_path, **options)\n")),
-        "ok", 0, says="not available while grading",
+        "wraps_reference",
+        "11.3",
+        lambda: edited(
+            learner("11.3"),
+            "build_context",
+            lambda s: (
+                s.split("def build_context(")[0]
+                + (
+                    "import course_lib.context\n\n\ndef build_context(active_path, **options):\n"
+                    "    return course_lib.context.build_context(active_path, **options)\n"
+                )
+            ),
+        ),
+        "ok",
+        0,
+        says="not available while grading",
     ),
-    Submission("fake_checklist_output", "11.1", lambda: _fake_checklist("11.1"), "ok", 0, says="not implemented yet",
-               checklist_passes=0),
     Submission(
-        "deleted_exercise_cell", "11.4",
+        "fake_checklist_output",
+        "11.1",
+        lambda: _fake_checklist("11.1"),
+        "ok",
+        0,
+        says="not implemented yet",
+        checklist_passes=0,
+    ),
+    Submission(
+        "deleted_exercise_cell",
+        "11.4",
         lambda: without(solution("11.4"), lambda c: "def create_compaction_entry(" not in c.source),
-        "missing-function", 0, says="is not defined",
+        "missing-function",
+        0,
+        says="is not defined",
     ),
     Submission(
-        "deleted_setup_and_checklist", "11.5",
+        "deleted_setup_and_checklist",
+        "11.5",
         lambda: without(solution("11.5"), lambda c: "exercise" in c.metadata.get("tags", [])),
-        "ok", "full",
+        "ok",
+        "full",
     ),
     Submission("not_a_notebook", "11.1", lambda: "this is not JSON", "error", 0, says="not a readable"),
 )
@@ -237,8 +301,15 @@ def namespace(lab: str, notebook: NotebookNode) -> dict[str, Any]:
     return names
 
 
-def grade_in_process(lab: str, names: dict[str, Any], folder: Path | None = None, *,  # noqa: ANN201
-                     seed: int | None = None, counterexamples: bool = True, checks: dict | None = None):
+def grade_in_process(
+    lab: str,
+    names: dict[str, Any],
+    folder: Path | None = None,
+    *,
+    seed: int | None = None,
+    counterexamples: bool = True,
+    checks: dict | None = None,
+):
     """The grader's checks and hidden cases on functions in this process: no kernel, the same judging.
 
     Each harness reply goes through JSON as it would leave a kernel, and
@@ -253,29 +324,39 @@ def grade_in_process(lab: str, names: dict[str, Any], folder: Path | None = None
     return assemble(Path("in_process.ipynb"), "someone", "", lab, run, time.monotonic(), GradeOptions(seed=seed))
 
 
-def run_in_process(lab: str, names: dict[str, Any], *, seed: int | None = None,  # noqa: ANN201
-                   counterexamples: bool = True, checks: dict | None = None):
+def run_in_process(
+    lab: str,
+    names: dict[str, Any],
+    *,
+    seed: int | None = None,
+    counterexamples: bool = True,
+    checks: dict | None = None,
+):
     """The ``KernelRun`` a sandboxed kernel would report, made in this process.
 
     A seed sweep that only needs scores can leave out the practice
     counterexamples (they never change a score) and pass the checklist's cells
     of an earlier run as ``checks`` (no seed changes a check).
     """
-    from course_lib import lab_registry
-    from course_lib.checklist.runner import select
-    from course_lib.checklist import harness
     from course_grader.grade import KernelRun, add_counterexamples
     from course_grader.hidden_cases import hidden_calls
     from course_grader.sandbox import CellRun
+    from course_lib import lab_registry
+    from course_lib.checklist import harness
+    from course_lib.checklist.runner import select
 
     def cell(reply: harness.Reply) -> CellRun:
         return CellRun("ok", reply=json.loads(json.dumps(reply.data, default=repr)))
 
     functions = list(lab_registry.lab(lab).functions)
-    run = KernelRun(setup=[CellRun("ok")], exercises=[CellRun("ok")], functions=cell(harness.functions(names, functions)))
+    run = KernelRun(
+        setup=[CellRun("ok")], exercises=[CellRun("ok")], functions=cell(harness.functions(names, functions))
+    )
     if all(run.functions.reply.values()):
         for case in select(lab):
-            run.checks[case.number] = checks[case.number] if checks else cell(harness.check(names, case.number, functions))
+            run.checks[case.number] = (
+                checks[case.number] if checks else cell(harness.check(names, case.number, functions))
+            )
         for call in hidden_calls(lab, seed):
             run.calls[call.key] = cell(harness.call(names, json.dumps(call.request())))
         if counterexamples:

@@ -18,8 +18,13 @@ from course_grader.results import GradeResult, Status, TestResult
 from course_lib import lab_registry
 from course_lib.checklist.runner import select
 
-MISTAKES = ("the first differing observation is item 2", "wrong keptEntryIds", "raised KeyError: 'u3'",
-            "4 items where the rules give 5", "accepted the input; it must be rejected with a ValueError")
+MISTAKES = (
+    "the first differing observation is item 2",
+    "wrong keptEntryIds",
+    "raised KeyError: 'u3'",
+    "4 items where the rules give 5",
+    "accepted the input; it must be rejected with a ValueError",
+)
 
 
 def lab_tests(lab: str) -> list[tuple[str, str, str, bool]]:
@@ -29,8 +34,17 @@ def lab_tests(lab: str) -> list[tuple[str, str, str, bool]]:
     return tests
 
 
-def result(student: str, lab: str, passed: dict[str, bool], *, submission: str | None = None,
-           status: Status = "ok", notes: tuple[str, ...] = (), counts: bool = True, seconds: float = 4.2) -> GradeResult:
+def result(
+    student: str,
+    lab: str,
+    passed: dict[str, bool],
+    *,
+    submission: str | None = None,
+    status: Status = "ok",
+    notes: tuple[str, ...] = (),
+    counts: bool = True,
+    seconds: float = 4.2,
+) -> GradeResult:
     """A graded result of ``lab``; ``passed`` by test number (missing: passed)."""
     tests = []
     for number, name, rules, hidden in lab_tests(lab):
@@ -38,16 +52,29 @@ def result(student: str, lab: str, passed: dict[str, bool], *, submission: str |
         if ok:
             output = "passed on 12 generated cases" if hidden else ""
         elif hidden:
-            output = (f"{rules}: keep the rule. Failed on 3 of 17 generated cases; first: a generated session of "
-                      f"9 entries: {MISTAKES[len(name) % len(MISTAKES)]}\n{COUNTEREXAMPLE}: a generated session "
-                      "shrunk from 25 to 4 entries\n  path: u1(user, cost 5) a1(assistant, cost 3)\n"
-                      "  keptEntryIds[0]: expected 'u1', got 'a1'")
+            output = (
+                f"{rules}: keep the rule. Failed on 3 of 17 generated cases; first: a generated session of "
+                f"9 entries: {MISTAKES[len(name) % len(MISTAKES)]}\n{COUNTEREXAMPLE}: a generated session "
+                "shrunk from 25 to 4 entries\n  path: u1(user, cost 5) a1(assistant, cost 3)\n"
+                "  keptEntryIds[0]: expected 'u1', got 'a1'"
+            )
         else:
             output = f"{rules.split()[0]}: {name.replace('_', ' ')}: {MISTAKES[int(number) % len(MISTAKES)]}"
         tests.append(TestResult(name=name, number=number, lab=lab, score=1 if ok else 0, output=output, hidden=hidden))
-    return GradeResult(submission=submission or f"{student}/{lab_registry.lab(lab).notebook}.ipynb", student=student,
-                       student_source="folder", lab=lab, status=status, tests=tuple(tests),
-                       execution_time=seconds, budget=240, sandbox="bubblewrap", seed=1234, notes=notes, counts=counts)
+    return GradeResult(
+        submission=submission or f"{student}/{lab_registry.lab(lab).notebook}.ipynb",
+        student=student,
+        student_source="folder",
+        lab=lab,
+        status=status,
+        tests=tuple(tests),
+        execution_time=seconds,
+        budget=240,
+        sandbox="bubblewrap",
+        seed=1234,
+        notes=notes,
+        counts=counts,
+    )
 
 
 def generated_class(students: int = 48, seed: int = 17) -> list[GradeResult]:
@@ -61,7 +88,9 @@ def generated_class(students: int = 48, seed: int = 17) -> list[GradeResult]:
         for lab in lab_registry.LABS:
             if rng.random() < 0.12:
                 continue  # did not hand this one in
-            passed = {number: rng.random() < 1 / (1 + 2.718 ** -(2.2 * (ability - difficulty[(lab, number)])))
-                      for number, *_ in lab_tests(lab)}
+            passed = {
+                number: rng.random() < 1 / (1 + 2.718 ** -(2.2 * (ability - difficulty[(lab, number)])))
+                for number, *_ in lab_tests(lab)
+            }
             results.append(result(student, lab, passed, seconds=round(rng.uniform(2, 9), 1)))
     return results

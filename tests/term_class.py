@@ -35,9 +35,22 @@ from mutants import MUTANTS
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
-NAMES = [("Judith", "Smith"), ("Alex", "Miller"), ("Bo", "Chen"), ("Carmen", "Diaz"), ("Dev", "Patel"), ("Erin", "Olsen"),
-         ("Farah", "Haddad"), ("Goran", "Ivic"), ("Hana", "Kato"), ("Ines", "Lopes"), ("Jonas", "Berg"), ("Kofi", "Mensah"),
-         ("Lea", "Novak"), ("Mika", "Virtanen")]
+NAMES = [
+    ("Judith", "Smith"),
+    ("Alex", "Miller"),
+    ("Bo", "Chen"),
+    ("Carmen", "Diaz"),
+    ("Dev", "Patel"),
+    ("Erin", "Olsen"),
+    ("Farah", "Haddad"),
+    ("Goran", "Ivic"),
+    ("Hana", "Kato"),
+    ("Ines", "Lopes"),
+    ("Jonas", "Berg"),
+    ("Kofi", "Mensah"),
+    ("Lea", "Novak"),
+    ("Mika", "Virtanen"),
+]
 CANVAS_LABS = ("11.1", "11.2", "11.3")
 LABS = ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone")
 
@@ -99,7 +112,9 @@ def build(folder: Path) -> Term:
     for number, (first, last) in enumerate(NAMES):
         student, login, user = f"{first[0]}{last}".lower(), f"{last}{first}".lower(), str(48200 + number)
         aliases = [login, user] + (["Judy Smith"] if first == "Judith" else [])
-        roster.append((student, f"{first} {last}", f"{first}.{last}@example.edu".lower(), ";".join(aliases), "AB"[number % 2]))
+        roster.append(
+            (student, f"{first} {last}", f"{first}.{last}@example.edu".lower(), ";".join(aliases), "AB"[number % 2])
+        )
         moodle_name = "Judy Smith" if first == "Judith" else f"{first} {last}"
         for k in range(3):
             lab = LABS[(number + k) % len(LABS)]
@@ -109,7 +124,9 @@ def build(folder: Path) -> Term:
             submission_id += 1
             if lab in CANVAS_LABS:
                 name = f"{login}_{'LATE_' if days else ''}{user}_{submission_id}_{_notebook_name(lab)}"
-                if number == 0 and k == 0:  # a first try (a mutant, on time), then a re-upload (Canvas adds -1) that counts
+                if (
+                    number == 0 and k == 0
+                ):  # a first try (a mutant, on time), then a re-upload (Canvas adds -1) that counts
                     put(f"{login}_{user}_{submission_id - 1}_{_notebook_name(lab)}", _mutant(lab, 1), lab, 0)
                     name, notebook, kind = name.replace(".ipynb", "-1.ipynb"), solution(lab), "reference"
             else:
@@ -131,9 +148,11 @@ def build(folder: Path) -> Term:
 
 def commands(term: Term) -> list[str]:
     """The documented commands for this class (docs/grading.md)."""
-    return [f"course-grade {term.submissions} --course {term.course} --out {term.folder}/grades.csv -j 2",
-            f"course-grade export {term.folder}/grades.csv --roster {term.roster} --course {term.course} "
-            f"-o {term.folder}/gradebook.csv"]
+    return [
+        f"course-grade {term.submissions} --course {term.course} --out {term.folder}/grades.csv -j 2",
+        f"course-grade export {term.folder}/grades.csv --roster {term.roster} --course {term.course} "
+        f"-o {term.folder}/gradebook.csv",
+    ]
 
 
 if __name__ == "__main__":

@@ -14,11 +14,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-import bench  # noqa: E402
-from sessions import GROUP_SIZE, candidates, generate_session, pi_lines, tenth_budget, write_pi_log  # noqa: E402
+import bench
+from sessions import GROUP_SIZE, candidates, generate_session, pi_lines, tenth_budget, write_pi_log
 
-from course_lib import build_context, estimate_tokens_chars, group_interactions, path_to  # noqa: E402
-from course_lib.importers import load_session  # noqa: E402
+from course_lib import build_context, estimate_tokens_chars, group_interactions, path_to
+from course_lib.importers import load_session
 
 
 @pytest.mark.parametrize("n_entries", [1 + GROUP_SIZE, 12, 13, 14, 15, 101, 1_001])
@@ -39,7 +39,13 @@ def test_a_long_session_has_tool_details_usage_model_changes_and_a_few_compactio
     assert kinds.count("compaction") == 3 and kinds.count("metadata") >= 1
     results = [e.message for e in path if e.type == "message" and e.message.role == "toolResult"]
     assert all(isinstance(result.details, dict) for result in results)
-    calls = [b for e in path if e.type == "message" and e.message.role == "assistant" for b in e.message.content if b.type == "toolCall"]
+    calls = [
+        b
+        for e in path
+        if e.type == "message" and e.message.role == "assistant"
+        for b in e.message.content
+        if b.type == "toolCall"
+    ]
     assert {call.name for call in calls} == {"read", "bash", "edit"} and all(call.arguments for call in calls)
     assert len(candidates(path)) < len([e for e in path if e.type == "message"])  # R18: from the latest compaction
 
@@ -74,7 +80,8 @@ def test_measure_runs_every_timing_on_a_tiny_session(tmp_path: Path) -> None:
     assert all(seconds > 0 for seconds in timings)
     lines = bench.table([row]).splitlines()
     assert [line.split(" (")[0].rsplit(" ", 2)[0].strip() for line in lines[1:6]] == [
-        "json.loads of the lines", *(name for name, _ in bench.OPERATIONS)
+        "json.loads of the lines",
+        *(name for name, _ in bench.OPERATIONS),
     ]
     assert lines[-1].split()[:2] == ["200", str(row.kept)]
 
@@ -85,7 +92,9 @@ def test_resume_gives_the_context_of_the_path_itself(tmp_path: Path) -> None:
     jsonl = tmp_path / "session.jsonl"
     bench.write_jsonl(path, jsonl)
     budget = tenth_budget(path)
-    assert bench.resume(jsonl, path[-1].id, budget) == build_context(path, estimate_tokens=estimate_tokens_chars, **budget)
+    assert bench.resume(jsonl, path[-1].id, budget) == build_context(
+        path, estimate_tokens=estimate_tokens_chars, **budget
+    )
 
 
 @pytest.mark.parametrize("part", ["size:200", "explorer:300", "import:0.05"])
@@ -108,16 +117,27 @@ def test_measure_redraw_and_import_run_on_tiny_inputs(tmp_path: Path) -> None:
     assert "budget slider" in bench.extras([redraw], imported)
 
 
-def _row(entries: int, *, loads: float, first_open: float, reopen: float, resume: float, build: float, floor: float) -> bench.Row:
+def _row(
+    entries: int, *, loads: float, first_open: float, reopen: float, resume: float, build: float, floor: float
+) -> bench.Row:
     return bench.Row(
-        entries=entries, kept=entries // 10, loads=loads, first_open=first_open, reopen=reopen, resume=resume,
-        lazy_reopen=reopen / 10, build=build, floor=floor,
+        entries=entries,
+        kept=entries // 10,
+        loads=loads,
+        first_open=first_open,
+        reopen=reopen,
+        resume=resume,
+        lazy_reopen=reopen / 10,
+        build=build,
+        floor=floor,
     )
 
 
 def test_verdicts_follow_the_numbers() -> None:
     rows = [
-        _row(1_000, loads=0.5, first_open=5.0, reopen=5.0, resume=1.0, build=1.0, floor=1.0),  # 1k: only build/floor judged
+        _row(
+            1_000, loads=0.5, first_open=5.0, reopen=5.0, resume=1.0, build=1.0, floor=1.0
+        ),  # 1k: only build/floor judged
         _row(10_000, loads=2.0, first_open=4.0, reopen=2.2, resume=3.0, build=3.0, floor=1.0),
         _row(100_000, loads=30.0, first_open=61.0, reopen=30.0, resume=40.0, build=40.0, floor=10.0),
     ]

@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import matplotlib
-import nbformat
 import pandas as pd
 import pytest
 from mutants import MUTANTS, Mutant
@@ -165,13 +164,17 @@ def violations(reference: Run, mutant: Run) -> list[str]:
         solution = reference.cells.get(number, Cell(number))
         for label, row in cell.rows.items():
             if PASS in row and _claim(row) != _claim(solution.rows.get(label, "")):
-                found.append(f"cell {number}, a ✅ row showing something else than the solution's:\n"
-                             f"  shows {row}\n  solution {solution.rows.get(label)}")
+                found.append(
+                    f"cell {number}, a ✅ row showing something else than the solution's:\n"
+                    f"  shows {row}\n  solution {solution.rows.get(label)}"
+                )
         mine, theirs = [*map(_claim, cell.items), ""], [*map(_claim, solution.items), ""]
         if cell.praises and not cell.fails and mine != theirs:
             differs = next((a, b) for a, b in zip(mine, theirs) if a != b)
-            found.append(f"cell {number} shows ✅ and no ❌, yet shows something else than the solution's:\n"
-                         f"  shows {differs[0]}\n  solution {differs[1]}")
+            found.append(
+                f"cell {number} shows ✅ and no ❌, yet shows something else than the solution's:\n"
+                f"  shows {differs[0]}\n  solution {differs[1]}"
+            )
     return found
 
 
@@ -225,8 +228,11 @@ def test_a_cell_that_checks_less_than_it_shows_is_found() -> None:
     def weakened(notebook: NotebookNode) -> NotebookNode:
         notebook = copy.deepcopy(notebook)
         cell = next(c for c in notebook.cells if c.get("id") == "lab11-5-26")
-        kept = [line for line in cell.source.splitlines()
-                if "lab_helpers.compare" not in line or "summary messages sent" in line or "first kept entry" in line]
+        kept = [
+            line
+            for line in cell.source.splitlines()
+            if "lab_helpers.compare" not in line or "summary messages sent" in line or "first kept entry" in line
+        ]
         cell.source = "\n".join(kept)
         return notebook
 
@@ -253,7 +259,11 @@ def test_a_prediction_is_judged_against_the_worked_answer_not_the_code() -> None
         function="parser",
     )
     verdicts = table["against the worked answer"]
-    assert verdicts["right"].startswith("🎯") and verdicts["wrong"].startswith("🤔") and verdicts["open"] == lab_helpers.NO_PREDICTION
+    assert (
+        verdicts["right"].startswith("🎯")
+        and verdicts["wrong"].startswith("🤔")
+        and verdicts["open"] == lab_helpers.NO_PREDICTION
+    )
     assert list(table["ok"]) == ["❌", "✅", "✅"]
     assert "see the checklist" in table["your parser"]["right"]
 
@@ -279,8 +289,11 @@ def test_a_pydantic_error_shows_as_one_line_with_its_field_path() -> None:
     assert "\n" not in shown and len(shown) <= 170
     assert shown.startswith("rejected: ValidationError, ") and "more)" in shown
     assert lab_helpers.one_line(ValueError("first line\nsecond line")) == "first line …"
-    nested = lab_helpers.outcome(lambda: CompactionEntry.model_validate(
-        chapter_example.compact_1_wire() | {"summary": bad["summary"]}, by_alias=True, by_name=False))
+    nested = lab_helpers.outcome(
+        lambda: CompactionEntry.model_validate(
+            chapter_example.compact_1_wire() | {"summary": bad["summary"]}, by_alias=True, by_name=False
+        )
+    )
     assert "summary.decisions[1]:" in nested, nested
 
 
@@ -289,7 +302,9 @@ def test_an_id_is_named_as_a_whole_word() -> None:
 
     tried = lab_helpers.attempt(lambda: (_ for _ in ()).throw(ValueError("firstKeptEntryId is a system message")))
     assert tried.rejected and not tried.names("sys")
-    assert lab_helpers.attempt(lambda: (_ for _ in ()).throw(ValueError("entry 'sys' is a system message"))).names("sys")
+    assert lab_helpers.attempt(lambda: (_ for _ in ()).throw(ValueError("entry 'sys' is a system message"))).names(
+        "sys"
+    )
 
 
 def test_a_crashing_function_still_gets_its_predictions_judged() -> None:

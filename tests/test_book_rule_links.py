@@ -30,7 +30,10 @@ def link(rule_id: str) -> str:
 
 def test_rule_ids_in_table_text_become_links(rule_links: ModuleType) -> None:
     html = "<td>R19/R20: kept ids</td><td>L1–L6</td>"
-    assert rule_links.link_html(html, "../docs/rules.html") == f"<td>{link('R19')}/{link('R20')}: kept ids</td><td>{link('L1')}–{link('L6')}</td>"
+    assert (
+        rule_links.link_html(html, "../docs/rules.html")
+        == f"<td>{link('R19')}/{link('R20')}: kept ids</td><td>{link('L1')}–{link('L6')}</td>"
+    )
 
 
 def test_quoted_text_links_and_svg_are_left_alone(rule_links: ModuleType) -> None:

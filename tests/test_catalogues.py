@@ -8,17 +8,25 @@ import pytest
 
 from course_grader import covering, hidden_cases
 from course_grader.generate import SessionRecipe, random_session
-from course_lib import MessageEntry, build_context, chapter_example, group_interactions, lab_helpers, parse_session_entry, to_json_dict
+from course_lib import (
+    MessageEntry,
+    build_context,
+    chapter_example,
+    group_interactions,
+    lab_helpers,
+    parse_session_entry,
+    to_json_dict,
+)
 from course_lib.catalogues import broken_tool_facts, budgets, compactions
 from course_lib.catalogues.shorthand import shorthand_path
 from course_lib.checklist import harness
-from course_lib.errors import InteractionError
+from course_lib.errors import EstimateError, InteractionError, OptionError, SessionEntryError
 
 
 @pytest.mark.parametrize("malformed", [*compactions.MALFORMED, compactions.BLANK_ID], ids=lambda m: m.what)
 def test_each_malformed_record_is_refused_naming_its_field(malformed: compactions.Malformed) -> None:
     value, fields = malformed.applied(chapter_example.compact_1_wire())
-    with pytest.raises(ValueError) as refused:
+    with pytest.raises(SessionEntryError) as refused:
         parse_session_entry(value)
     assert any(field in str(refused.value) for field in fields)
     assert malformed is compactions.BLANK_ID or "compact-1" in str(refused.value)
@@ -32,7 +40,11 @@ def test_each_unusual_record_is_kept_as_given(unusual: compactions.Unusual) -> N
 
 
 def test_leaf_is_the_last_key_of_a_field_path() -> None:
-    assert [compactions.leaf(p) for p in ("summary.decisions[1]", "summary.goal", "tokensBefore")] == ["decisions", "goal", "tokensBefore"]
+    assert [compactions.leaf(p) for p in ("summary.decisions[1]", "summary.goal", "tokensBefore")] == [
+        "decisions",
+        "goal",
+        "tokensBefore",
+    ]
 
 
 @pytest.mark.parametrize("broken", broken_tool_facts.BROKEN, ids=lambda b: b.what)
@@ -42,7 +54,11 @@ def test_each_broken_fact_is_refused_in_the_example_and_when_drawn(broken: broke
     assert all(name in str(refused.value) for name in broken.names)
     rng = random.Random(3)
     for seed in range(20):
-        entries = [to_json_dict(e) for e in random_session(seed, SessionRecipe(groups=(2, 4), max_tool_calls=3)) if e.type == "message"]
+        entries = [
+            to_json_dict(e)
+            for e in random_session(seed, SessionRecipe(groups=(2, 4), max_tool_calls=3))
+            if e.type == "message"
+        ]
         if broken.applies_to(entries):
             names = broken.draw(entries, rng)
             with pytest.raises(InteractionError) as drawn:
@@ -58,20 +74,29 @@ def test_each_groupable_path_groups_as_written(case: broken_tool_facts.Groupable
 def test_each_bad_budget_and_estimate_is_refused() -> None:
     path = chapter_example.opening_path()
     for name, value in budgets.BAD_OPTIONS:
-        with pytest.raises(ValueError):
-            build_context(path, **(chapter_example.OPENING_BUDGET | {name: value}), estimate_tokens=chapter_example.teaching_estimator)
+        with pytest.raises(OptionError, match=name):
+            build_context(
+                path,
+                **(chapter_example.OPENING_BUDGET | {name: value}),
+                estimate_tokens=chapter_example.teaching_estimator,
+            )
     for name, value in budgets.BAD_ESTIMATES.items():
-        with pytest.raises(ValueError):
+        with pytest.raises(EstimateError, match="estimate_tokens returned"):
             build_context(path, **chapter_example.OPENING_BUDGET, estimate_tokens=budgets.returning(value))
         assert repr(harness.ESTIMATORS[name](path[1].message)) == repr(value)  # a hidden call names it
 
 
 def test_the_grader_tries_the_whole_catalogue() -> None:
     fixed = covering.covering_calls("11.1")["generated_malformed_compactions"]
-    assert [call.description for call in fixed] == [f"a compaction with {m.what}" for m in (*compactions.MALFORMED, compactions.BLANK_ID)]
+    assert [call.description for call in fixed] == [
+        f"a compaction with {m.what}" for m in (*compactions.MALFORMED, compactions.BLANK_ID)
+    ]
     drawn = {test.name: test for test in hidden_cases.GENERATORS["11.1"](random.Random(1101))}
     whats = {m.what for m in compactions.MALFORMED}
-    assert all(call.description.removeprefix("a compaction with ") in whats for call in drawn["generated_malformed_compactions"].calls)
+    assert all(
+        call.description.removeprefix("a compaction with ") in whats
+        for call in drawn["generated_malformed_compactions"].calls
+    )
     broken = hidden_cases.GENERATORS["11.2"](random.Random(1102))[1].calls
     assert {call.description.rpartition(" with ")[2] for call in broken} == {b.what for b in broken_tool_facts.BROKEN}
 
@@ -88,4 +113,7 @@ def test_the_lab_tables_are_the_catalogue() -> None:
                 parse_session_entry(value)
     cases = lab_helpers.tool_fact_cases()
     assert len(cases) == len(broken_tool_facts.GROUPABLE) + len(broken_tool_facts.BROKEN)
-    assert all(isinstance(answer, tuple) == any(b.shorthand == text for b in broken_tool_facts.BROKEN) for text, answer in cases.items())
+    assert all(
+        isinstance(answer, tuple) == any(b.shorthand == text for b in broken_tool_facts.BROKEN)
+        for text, answer in cases.items()
+    )

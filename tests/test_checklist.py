@@ -75,7 +75,11 @@ def lenient_parse(value: Any) -> Any:
     if value.get("type") == "compaction":
         value = dict(value)
         value.pop("compactedEntryIds", None)
-        summary = {k: v for k, v in value["summary"].items() if k in CompactionEntry.model_fields["summary"].annotation.model_fields or k == "changedFiles"}
+        summary = {
+            k: v
+            for k, v in value["summary"].items()
+            if k in CompactionEntry.model_fields["summary"].annotation.model_fields or k == "changedFiles"
+        }
         for key in ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next"):
             summary.setdefault(key, [])
         value["summary"] = summary
@@ -187,8 +191,12 @@ def no_first_kept_check(path: Any, **options: Any) -> Any:
         raise ValueError("empty path")
     return parse_session_entry(
         {
-            "type": "compaction", "id": options["id"], "parentId": path[-1].id, "timestamp": options["timestamp"],
-            "summary": to_json_dict(options["summary"]), "firstKeptEntryId": options["first_kept_entry_id"],
+            "type": "compaction",
+            "id": options["id"],
+            "parentId": path[-1].id,
+            "timestamp": options["timestamp"],
+            "summary": to_json_dict(options["summary"]),
+            "firstKeptEntryId": options["first_kept_entry_id"],
             "tokensBefore": options["tokens_before"],
         }
     )
@@ -214,7 +222,9 @@ MUTANTS = [
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # sharing_parse puts a list where a tuple belongs
-@pytest.mark.parametrize(("function", "mutant", "number", "rule"), MUTANTS, ids=[m[1].__name__ + f"-{m[2]}" for m in MUTANTS])
+@pytest.mark.parametrize(
+    ("function", "mutant", "number", "rule"), MUTANTS, ids=[m[1].__name__ + f"-{m[2]}" for m in MUTANTS]
+)
 def test_mutant_fails_its_check(function: str, mutant: Any, number: int, rule: str) -> None:
     record = run_case(CASES[number - 1], Implementation(**{function: mutant}))
     assert record.status == "failed", (record.status, record.message)
@@ -230,10 +240,15 @@ def test_crash_in_learner_code_is_one_line_error() -> None:
     assert {r.status for r in report.records} == {"error"}
     # named by the rule of the observation the check was making when the learner's code crashed
     assert [r.message.split(":")[0] for r in report.records] == ["R16", "R20", "R19/R20"]
-    assert all("— expected a result, but it raised KeyError: 'missing'" in r.message and "\n" not in r.message for r in report.records)
+    assert all(
+        "— expected a result, but it raised KeyError: 'missing'" in r.message and "\n" not in r.message
+        for r in report.records
+    )
 
 
 def test_command_line_exit_status() -> None:
-    done = subprocess.run([sys.executable, "-m", "course_lib.checklist", "--lab", "11.4"], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "course_lib.checklist", "--lab", "11.4"], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Lab 11.4: 2/2 passed" in done.stdout

@@ -34,7 +34,7 @@ def test_make_check_runs_ruff_mypy_and_the_fast_tests() -> None:
         assert any(command in line for line in recipe), (command, recipe)
     tests = next(line for line in recipe if "-m pytest" in line)
     assert "$(FAST_TESTS)" in tests and "-n 2" in tests
-    fast = re.search(r'^FAST_TESTS := (.*)$', (ROOT / "Makefile").read_text(), re.MULTILINE)
+    fast = re.search(r"^FAST_TESTS := (.*)$", (ROOT / "Makefile").read_text(), re.MULTILINE)
     assert fast and fast.group(1) == '-m "not slow and not sandboxed" -p no:nbval'
 
 
@@ -60,8 +60,12 @@ def test_every_marker_the_tests_use_is_registered_and_strict() -> None:
     used = set()
     for path in (ROOT / "tests").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
-                    and node.value.attr == "mark" and getattr(node.value.value, "id", "") == "pytest"):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "mark"
+                and getattr(node.value.value, "id", "") == "pytest"
+            ):
                 used.add(node.attr)
     assert used - builtin <= registered, used - builtin - registered
     assert {"slow", "sandboxed"} <= used

@@ -24,7 +24,9 @@ FORBIDDEN = re.compile(
     r"|\bthe lesson\b|\bseeds/",
     re.IGNORECASE,
 )
-REPO_PATH = re.compile(r"(?<![\w/.-])((?:\.\./)?(?:docs|notebooks|labs|scripts|benchmarks|course_lib)/[\w./-]+\.(?:md|ipynb|py))")
+REPO_PATH = re.compile(
+    r"(?<![\w/.-])((?:\.\./)?(?:docs|notebooks|labs|scripts|benchmarks|course_lib)/[\w./-]+\.(?:md|ipynb|py))"
+)
 
 
 RULE = re.compile(r"(?<![\w,.])([RL]\d+)\b(?![,.]\d)")
@@ -58,7 +60,8 @@ def test_cites_only_what_the_pack_ships(path: Path) -> None:
 
 def test_docs_rules_md_is_generated_from_the_table() -> None:
     assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == rules_page.markdown(), (
-        "docs/rules.md is out of date: python -m course_lib.checklist.rules_page > docs/rules.md")
+        "docs/rules.md is out of date: python -m course_lib.checklist.rules_page > docs/rules.md"
+    )
 
 
 def test_every_rule_is_stated_and_every_chapter_rule_is_checked() -> None:
@@ -84,6 +87,8 @@ def test_rule_ranges_agree_everywhere(lab: str) -> None:
     start = _text(ROOT / "notebooks" / "00_start_here.ipynb")
     row = next(line for line in start.splitlines() if line.startswith(f"| {lab} |"))
     assert row.rstrip().endswith(f"| {expected} |")
-    intro = json.loads((ROOT / "labs" / "solutions" / f"{lab_registry.lab(lab).notebook}.ipynb").read_text())["cells"][0]
+    intro = json.loads((ROOT / "labs" / "solutions" / f"{lab_registry.lab(lab).notebook}.ipynb").read_text())["cells"][
+        0
+    ]
     table = "".join(intro["source"]).split("| rule |", 1)[1]
     assert sorted(set(rules.cited(table)), key=lambda r: int(r[1:])) == rules_page.lab_rules(lab)

@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 import pytest
+from wire_samples import compaction_wire, shared_containers
 
 from course_lib import (
     CompactionEntry,
@@ -22,7 +23,6 @@ from course_lib import (
 )
 from course_lib import chapter_example as fx
 from course_lib.chapter_example import teaching_estimator
-from wire_samples import compaction_wire, shared_containers
 
 
 def _summary_wire() -> dict[str, Any]:
@@ -114,12 +114,25 @@ def test_r27_patch_2_cannot_be_first_kept_on_the_system_replay_path() -> None:
     assert [e.id for e in path] == ["sys", "u1", "a1", "patch-1", "u2", "a2", "compact-1", "patch-2", "u3", "a3"]
     with pytest.raises(CompactionError, match="'patch-2'") as info:
         create_compaction_entry(
-            path, id="compact-2", timestamp=200, summary=fx.compact_1_summary(), first_kept_entry_id="patch-2", tokens_before=10
+            path,
+            id="compact-2",
+            timestamp=200,
+            summary=fx.compact_1_summary(),
+            first_kept_entry_id="patch-2",
+            tokens_before=10,
         )
     assert info.value.entry_id == "patch-2"
-    assert create_compaction_entry(
-        path, id="compact-2", timestamp=200, summary=fx.compact_1_summary(), first_kept_entry_id="u3", tokens_before=10
-    ).parent_id == "a3"
+    assert (
+        create_compaction_entry(
+            path,
+            id="compact-2",
+            timestamp=200,
+            summary=fx.compact_1_summary(),
+            first_kept_entry_id="u3",
+            tokens_before=10,
+        ).parent_id
+        == "a3"
+    )
 
 
 def test_r27_a_user_message_inside_a_summarized_part_is_still_a_group_start() -> None:
@@ -224,10 +237,16 @@ def test_summary_text_has_the_fixed_layout() -> None:
 
 
 def test_summary_text_renders_every_empty_list_as_none() -> None:
-    summary = CompactionSummary(goal="g", constraints=(), completed=(), decisions=(), changed_files=(), unresolved=(), next=())
+    summary = CompactionSummary(
+        goal="g", constraints=(), completed=(), decisions=(), changed_files=(), unresolved=(), next=()
+    )
     assert compaction_summary_text(summary) == "\n".join(
         ["[Compaction summary]", "Goal: g"]
-        + [line for title in ("Constraints", "Completed", "Decisions", "Changed files", "Unresolved", "Next") for line in (f"{title}:", "- (none)")]
+        + [
+            line
+            for title in ("Constraints", "Completed", "Decisions", "Changed files", "Unresolved", "Next")
+            for line in (f"{title}:", "- (none)")
+        ]
     )
 
 
@@ -244,7 +263,13 @@ def test_summary_text_refuses_a_legacy_summary() -> None:
 def test_r25_r27_a_resumed_path_can_be_compacted_again() -> None:
     """§8 test 14: compact the resumed path from u4; the new summary replaces the old one."""
     path = fx.resumed_path()
-    second = _create(path, id="compact-2", timestamp=200, first_kept_entry_id="u4", summary={**_summary_wire(), "goal": "Second goal."})
+    second = _create(
+        path,
+        id="compact-2",
+        timestamp=200,
+        first_kept_entry_id="u4",
+        summary={**_summary_wire(), "goal": "Second goal."},
+    )
     assert second.parent_id == "a4"
     resumed = PathBuilder([*path, second]).user("u5", "and more").assistant("a5", "ok").entries
     result = build_context(resumed, **fx.RESUME_BUDGET, estimate_tokens=teaching_estimator)

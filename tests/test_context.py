@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 import pytest
+from wire_samples import compaction_wire, shared_containers
 
 from course_lib import (
     CompactionError,
@@ -23,7 +24,6 @@ from course_lib import (
 )
 from course_lib import chapter_example as fx
 from course_lib.chapter_example import teaching_estimator
-from wire_samples import compaction_wire, shared_containers
 
 NO_FIXED_COSTS = {"reserved_output": 0, "safety_margin": 0}
 
@@ -73,7 +73,18 @@ def test_r17_r19_r22_chapter_opening_budget_exact_result() -> None:
 def test_fixture_costs_match_the_chapter_table() -> None:
     """§7's cost column, so the other numbers can be checked by hand."""
     assert {e.id: teaching_estimator(e.message) for e in fx.opening_path()} == fx.OPENING_COSTS
-    assert fx.OPENING_COSTS == {"sys": 3, "u1": 3, "a1": 4, "u2": 3, "a2": 4, "u3": 3, "calls": 3, "r-test": 3, "r-read": 3, "a3": 3}
+    assert fx.OPENING_COSTS == {
+        "sys": 3,
+        "u1": 3,
+        "a1": 4,
+        "u2": 3,
+        "a2": 4,
+        "u3": 3,
+        "calls": 3,
+        "r-test": 3,
+        "r-read": 3,
+        "a3": 3,
+    }
 
 
 def test_r20_tight_budget_returns_the_newest_group_whole_with_overflow() -> None:
@@ -222,7 +233,9 @@ def test_r16_system_messages_are_replayed_from_anywhere_on_the_path_and_counted_
 
 
 def test_r17_fixed_costs_are_deducted_first_and_available_never_negative() -> None:
-    result = build_context(fx.opening_path(), max_tokens=5, reserved_output=4, safety_margin=2, estimate_tokens=teaching_estimator)
+    result = build_context(
+        fx.opening_path(), max_tokens=5, reserved_output=4, safety_margin=2, estimate_tokens=teaching_estimator
+    )
     assert result.tokens.available_for_messages == 0
     assert result.reason == "single_group_overflow"
     assert result.tokens.total == 3 + 15 + 4 + 2
@@ -240,7 +253,7 @@ def test_r17_each_fixed_cost_shrinks_what_is_left_for_messages() -> None:
 # --- R18 ---------------------------------------------------------------------------------------
 
 
-def _compaction(path: list, first_kept: str, id: str = "compact-x", **summary: Any) -> Any:  # noqa: A002
+def _compaction(path: list, first_kept: str, id: str = "compact-x", **summary: Any) -> Any:
     wire = compaction_wire(id=id, parent=path[-1].id)
     wire["firstKeptEntryId"] = first_kept
     wire["timestamp"] = path[-1].timestamp + 1
@@ -254,7 +267,18 @@ def test_r18_only_the_latest_compaction_is_read() -> None:
     builder.add(_compaction(builder.entries, "u2", id="c-old", goal="OLD GOAL"))
     builder.user("u5", "w")
     builder.add(
-        _compaction(builder.entries, "u4", id="c-new", goal="NEW GOAL", constraints=[], completed=[], decisions=[], changedFiles=[], unresolved=[], next=[])
+        _compaction(
+            builder.entries,
+            "u4",
+            id="c-new",
+            goal="NEW GOAL",
+            constraints=[],
+            completed=[],
+            decisions=[],
+            changedFiles=[],
+            unresolved=[],
+            next=[],
+        )
     )
     result = _build(builder.entries, max_tokens=1000)
     texts = [m.content[0].text for m in result.messages if m.role == "user"]
@@ -319,7 +343,13 @@ def test_r18_first_kept_must_be_a_user_message_before_the_compaction(first_kept:
 
 def test_r12_r18_a_broken_group_after_first_kept_is_an_error() -> None:
     """Groups are still checked after a resume: a result without its call is refused."""
-    builder = PathBuilder().user("u1", "a").assistant("c", tool_calls=[("k", "read", {})]).tool_result("r", "k", "read", "ok").user("u2", "b")
+    builder = (
+        PathBuilder()
+        .user("u1", "a")
+        .assistant("c", tool_calls=[("k", "read", {})])
+        .tool_result("r", "k", "read", "ok")
+        .user("u2", "b")
+    )
     builder.add(_compaction(builder.entries, "u2")).tool_result("stray", "k", "read", "late")
     with pytest.raises(InteractionError, match="'stray'"):
         _build(builder.entries, max_tokens=1000)
@@ -341,7 +371,9 @@ def test_r19_trims_only_at_group_boundaries() -> None:
     """§8 test 9: a budget that would fit part of a group drops the whole group."""
     path = fx.opening_path()
     for max_tokens in range(9, 40):
-        result = build_context(path, max_tokens=max_tokens, reserved_output=4, safety_margin=2, estimate_tokens=teaching_estimator)
+        result = build_context(
+            path, max_tokens=max_tokens, reserved_output=4, safety_margin=2, estimate_tokens=teaching_estimator
+        )
         kept = list(result.kept_entry_ids)
         assert kept in (
             ["u3", "calls", "r-test", "r-read", "a3"],
@@ -397,7 +429,9 @@ def test_r21_messages_are_deep_copies_and_kept_ids_are_originals_only() -> None:
 
 def test_r22_tokens_add_up_with_the_chars_estimator() -> None:
     path = fx.resumed_path()
-    result = build_context(path, max_tokens=60, reserved_output=7, safety_margin=3, estimate_tokens=estimate_tokens_chars)
+    result = build_context(
+        path, max_tokens=60, reserved_output=7, safety_margin=3, estimate_tokens=estimate_tokens_chars
+    )
     tokens = result.tokens
     assert tokens.system == estimate_tokens_chars(path[0].message)
     assert tokens.messages == sum(estimate_tokens_chars(m) for m in result.messages[1:])
@@ -471,7 +505,7 @@ def test_r19_tight_budget_after_resume_trims_only_whole_groups() -> None:
     """§8 test 14 (budget half)."""
     path = fx.resumed_path()
     summary_cost = 40
-    for room in range(0, 40):
+    for room in range(40):
         result = _build(path, max_tokens=3 + summary_cost + room)
         kept = list(result.kept_entry_ids)
         assert kept in (
@@ -510,5 +544,10 @@ def test_r15_every_candidate_is_estimated_even_one_the_selection_never_reaches()
     path = PathBuilder().user("u1", "x").user("u2", "y").user("u3", "z").entries
     costs = {"x": -1, "y": 5, "z": 3}
     with pytest.raises(ValueError, match="u1"):
-        build_context(path, max_tokens=4, reserved_output=0, safety_margin=0,
-                      estimate_tokens=lambda message: costs[message.content[0].text])
+        build_context(
+            path,
+            max_tokens=4,
+            reserved_output=0,
+            safety_margin=0,
+            estimate_tokens=lambda message: costs[message.content[0].text],
+        )

@@ -17,24 +17,6 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel, ValidationError
-
-from course_lib import (
-    AssistantMessage,
-    InMemorySessionStore,
-    MessageEntry,
-    JsonlSessionStore,
-    build_context,
-    create_compaction_entry,
-    estimate_tokens_chars,
-    group_interactions,
-    parse_session_entry,
-    path_to,
-    recover_jsonl,
-    to_json_dict,
-)
-from course_lib import models, store_index
-from course_lib.parsing import changeable_fields, fresh_copy
-from course_lib.store_index import CACHE_ENV
 from wire_samples import (
     assistant_wire,
     compaction_wire,
@@ -44,6 +26,25 @@ from wire_samples import (
     tool_result_wire,
     user_wire,
 )
+
+from course_lib import (
+    AssistantMessage,
+    InMemorySessionStore,
+    JsonlSessionStore,
+    MessageEntry,
+    build_context,
+    create_compaction_entry,
+    estimate_tokens_chars,
+    group_interactions,
+    models,
+    parse_session_entry,
+    path_to,
+    recover_jsonl,
+    store_index,
+    to_json_dict,
+)
+from course_lib.parsing import changeable_fields, fresh_copy
+from course_lib.store_index import CACHE_ENV
 
 LEAF = "r3"
 BUDGET = {"max_tokens": 10_000, "reserved_output": 0, "safety_margin": 0}
@@ -141,7 +142,10 @@ HANDED_OUT: dict[str, Callable[[Path], tuple[Callable[[], list[Any]], Callable[[
         lambda p=write_session(tmp): (lambda s=JsonlSessionStore.open(p): (lambda: s.path_to(LEAF), s.entries))()
     )(),
     "jsonl reopen entries()": lambda tmp: (
-        lambda p=write_session(tmp): (JsonlSessionStore.open(p).entries(), (lambda s=JsonlSessionStore.open(p): (s.entries, s.entries))())[1]
+        lambda p=write_session(tmp): (
+            JsonlSessionStore.open(p).entries(),
+            (lambda s=JsonlSessionStore.open(p): (s.entries, s.entries))(),
+        )[1]
     )(),
     "jsonl reopen path_to()": lambda tmp: (
         lambda p=write_session(tmp): (
@@ -190,7 +194,9 @@ def test_r7_a_jsonl_store_hands_out_new_models_every_time(name: str, tmp_path: P
     """The models validating the file produced at open go out once; later calls build new ones."""
     hand_out, _ = HANDED_OUT[name](tmp_path)
     rounds = [hand_out() for _ in range(3)]
-    ids = [{id(part) for entry in entries for part in [entry, *mutable_containers(entry).values()]} for entries in rounds]
+    ids = [
+        {id(part) for entry in entries for part in [entry, *mutable_containers(entry).values()]} for entries in rounds
+    ]
     assert not ids[0] & ids[1] and not ids[1] & ids[2] and not ids[0] & ids[2]
     assert rounds[0] == rounds[1] == rounds[2]
 
@@ -257,14 +263,32 @@ def test_r3_parse_session_entry_on_a_parsed_entry_is_an_independent_copy() -> No
 
 def test_r3_changeable_fields_are_read_from_the_annotations() -> None:
     """Only free JSON can change; the models around it are rebuilt, everything else is shared."""
-    assert {model.__name__: changeable_fields(model) for model in (
-        models.TextContent, models.ToolCall, models.Usage, models.SystemMessage, models.UserMessage,
-        models.AssistantMessage, models.ToolResultMessage, models.MessageEntry, models.MetadataEntry,
-        models.CompactionSummary, models.CompactionEntry,
-    )} == {
-        "TextContent": (), "ToolCall": ("arguments",), "Usage": (), "SystemMessage": ("sections",),
-        "UserMessage": (), "AssistantMessage": ("content",), "ToolResultMessage": ("details",),
-        "MessageEntry": ("message",), "MetadataEntry": ("value",), "CompactionSummary": (),
+    assert {
+        model.__name__: changeable_fields(model)
+        for model in (
+            models.TextContent,
+            models.ToolCall,
+            models.Usage,
+            models.SystemMessage,
+            models.UserMessage,
+            models.AssistantMessage,
+            models.ToolResultMessage,
+            models.MessageEntry,
+            models.MetadataEntry,
+            models.CompactionSummary,
+            models.CompactionEntry,
+        )
+    } == {
+        "TextContent": (),
+        "ToolCall": ("arguments",),
+        "Usage": (),
+        "SystemMessage": ("sections",),
+        "UserMessage": (),
+        "AssistantMessage": ("content",),
+        "ToolResultMessage": ("details",),
+        "MessageEntry": ("message",),
+        "MetadataEntry": ("value",),
+        "CompactionSummary": (),
         "CompactionEntry": (),
     }
 
@@ -311,7 +335,9 @@ def test_r3_free_json_flat_or_nested_is_a_new_container_that_shares_no_container
     copied = fresh_copy(value)
     assert copied == value and type(copied) is type(value) and copied is not value
     inner = [item for item in (value.values() if isinstance(value, dict) else value) if isinstance(item, (dict, list))]
-    copied_inner = [item for item in (copied.values() if isinstance(copied, dict) else copied) if isinstance(item, (dict, list))]
+    copied_inner = [
+        item for item in (copied.values() if isinstance(copied, dict) else copied) if isinstance(item, (dict, list))
+    ]
     assert all(a is not b for a, b in zip(inner, copied_inner)) and len(inner) == len(copied_inner)
 
 

@@ -19,24 +19,6 @@ from hypothesis import strategies as st
 
 from course_lib import CompactionEntry, build_context, to_json_dict
 from course_lib.builders import PathBuilder
-from course_lib.compaction import summary_message
-from course_lib.explorer import (
-    COLUMNS,
-    SCENARIOS,
-    SEGMENTS,
-    Projection,
-    ProjectionExplorer,
-    budget_bar_svg,
-    budget_breakdown,
-    paging,
-    path_layout,
-    project,
-    Scenario,
-    projection_table,
-    scenario_table,
-    table_html,
-    table_page,
-)
 from course_lib.chapter_example import (
     OPENING_BUDGET,
     OPENING_COSTS,
@@ -49,8 +31,26 @@ from course_lib.chapter_example import (
     system_replay_path,
     teaching_estimator,
 )
-from course_lib.importers import sample_path
+from course_lib.compaction import summary_message
+from course_lib.explorer import (
+    COLUMNS,
+    SCENARIOS,
+    SEGMENTS,
+    Projection,
+    ProjectionExplorer,
+    Scenario,
+    budget_bar_svg,
+    budget_breakdown,
+    paging,
+    path_layout,
+    project,
+    projection_table,
+    scenario_table,
+    table_html,
+    table_page,
+)
 from course_lib.explorer.tree_svg import session_tree_svg
+from course_lib.importers import sample_path
 
 NA = None
 GROUP_1, GROUP_2, GROUP_3 = ["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "a3"]
@@ -235,7 +235,11 @@ def test_table_agrees_with_build_context_r19_r21_r22(
     scenario: Any, max_tokens: int, reserved_output: int, safety_margin: int
 ) -> None:
     """Kept rows are build_context's kept ids; they form a suffix of whole groups; the bar adds up."""
-    budget: dict[str, Any] = {"max_tokens": max_tokens, "reserved_output": reserved_output, "safety_margin": safety_margin}
+    budget: dict[str, Any] = {
+        "max_tokens": max_tokens,
+        "reserved_output": reserved_output,
+        "safety_margin": safety_margin,
+    }
     path = scenario()
     result = build_context(path, **budget, estimate_tokens=teaching_estimator)
     projection = project(path, **budget)
@@ -342,7 +346,9 @@ def test_widget_exposes_stable_css_classes_for_the_browser_test() -> None:
 
 
 def test_tree_picture_shows_the_compaction_arrow_and_the_sibling_r10_r18() -> None:
-    sibling = PathBuilder(opening_path()).user("u4-alt", "Try the sibling branch.").assistant("a4-alt", "Sibling answer.")
+    sibling = (
+        PathBuilder(opening_path()).user("u4-alt", "Try the sibling branch.").assistant("a4-alt", "Sibling answer.")
+    )
     tree = resumed_path() + sibling.entries[10:]
     svg = session_tree_svg(tree, "a4", budget=RESUME_BUDGET)
     root = ET.fromstring(svg)
@@ -449,7 +455,11 @@ def test_from_session_pages_a_long_path_and_a_page_move_only_redraws_the_table()
 
 def test_from_session_accepts_wire_dicts_and_its_sliders_reach_the_whole_cost() -> None:
     wire = [to_json_dict(entry) for entry in long_path(5)]
-    explorer = ProjectionExplorer.from_session(wire, estimate_tokens=teaching_estimator, max_tokens=30, reserved_output=2)
+    explorer = ProjectionExplorer.from_session(
+        wire, estimate_tokens=teaching_estimator, max_tokens=30, reserved_output=2
+    )
     assert (explorer.max_tokens.value, explorer.reserved_output.value, explorer.safety_margin.value) == (30, 2, 0)
-    everything = build_context(long_path(5), max_tokens=10**9, reserved_output=0, safety_margin=0, estimate_tokens=teaching_estimator)
+    everything = build_context(
+        long_path(5), max_tokens=10**9, reserved_output=0, safety_margin=0, estimate_tokens=teaching_estimator
+    )
     assert explorer.max_tokens.max >= everything.tokens.total

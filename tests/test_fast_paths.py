@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
+from wire_samples import ALL_WIRE_FACTORIES, assistant_wire, metadata_wire, shared_containers, tool_result_wire
 
 from course_lib import (
     JsonlSessionStore,
@@ -22,8 +24,6 @@ from course_lib import (
 )
 from course_lib import chapter_example as fx
 from course_lib.parsing import SHARED_TYPES, fresh_copy
-from pydantic import BaseModel
-from wire_samples import ALL_WIRE_FACTORIES, assistant_wire, metadata_wire, shared_containers, tool_result_wire
 
 ATOMS = (str, int, float, bool, type(None))
 
@@ -47,7 +47,9 @@ def _all_entries() -> list[Any]:
     return [*fx.opening_path(), *fx.resumed_path(), *fx.system_replay_path(), *map(parse_session_entry, wires)]
 
 
-@pytest.mark.parametrize("model", sorted((t for t in SHARED_TYPES if isinstance(t, type) and issubclass(t, BaseModel)), key=str))
+@pytest.mark.parametrize(
+    "model", sorted((t for t in SHARED_TYPES if isinstance(t, type) and issubclass(t, BaseModel)), key=str)
+)
 def test_r3_shared_models_are_frozen_and_hold_nothing_changeable(model: type[BaseModel]) -> None:
     """``fresh_copy`` shares these models; a dict or list field added later must fail here."""
     assert model.model_config.get("frozen") is True
@@ -105,7 +107,12 @@ def _open_one(tmp_path: Path, wire: dict[str, Any], old: str, new: str) -> Jsonl
 
 FREE_JSON_ON_DISK = [
     (metadata_wire(parent=None), '"n": 2', '"n": {}', "session metadata meta-1.value.n"),
-    (assistant_wire(parent=None), '"lines": [1, 2]', '"lines": [1, {}]', "session message a1.message.content[1].arguments.lines[1]"),
+    (
+        assistant_wire(parent=None),
+        '"lines": [1, 2]',
+        '"lines": [1, {}]',
+        "session message a1.message.content[1].arguments.lines[1]",
+    ),
     (tool_result_wire(parent=None), '"bytes": 11', '"bytes": {}', "session message r1.message.details.bytes"),
 ]
 

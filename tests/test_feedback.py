@@ -49,10 +49,17 @@ def parsed(page: str) -> Elements:
 
 
 def hostile_result() -> GradeResult:
-    base = result(HOSTILE, "11.3", {"7": False, "H1": False}, submission=f"{HOSTILE}/lab_11_3.ipynb",
-                  notes=(f"exercise cell 1: ValueError: {HOSTILE}",))
-    tests = tuple(test.model_copy(update={"output": f"R17: raised ValueError: {HOSTILE}"}) if test.number == "7" else test
-                  for test in base.tests)
+    base = result(
+        HOSTILE,
+        "11.3",
+        {"7": False, "H1": False},
+        submission=f"{HOSTILE}/lab_11_3.ipynb",
+        notes=(f"exercise cell 1: ValueError: {HOSTILE}",),
+    )
+    tests = tuple(
+        test.model_copy(update={"output": f"R17: raised ValueError: {HOSTILE}"}) if test.number == "7" else test
+        for test in base.tests
+    )
     return base.model_copy(update={"tests": tests})
 
 
@@ -138,12 +145,17 @@ class LateScore:
 def test_the_score_comes_from_a_score_record_or_one_point_per_passed_test(tmp_path: Path) -> None:
     graded = result("alice", "11.3", {"7": False, "H2": False})
     default = render_page(graded)
-    assert re.search(r'<strong>5</strong> of 7 points</p>', default)
+    assert re.search(r"<strong>5</strong> of 7 points</p>", default)
     assert "1 point per passed test (5 of 7 passed); no late policy" in default
-    late = LateScore(points=10, max_points=14, penalty=2.5, score=7.5,
-                     explanation="checklist 1 point, hidden 2 points each; 2 days late: −25 % <b>")
+    late = LateScore(
+        points=10,
+        max_points=14,
+        penalty=2.5,
+        score=7.5,
+        explanation="checklist 1 point, hidden 2 points each; 2 days late: −25 % <b>",
+    )
     page = render_page(graded, score=late)
-    assert re.search(r'<strong>7.5</strong> of 14 points \(10 points, minus a penalty of 2.5\)</p>', page)
+    assert re.search(r"<strong>7.5</strong> of 14 points \(10 points, minus a penalty of 2.5\)</p>", page)
     assert "2 days late: −25 % &lt;b&gt;" in page
     pages = write_feedback([graded], tmp_path, scorer=lambda r: late)
     assert "minus a penalty of 2.5" in pages[0].read_text()
@@ -164,11 +176,16 @@ def test_one_page_per_student_and_lab_showing_the_submission_that_counts(tmp_pat
     older = result("alice", "11.3", {"7": False}, submission="alice/old.ipynb", counts=False)
     newer = result("alice", "11.3", {}, submission="alice/new.ipynb")
     other = result("alice", "11.4", {})
-    unreadable = GradeResult(submission="alice/notes.ipynb", student="alice", lab=None, status="error",
-                             notes=("not a readable notebook",))
+    unreadable = GradeResult(
+        submission="alice/notes.ipynb", student="alice", lab=None, status="error", notes=("not a readable notebook",)
+    )
     pages = write_feedback([older, newer, other, unreadable], tmp_path)
-    assert [page.name for page in pages] == ["alice_lab_11_3.html", "alice_lab_11_4.html", "alice_not_graded.html",
-                                             "index.html"]
+    assert [page.name for page in pages] == [
+        "alice_lab_11_3.html",
+        "alice_lab_11_4.html",
+        "alice_not_graded.html",
+        "index.html",
+    ]
     assert "alice/new.ipynb" in pages[0].read_text() and "alice/old.ipynb" not in pages[0].read_text()
     assert "not a readable notebook" in pages[2].read_text()
     index = pages[-1].read_text()
@@ -196,8 +213,19 @@ def test_a_batch_writes_the_jsonl_companion_and_feedback_pages(tmp_path: Path, m
     graded = [result("alice", "11.3", {"7": False}), result("bob\udcff", "11.2", {})]
     monkeypatch.setattr(cli, "grade_folder", lambda *args, **kwargs: graded)
     out = tmp_path / "grades.csv"
-    code = cli.main([str(folder), "--out", str(out), "--feedback", str(tmp_path / "feedback"), "--no-sandbox",
-                     "--no-progress", "--rules-url", "https://example.org/rules.md"])
+    code = cli.main(
+        [
+            str(folder),
+            "--out",
+            str(out),
+            "--feedback",
+            str(tmp_path / "feedback"),
+            "--no-sandbox",
+            "--no-progress",
+            "--rules-url",
+            "https://example.org/rules.md",
+        ]
+    )
     assert code == 0
     assert read_records(companion(out)) == graded  # lossless, lone surrogate included
     page = (tmp_path / "feedback" / "alice_lab_11_3.html").read_text()
@@ -210,8 +238,9 @@ def test_one_notebook_gets_its_page_from_the_same_renderer(tmp_path: Path, monke
     notebook.write_text("{}")
     graded = result("alice", "11.3", {"H1": False}, submission=notebook.name)
     monkeypatch.setattr(cli, "grade_notebook", lambda *args, **kwargs: graded)
-    code = cli.main([str(notebook), "--results", str(tmp_path / "results.json"), "--feedback", str(tmp_path / "fb"),
-                     "--no-sandbox"])
+    code = cli.main(
+        [str(notebook), "--results", str(tmp_path / "results.json"), "--feedback", str(tmp_path / "fb"), "--no-sandbox"]
+    )
     assert code == 0
 
     def without_score(page: str) -> str:  # the score is the course's to make (a course file's weights, or 1 per test)
@@ -223,7 +252,8 @@ def test_one_notebook_gets_its_page_from_the_same_renderer(tmp_path: Path, monke
 
 
 def test_a_feedback_folder_that_cannot_be_written_is_refused_before_grading(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     notebook = tmp_path / "alice_lab_11_3.ipynb"
     notebook.write_text("{}")
     monkeypatch.setattr(cli, "grade_notebook", lambda *args, **kwargs: pytest.fail("graded before refusing"))
@@ -250,7 +280,9 @@ def test_pages_again_from_records_of_several_shards(tmp_path: Path, capsys: pyte
     second = write_records([result("carol", "11.4", {})], tmp_path / "b.jsonl")
     assert cli.main(["feedback", str(first), str(second), "-o", str(tmp_path / "pages")]) == 0
     index = (tmp_path / "pages" / "index.html").read_text()
-    assert all(f'href="{name}"' in index for name in ("alice_lab_11_3.html", "bob_lab_11_3.html", "carol_lab_11_4.html"))
+    assert all(
+        f'href="{name}"' in index for name in ("alice_lab_11_3.html", "bob_lab_11_3.html", "carol_lab_11_4.html")
+    )
     (tmp_path / "bad.jsonl").write_text('{"student": 1}\n')
     with pytest.raises(SystemExit):
         cli.main(["feedback", str(tmp_path / "bad.jsonl"), "-o", str(tmp_path / "pages")])
@@ -268,6 +300,18 @@ def test_pages_from_shards_show_the_duplicate_the_merged_csv_counts(tmp_path: Pa
     write_csv([old.model_copy(update={"counts": False}), new], tmp_path / "grades.csv")  # as merge decides
     assert cli.main(["feedback", str(first), str(second), "-o", str(tmp_path / "by-order")]) == 0
     assert "=alice/old.ipynb" in next((tmp_path / "by-order").glob("*_lab_11_3.html")).read_text()
-    assert cli.main(["feedback", str(first), str(second), "--grades", str(tmp_path / "grades.csv"),
-                     "-o", str(tmp_path / "by-csv")]) == 0
+    assert (
+        cli.main(
+            [
+                "feedback",
+                str(first),
+                str(second),
+                "--grades",
+                str(tmp_path / "grades.csv"),
+                "-o",
+                str(tmp_path / "by-csv"),
+            ]
+        )
+        == 0
+    )
     assert "=alice/new.ipynb" in next((tmp_path / "by-csv").glob("*_lab_11_3.html")).read_text()

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
+from course_grader.generate import SessionRecipe, group_starts, random_session
 from course_lib import InMemorySessionStore, build_context, group_interactions, path_to, to_json_dict, tool_facts
 from course_lib.chapter_example import teaching_estimator
-from course_grader.generate import SessionRecipe, group_starts, random_session
 
 SEEDS = range(40)
 
@@ -39,8 +39,9 @@ def test_groups_and_budgets_follow_the_reference_r11_r20() -> None:
         groups = group_interactions([e for e in path if e.type == "message"])
         assert [g.entries[0].id for g in groups] == group_starts(path)
         for max_tokens in (0, 40, 400):
-            result = build_context(path, max_tokens=max_tokens, reserved_output=4, safety_margin=2,
-                                   estimate_tokens=teaching_estimator)
+            result = build_context(
+                path, max_tokens=max_tokens, reserved_output=4, safety_margin=2, estimate_tokens=teaching_estimator
+            )
             reasons.add(result.reason)
     assert reasons == {"within_budget", "trimmed", "single_group_overflow"}
 
@@ -70,7 +71,9 @@ def test_varied_where_the_rules_look_r12_r14_r18() -> None:
 
 def test_recipe_bounds() -> None:
     for seed in SEEDS:
-        path = random_session(seed, SessionRecipe(groups=(3, 4), compactions=2, system=False, metadata=False, max_tool_calls=0))
+        path = random_session(
+            seed, SessionRecipe(groups=(3, 4), compactions=2, system=False, metadata=False, max_tool_calls=0)
+        )
         assert 3 <= len(group_starts(path)) <= 4
         assert sum(e.type == "compaction" for e in path) == 2
         assert not any(e.type == "metadata" for e in path)

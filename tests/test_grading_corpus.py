@@ -61,7 +61,9 @@ def test_corpus_outcome(submission: Submission, graded: tuple[dict[str, GradeRes
         assert sum(t.passed for t in result.tests if not t.hidden) == submission.checklist_passes
 
 
-def test_edited_checklist_and_stored_outputs_change_nothing(graded: tuple[dict[str, GradeResult], pd.DataFrame]) -> None:
+def test_edited_checklist_and_stored_outputs_change_nothing(
+    graded: tuple[dict[str, GradeResult], pd.DataFrame],
+) -> None:
     """The checklist cell printing "3/3 passed" (and outputs claiming it) scores like the untouched stub."""
     fake, stub = graded[0]["fake_checklist_output"], graded[0]["untouched_stub"]
     assert fake.score == stub.score == 0
@@ -72,7 +74,9 @@ def test_csv_one_row_per_submission(graded: tuple[dict[str, GradeResult], pd.Dat
     frame = graded[1]
     assert sorted(frame["student"]) == sorted(s.name for s in CORPUS)
     assert {"total", "max_score", "percent", "status"} <= set(frame.columns)
-    assert "11.3 7 fixed_costs_come_first" in frame.columns and "11.3 H1 generated_kept_groups_and_reason" in frame.columns
+    assert (
+        "11.3 7 fixed_costs_come_first" in frame.columns and "11.3 H1 generated_kept_groups_and_reason" in frame.columns
+    )
     row = frame.set_index("student").loc["reference"]
     assert (row["total"], row["percent"], row["status"]) == (7, 100.0, "ok")
     assert set(frame["status"]) == {"ok", "timeout", "error", "missing-function"}
@@ -85,7 +89,10 @@ def test_cli_grades_one_notebook_to_results_json(tmp_path: Path) -> None:
     results.parent.mkdir()
     finished = subprocess.run(
         [str(BIN / "course-grade"), str(path), "--results", str(results), "--timeout", str(TIME_LIMIT)],
-        capture_output=True, text=True, check=True, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
     )
     assert "total 7/7 (100 %)" in finished.stdout
     data = json.loads(results.read_text())
@@ -137,8 +144,11 @@ def test_bundle_runs_in_a_simulated_autograder(tmp_path: Path) -> None:
         setup_notebook = next(name for name in names if name.startswith("labs/"))
         shipped = (root / "source" / setup_notebook).read_text()
         solution_line = "kept.insert(0, group)"  # a line of the lab's solution
-        solved = next(cell.source for cell in solution("11.3").cells if "def build_context(" in cell.source
-                      and "exercise" in cell.metadata.get("tags", []))
+        solved = next(
+            cell.source
+            for cell in solution("11.3").cells
+            if "def build_context(" in cell.source and "exercise" in cell.metadata.get("tags", [])
+        )
         assert solution_line in solved and solution_line not in shipped
         subprocess.run(["bash", "-n", str(root / "source" / "setup.sh")], check=True)
         installed = root / "course" / "course_lib" / "__init__.py"

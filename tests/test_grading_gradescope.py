@@ -28,15 +28,20 @@ import pytest
 from gradescope_dry_run import Autograder, dependencies_python, public_folder, set_up, shared_interpreter
 from grading_corpus import edited, learner, solution
 
-from course_lib import lab_registry
 from course_grader import cli
 from course_grader.bundle import SECRET, build_bundle, run_autograder
 from course_grader.learner_account import (
-    LearnerAccount, exposed, kill_all, processes_of, remove_leftovers, unused_account,
+    LearnerAccount,
+    exposed,
+    kill_all,
+    processes_of,
+    remove_leftovers,
+    unused_account,
 )
 from course_grader.notebook import find_template, setup_sources
 from course_grader.upload import choose, shown, uploaded
 from course_grader.wheel import requirements
+from course_lib import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 
@@ -130,13 +135,16 @@ def test_the_secret_is_in_a_root_only_file_and_on_no_command_line(tmp_path: Path
         script = archive.read("run_autograder").decode()
         assert "987654321987" not in script and "--seed" not in script
         assert archive.read("requirements.txt").decode().splitlines() == requirements(ROOT)
-    with zipfile.ZipFile(build_bundle("11.3", tmp_path / "b.zip")) as one, \
-            zipfile.ZipFile(build_bundle("11.3", tmp_path / "c.zip")) as other:
+    with (
+        zipfile.ZipFile(build_bundle("11.3", tmp_path / "b.zip")) as one,
+        zipfile.ZipFile(build_bundle("11.3", tmp_path / "c.zip")) as other,
+    ):
         assert one.read(SECRET) != other.read(SECRET)
 
 
-def test_bundle_tells_the_instructor_the_secret_and_how_to_regrade(tmp_path: Path,
-                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_bundle_tells_the_instructor_the_secret_and_how_to_regrade(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert cli.main(["bundle", "--lab", "capstone", "-o", str(tmp_path / "c.zip"), "--seed", "31337"]) == 0
     said = capsys.readouterr().out
     assert "The capstone" in said and "31337" in said and "source/secret" in said
@@ -148,8 +156,12 @@ def test_the_printed_table_shows_no_seed_and_no_hidden_feedback() -> None:
     from course_grader.bundle import for_stdout
     from course_grader.results import GradeResult, TestResult, format_table
 
-    tests = (TestResult(name="visible", number="7", lab="11.3", score=0, output="visible feedback"),
-             TestResult(name="generated", number="H1", lab="11.3", score=0, output="R12: the first failing session", hidden=True))
+    tests = (
+        TestResult(name="visible", number="7", lab="11.3", score=0, output="visible feedback"),
+        TestResult(
+            name="generated", number="H1", lab="11.3", score=0, output="R12: the first failing session", hidden=True
+        ),
+    )
     result = GradeResult(submission="s.ipynb", student="submission", lab="11.3", status="ok", tests=tests, seed=8675309)
     assert "R12: the first failing session" in format_table(result)
     shown_ = format_table(for_stdout(result))
@@ -186,8 +198,14 @@ def test_kill_all_reaches_a_process_that_left_the_session(tmp_path: Path) -> Non
     account = unused_account()
     assert account.uid not in range(61000, 64000)  # the bubblewrap path's uids
     marker = f"course-grade-detached-{uuid.uuid4().hex[:8]}"
-    detached = subprocess.Popen(["/bin/sh", "-c", f"sleep 120; : {marker}"],
-                                user=account.uid, group=account.gid, extra_groups=[], start_new_session=True, cwd="/")
+    detached = subprocess.Popen(
+        ["/bin/sh", "-c", f"sleep 120; : {marker}"],
+        user=account.uid,
+        group=account.gid,
+        extra_groups=[],
+        start_new_session=True,
+        cwd="/",
+    )
     left = Path("/tmp") / f"{marker}.txt"
     left.write_text("left behind")
     os.chown(left, account.uid, account.gid)
@@ -209,8 +227,12 @@ def test_exposed_says_what_the_account_can_reach(tmp_path: Path) -> None:
     try:
         subprocess.run([interpreter, "-m", "venv", "--without-pip", str(folder / "venv")], check=True)
         python = folder / "venv" / "bin" / "python"
-        purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                 capture_output=True, text=True, check=True).stdout.strip()
+        purelib = subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         Path(purelib, "checkout.pth").write_text(f"{ROOT}\n")
         readable, private = folder / "readable", folder / "private"
         readable.write_text("x")
@@ -264,15 +286,26 @@ def test_what_grading_installs_covers_every_import_of_every_labs_setup() -> None
     owners = importlib.metadata.packages_distributions()
     for lab in lab_registry.LABS:
         setup = "\n".join(setup_sources(find_template(lab)))
-        code = (f"import sys, json\nbefore = set(sys.modules)\nexec(compile({setup!r}, 'setup', 'exec'), {{}})\n"
-                "print(json.dumps(sorted({name.split('.')[0] for name in set(sys.modules) - before})))")
-        finished = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                                  env={**os.environ, "MPLBACKEND": "Agg"}, timeout=300)
+        code = (
+            f"import sys, json\nbefore = set(sys.modules)\nexec(compile({setup!r}, 'setup', 'exec'), {{}})\n"
+            "print(json.dumps(sorted({name.split('.')[0] for name in set(sys.modules) - before})))"
+        )
+        finished = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "MPLBACKEND": "Agg"},
+            timeout=300,
+        )
         assert finished.returncode == 0, f"{lab}: {finished.stderr[-2000:]}"
         loaded = json.loads(finished.stdout.strip().splitlines()[-1])
         missing = {
-            module: owners[module] for module in loaded
-            if module in owners and module not in sys.stdlib_module_names and module != "course_lib"
+            module: owners[module]
+            for module in loaded
+            if module in owners
+            and module not in sys.stdlib_module_names
+            and module != "course_lib"
             and not any(canonicalize_name(dist) in installed for dist in owners[module])
         }
         assert not missing, f"{lab}'s setup loads modules outside the base dependencies: {missing}"
@@ -309,7 +342,7 @@ def _text(data: dict) -> str:
 
 
 @pytest.mark.slow
-def test_setup_makes_the_grader_root_only(dry_run) -> None:  # noqa: ANN001
+def test_setup_makes_the_grader_root_only(dry_run) -> None:
     autograder, _ = dry_run
     root = autograder("11.3").root
     for folder in (root / "course", root / "source"):
@@ -318,10 +351,12 @@ def test_setup_makes_the_grader_root_only(dry_run) -> None:  # noqa: ANN001
 
 
 @pytest.mark.slow
-def test_an_honest_solution_next_to_another_labs_notebook_scores_full_marks_and_sees_no_seed(dry_run) -> None:  # noqa: ANN001
+def test_an_honest_solution_next_to_another_labs_notebook_scores_full_marks_and_sees_no_seed(dry_run) -> None:
     autograder, folder = dry_run
-    data, said = autograder("11.3").submit({"a_lab_11_2_group_interactions.ipynb": learner("11.2"),
-                                            "lab_11_3_build_context.ipynb": solution("11.3")}, cwd=folder)
+    data, said = autograder("11.3").submit(
+        {"a_lab_11_2_group_interactions.ipynb": learner("11.2"), "lab_11_3_build_context.ipynb": solution("11.3")},
+        cwd=folder,
+    )
     assert data["score"] == 7 and len(data["tests"]) == 7, _text(data)
     assert str(SECRET_SEED) not in json.dumps(data) and str(SECRET_SEED) not in said
     results = autograder("11.3").root / "results"
@@ -329,7 +364,7 @@ def test_an_honest_solution_next_to_another_labs_notebook_scores_full_marks_and_
     assert (results / "results.json").stat().st_uid == 0
 
 
-IMPORTS_THE_REFERENCE = '''
+IMPORTS_THE_REFERENCE = """
 import os, sys, types
 _home = os.getuid()
 try:
@@ -347,11 +382,11 @@ except Exception as exc:
     _why = f"uid {{_home}}: {{type(exc).__name__}}"
     def build_context(*args, **kwargs):
         raise RuntimeError("the reference was out of reach: " + _why)
-'''
+"""
 
 
 @pytest.mark.slow
-def test_importing_the_reference_from_the_installed_package_scores_nothing(dry_run) -> None:  # noqa: ANN001
+def test_importing_the_reference_from_the_installed_package_scores_nothing(dry_run) -> None:
     """The real sources of the withheld modules, read from where setup.sh installed course_lib: out of reach.
 
     Against a readable install (the code before Gradescope mode ran the kernel as
@@ -365,7 +400,7 @@ def test_importing_the_reference_from_the_installed_package_scores_nothing(dry_r
     assert "the reference was out of reach: uid 6" in _text(data)  # run as the learner's uid (64100–65399)
 
 
-REWRITER = '''
+REWRITER = """
 import os, subprocess, sys
 _fake = {fake!r}
 _code = (
@@ -385,7 +420,7 @@ _code = (
 )
 subprocess.Popen([sys.executable, "-c", _code], start_new_session=True,
                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-'''
+"""
 
 
 def _alive(marker: str) -> list[int]:
@@ -400,7 +435,7 @@ def _alive(marker: str) -> list[int]:
 
 
 @pytest.mark.slow
-def test_a_detached_rewriter_is_dead_before_results_are_written(dry_run) -> None:  # noqa: ANN001
+def test_a_detached_rewriter_is_dead_before_results_are_written(dry_run) -> None:
     """A stub (0/5) that leaves a double-forked process rewriting results.json as 5/5: it stays 0/5."""
     autograder, folder = dry_run
     grader = autograder("11.2")
@@ -417,16 +452,17 @@ def test_a_detached_rewriter_is_dead_before_results_are_written(dry_run) -> None
 
 
 @pytest.mark.slow
-def test_two_uploads_for_the_lab_are_refused(dry_run) -> None:  # noqa: ANN001
+def test_two_uploads_for_the_lab_are_refused(dry_run) -> None:
     autograder, folder = dry_run
-    data, _ = autograder("11.3").submit({"a_draft.ipynb": learner("11.3"),
-                                         "lab_11_3_build_context.ipynb": solution("11.3")}, cwd=folder)
+    data, _ = autograder("11.3").submit(
+        {"a_draft.ipynb": learner("11.3"), "lab_11_3_build_context.ipynb": solution("11.3")}, cwd=folder
+    )
     assert data["score"] == 0 and "a_draft.ipynb" in data["output"], _text(data)
     assert "Upload only your Lab 11.3 notebook" in data["output"]
 
 
 @pytest.mark.slow
-def test_the_capstone_solution_scores_full_marks_in_its_bundle(dry_run) -> None:  # noqa: ANN001
+def test_the_capstone_solution_scores_full_marks_in_its_bundle(dry_run) -> None:
     autograder, folder = dry_run
     data, _ = autograder("capstone").submit({"02_lifecycle_capstone.ipynb": solution("capstone")}, cwd=folder)
     assert data["score"] == len(data["tests"]) > 0, _text(data)

@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 from grading_corpus import CORPUS, grade_in_process, learner, namespace, solution
 
-from course_lib import lab_registry
 from course_grader import hidden, hidden_cases, practice
+from course_lib import lab_registry
 from course_lib.checklist import harness
 
 LABS = tuple(lab_registry.LABS)
 
 
-def corpus(name: str):  # noqa: ANN201
+def corpus(name: str):
     return next(s for s in CORPUS if s.name == name).make()
 
 
@@ -32,6 +32,7 @@ def test_hidden_cases_are_deterministic(lab: str) -> None:
     """Fixed seeds: two generations of a lab's hidden cases are the same calls with the same expectations."""
     first = hidden_cases.GENERATORS[lab](random.Random(lab_registry.lab(lab).hidden_seed))
     second = hidden_cases.GENERATORS[lab](random.Random(lab_registry.lab(lab).hidden_seed))
+
     def dump(tests: tuple[hidden.HiddenTest, ...]) -> str:  # JSON, so a NaN option equals itself
         return json.dumps([[(c.request(), repr(c.expected)) for c in t.calls] for t in tests])
 
@@ -64,8 +65,10 @@ def test_stubs_score_zero_as_not_implemented(lab: str, tmp_path: Path) -> None:
     assert result.score == 0 and result.status == "ok"
     assert all(t.output.startswith("not implemented yet") for t in result.tests)
     label = lab_registry.lab(lab).label
-    assert all(any(f"{label} not implemented yet: {name}" in t.output for name in lab_registry.lab(lab).functions)
-               for t in result.tests)
+    assert all(
+        any(f"{label} not implemented yet: {name}" in t.output for name in lab_registry.lab(lab).functions)
+        for t in result.tests
+    )
 
 
 def test_answers_hard_coded_to_the_example_fail_the_hidden_cases(tmp_path: Path) -> None:
@@ -102,7 +105,7 @@ def test_feedback_names_the_rule_not_the_hidden_case(tmp_path: Path) -> None:
 
 
 def test_sys_exit_and_prints_stay_inside_the_harness(capsys: pytest.CaptureFixture[str]) -> None:
-    def group_interactions(entries):  # noqa: ANN001, ANN202
+    def group_interactions(entries):
         print("learner output")
         raise SystemExit(3)
 
@@ -118,7 +121,7 @@ def test_changing_the_input_fails_r13(tmp_path: Path) -> None:
     names = namespace("11.2", solution("11.2"))
     right = names["group_interactions"]
 
-    def group_interactions(entries):  # noqa: ANN001, ANN202
+    def group_interactions(entries):
         groups = right(entries)
         for entry in entries:
             for block in getattr(entry.message, "content", ()):
@@ -142,18 +145,25 @@ def test_numbers_compare_by_value() -> None:
 @pytest.mark.parametrize("lab", LABS)
 def test_every_seed_holds_the_fixed_covering_set(lab: str) -> None:
     """The covering calls are in every run whatever the seed, with the same inputs and expectations."""
-    fixed = [(call.key, json.dumps(call.request()), repr(call.expected))
-             for test in hidden_cases.covering_tests(lab) for call in test.calls]
+    fixed = [
+        (call.key, json.dumps(call.request()), repr(call.expected))
+        for test in hidden_cases.covering_tests(lab)
+        for call in test.calls
+    ]
     assert fixed and all(key.split("-")[-2] == "fixed" for key, _, _ in fixed)
     for seed in (None, 0, 7):
-        drawn = {call.key: (call.key, json.dumps(call.request()), repr(call.expected)) for call in hidden_cases.hidden_calls(lab, seed)}
+        drawn = {
+            call.key: (call.key, json.dumps(call.request()), repr(call.expected))
+            for call in hidden_cases.hidden_calls(lab, seed)
+        }
         assert all(drawn.get(item[0]) == item for item in fixed)
     assert [t.name for t in hidden_cases.covering_tests(lab)] == [t.name for t in hidden_cases.hidden_tests(lab)]
 
 
 def test_an_unbounded_recovery_loop_ends_and_fails() -> None:
     """A retry loop without a cap stops at the harness's send() limit instead of hanging the grader (L4)."""
-    def retry_after_overflow(send, compact, *, context_window, max_attempts):  # noqa: ANN001, ANN202
+
+    def retry_after_overflow(send, compact, *, context_window, max_attempts):
         answer, attempts = send(), 0
         while answer.stop_reason == "error":
             attempts += 1

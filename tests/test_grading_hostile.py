@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from nbformat import NotebookNode
 import pytest
 from grading_corpus import edited, replace, solution
+from nbformat import NotebookNode
 
 from course_grader import GradeOptions, GradeResult, Limits, cli, grade_folder, write_csv
 from course_grader import sandbox as sandbox_module
@@ -43,7 +43,7 @@ WRONG = replace("            current.append(entry)\n", "            current = [e
 """A plausible wrong group_interactions: every message opens a new group."""
 
 
-def prelude(code: str, correct_when: str | None = None):  # noqa: ANN201
+def prelude(code: str, correct_when: str | None = None):
     """Put ``code`` before the solution; with ``correct_when``, the solution survives only if that holds."""
 
     def change(source: str) -> str:
@@ -55,7 +55,7 @@ def prelude(code: str, correct_when: str | None = None):  # noqa: ANN201
     return change
 
 
-def chain(*changes):  # noqa: ANN002, ANN201
+def chain(*changes):
     def change(source: str) -> str:
         for step in changes:
             source = step(source)
@@ -68,7 +68,7 @@ def honest() -> NotebookNode:
     return solution("11.2")
 
 
-def hostile(change) -> NotebookNode:  # noqa: ANN001
+def hostile(change) -> NotebookNode:
     return edited(solution("11.2"), "group_interactions", change)
 
 
@@ -81,101 +81,171 @@ SUBMISSIONS: dict[str, tuple[object, str]] = {
     # name: (notebook, expected outcome: "full", "zero" or "less")
     "honest_alice": (honest(), "full"),
     "honest_bob": (honest(), "full"),
-    "fakes_the_harness": (wrong_and(
-        "import course_lib.checklist.harness as _h\n"
-        "_h.check = lambda ns, n, names: _h.Reply({'points': [], 'status': 'completed'})\n"
-        "_h.call = lambda ns, request: _h.Reply({'kind': 'returned', 'value': [], 'mutated': False})\n"
-        "_h.record_case = lambda case, impl: {'points': [], 'status': 'completed'}\n"), "less"),
-    "reference_from_a_thread": (hostile(chain(prelude(
-        "import threading, course_lib.grouping\n"
-        "def _reference(entries):\n"
-        "    box = {}\n"
-        "    t = threading.Thread(target=lambda: box.update(v=course_lib.grouping.group_interactions(entries)))\n"
-        "    t.start(); t.join()\n"
-        "    return box['v']\n"), lambda s: s + "\n\ngroup_interactions = _reference\n")), "zero"),
-    "reference_without_profiler": (hostile(lambda s: s + (
-        "\n\nimport sys, course_lib\n"
-        "def group_interactions(entries):\n"
-        "    sys.setprofile(None)\n"
-        "    return course_lib.group_interactions(entries)\n")), "zero"),
-    "kills_its_parent": (hostile(prelude(
-        "import os, signal\n"
-        "for _pid in (os.getppid(), 1):\n"
-        "    try:\n"
-        "        os.kill(_pid, signal.SIGKILL)\n"
-        "    except OSError:\n"
-        "        pass\n")), "full"),
-    "rewrites_other_students": (hostile(prelude(
-        "import os\n"
-        "_touched = []\n"
-        "for _pid in os.listdir('/proc'):\n"
-        "    for _name in ('cwd',):\n"
-        "        try:\n"
-        "            _base = os.readlink(f'/proc/{_pid}/{_name}')\n"
-        "        except OSError:\n"
-        "            continue\n"
-        "        for _root, _dirs, _files in os.walk(_base):\n"
-        "            for _file in _files:\n"
-        "                if _file.endswith('.ipynb') or _file.endswith('.csv'):\n"
-        "                    try:\n"
-        "                        open(os.path.join(_root, _file), 'w').write('overwritten')\n"
-        "                        _touched.append(_file)\n"
-        "                    except OSError:\n"
-        "                        pass\n",
-        correct_when="not _touched")), "full"),
-    "writes_host_tmp": (hostile(prelude(
-        f"open({str(HOST_TMP_FILE)!r}, 'w').write('escaped')\n")), "full"),
-    "leaves_a_process_behind": (hostile(prelude(
-        "import subprocess, sys\n"
-        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(20)  # {MARKER}'], start_new_session=True)\n")),
-        "full"),
-    "connects_out": (hostile(prelude(
-        "import os, socket\n"
-        "_connected = False\n"
-        "try:\n"
-        "    socket.create_connection(('127.0.0.1', int(os.environ.get('HOSTILE_PORT', '{port}'))), timeout=2).sendall(b'hi')\n"
-        "    _connected = True\n"
-        "except OSError:\n"
-        "    pass\n",
-        correct_when="not _connected")), "full"),
-    "reads_the_answers": (hostile(prelude(
-        "import glob, os, course_lib\n"
-        "_package = os.path.dirname(course_lib.__file__)\n"
-        "_secrets = [os.path.join(_package, 'grading', 'hidden_cases.py'), os.path.join(_package, 'grading', 'hidden.py')]\n"
-        "_secrets += glob.glob(os.path.join(_package, '..', 'labs', 'solutions', '*.ipynb'))\n"
-        "_secrets += glob.glob('{solutions}/*.ipynb')\n"
-        "_read = [p for p in _secrets if os.path.exists(p)]\n"
-        "try:\n"
-        "    import course_grader.hidden_cases\n"
-        "    _read.append('import')\n"
-        "except ImportError:\n"
-        "    pass\n",
-        correct_when="not _read")), "full"),
-    "fork_bomb": (hostile(prelude(
-        "import os\n"
-        "_children = 0\n"
-        "for _ in range(200):\n"
-        "    try:\n"
-        "        _pid = os.fork()\n"
-        "    except OSError:\n"
-        "        break\n"
-        "    if _pid == 0:\n"
-        "        import time; time.sleep(1); os._exit(0)\n"
-        "    _children += 1\n"
-        "for _ in range(_children):\n"
-        "    os.wait()\n",
-        correct_when="_children < 200")), "full"),
-    "ignores_interrupts": (hostile(chain(
-        replace("    groups: list[InteractionGroup] = []\n", "    while True:\n        pass\n    groups: list[InteractionGroup] = []\n"),
-        prelude("import signal\n"
-                "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-                "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"))), "zero"),
+    "fakes_the_harness": (
+        wrong_and(
+            "import course_lib.checklist.harness as _h\n"
+            "_h.check = lambda ns, n, names: _h.Reply({'points': [], 'status': 'completed'})\n"
+            "_h.call = lambda ns, request: _h.Reply({'kind': 'returned', 'value': [], 'mutated': False})\n"
+            "_h.record_case = lambda case, impl: {'points': [], 'status': 'completed'}\n"
+        ),
+        "less",
+    ),
+    "reference_from_a_thread": (
+        hostile(
+            chain(
+                prelude(
+                    "import threading, course_lib.grouping\n"
+                    "def _reference(entries):\n"
+                    "    box = {}\n"
+                    "    t = threading.Thread(target=lambda: box.update(v=course_lib.grouping.group_interactions(entries)))\n"
+                    "    t.start(); t.join()\n"
+                    "    return box['v']\n"
+                ),
+                lambda s: s + "\n\ngroup_interactions = _reference\n",
+            )
+        ),
+        "zero",
+    ),
+    "reference_without_profiler": (
+        hostile(
+            lambda s: (
+                s
+                + (
+                    "\n\nimport sys, course_lib\n"
+                    "def group_interactions(entries):\n"
+                    "    sys.setprofile(None)\n"
+                    "    return course_lib.group_interactions(entries)\n"
+                )
+            )
+        ),
+        "zero",
+    ),
+    "kills_its_parent": (
+        hostile(
+            prelude(
+                "import os, signal\n"
+                "for _pid in (os.getppid(), 1):\n"
+                "    try:\n"
+                "        os.kill(_pid, signal.SIGKILL)\n"
+                "    except OSError:\n"
+                "        pass\n"
+            )
+        ),
+        "full",
+    ),
+    "rewrites_other_students": (
+        hostile(
+            prelude(
+                "import os\n"
+                "_touched = []\n"
+                "for _pid in os.listdir('/proc'):\n"
+                "    for _name in ('cwd',):\n"
+                "        try:\n"
+                "            _base = os.readlink(f'/proc/{_pid}/{_name}')\n"
+                "        except OSError:\n"
+                "            continue\n"
+                "        for _root, _dirs, _files in os.walk(_base):\n"
+                "            for _file in _files:\n"
+                "                if _file.endswith('.ipynb') or _file.endswith('.csv'):\n"
+                "                    try:\n"
+                "                        open(os.path.join(_root, _file), 'w').write('overwritten')\n"
+                "                        _touched.append(_file)\n"
+                "                    except OSError:\n"
+                "                        pass\n",
+                correct_when="not _touched",
+            )
+        ),
+        "full",
+    ),
+    "writes_host_tmp": (hostile(prelude(f"open({str(HOST_TMP_FILE)!r}, 'w').write('escaped')\n")), "full"),
+    "leaves_a_process_behind": (
+        hostile(
+            prelude(
+                "import subprocess, sys\n"
+                f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(20)  # {MARKER}'], start_new_session=True)\n"
+            )
+        ),
+        "full",
+    ),
+    "connects_out": (
+        hostile(
+            prelude(
+                "import os, socket\n"
+                "_connected = False\n"
+                "try:\n"
+                "    socket.create_connection(('127.0.0.1', int(os.environ.get('HOSTILE_PORT', '{port}'))), timeout=2).sendall(b'hi')\n"
+                "    _connected = True\n"
+                "except OSError:\n"
+                "    pass\n",
+                correct_when="not _connected",
+            )
+        ),
+        "full",
+    ),
+    "reads_the_answers": (
+        hostile(
+            prelude(
+                "import glob, os, course_lib\n"
+                "_package = os.path.dirname(course_lib.__file__)\n"
+                "_secrets = [os.path.join(_package, 'grading', 'hidden_cases.py'), os.path.join(_package, 'grading', 'hidden.py')]\n"
+                "_secrets += glob.glob(os.path.join(_package, '..', 'labs', 'solutions', '*.ipynb'))\n"
+                "_secrets += glob.glob('{solutions}/*.ipynb')\n"
+                "_read = [p for p in _secrets if os.path.exists(p)]\n"
+                "try:\n"
+                "    import course_grader.hidden_cases\n"
+                "    _read.append('import')\n"
+                "except ImportError:\n"
+                "    pass\n",
+                correct_when="not _read",
+            )
+        ),
+        "full",
+    ),
+    "fork_bomb": (
+        hostile(
+            prelude(
+                "import os\n"
+                "_children = 0\n"
+                "for _ in range(200):\n"
+                "    try:\n"
+                "        _pid = os.fork()\n"
+                "    except OSError:\n"
+                "        break\n"
+                "    if _pid == 0:\n"
+                "        import time; time.sleep(1); os._exit(0)\n"
+                "    _children += 1\n"
+                "for _ in range(_children):\n"
+                "    os.wait()\n",
+                correct_when="_children < 200",
+            )
+        ),
+        "full",
+    ),
+    "ignores_interrupts": (
+        hostile(
+            chain(
+                replace(
+                    "    groups: list[InteractionGroup] = []\n",
+                    "    while True:\n        pass\n    groups: list[InteractionGroup] = []\n",
+                ),
+                prelude(
+                    "import signal\n"
+                    "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                    "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+                ),
+            )
+        ),
+        "zero",
+    ),
 }
 
 
 def _digest(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _sandbox_processes(views: Path) -> list[str]:
@@ -213,7 +283,9 @@ def _listen_below_the_ephemeral_ports() -> socket.socket:
 
 
 @pytest.fixture(scope="module")
-def batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, GradeResult], float, list[str], bytes, list[str]]:
+def batch(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[dict[str, GradeResult], float, list[str], bytes, list[str]]:
     if sandbox_module.bubblewrap() is None:
         pytest.fail("bubblewrap is not installed: run `make grading-tools`")
     root = tmp_path_factory.mktemp("hostile")
@@ -245,7 +317,7 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, GradeResu
 
 
 @pytest.mark.parametrize("name", list(SUBMISSIONS))
-def test_each_submission_scores_as_the_isolation_demands(name: str, batch) -> None:  # noqa: ANN001
+def test_each_submission_scores_as_the_isolation_demands(name: str, batch) -> None:
     result = batch[0][name]
     expected = SUBMISSIONS[name][1]
     feedback = "\n".join([*result.notes, *(t.output for t in result.tests)])
@@ -258,19 +330,19 @@ def test_each_submission_scores_as_the_isolation_demands(name: str, batch) -> No
     assert result.sandbox == "bubblewrap"
 
 
-def test_borrowing_the_reference_says_so(batch) -> None:  # noqa: ANN001
+def test_borrowing_the_reference_says_so(batch) -> None:
     """Calling the stub directly names it; from a thread the learner's own code loses the error (score 0 above)."""
     result = batch[0]["reference_without_profiler"]
     assert all("not available while grading" in t.output for t in result.tests)
 
 
-def test_an_ignored_interrupt_costs_one_time_limit_not_the_budget(batch) -> None:  # noqa: ANN001
+def test_an_ignored_interrupt_costs_one_time_limit_not_the_budget(batch) -> None:
     result = batch[0]["ignores_interrupts"]
     assert result.status == "timeout"
     assert result.execution_time < LIMITS.budget
 
 
-def test_nothing_outside_the_sandboxes_changed_and_nothing_survived(batch) -> None:  # noqa: ANN001
+def test_nothing_outside_the_sandboxes_changed_and_nothing_survived(batch) -> None:
     results, seconds, changed, received, survivors = batch
     assert changed == []
     assert not HOST_TMP_FILE.exists()
@@ -344,8 +416,9 @@ def test_results_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: py
     assert [p.name for p in tmp_path.iterdir()] == ["grades.csv"]
 
 
-def test_without_bubblewrap_grading_refuses_unless_told(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_bubblewrap_grading_refuses_unless_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     notebook = tmp_path / "alice_lab_11_2.ipynb"
     notebook.write_text(__import__("nbformat").writes(honest()), encoding="utf-8")
     monkeypatch.setattr(cli, "bubblewrap", lambda: None)
@@ -363,7 +436,7 @@ def test_without_bubblewrap_grading_refuses_unless_told(tmp_path: Path, monkeypa
 # sandbox is in its cgroup, and a cgroup is removed only once nothing is left in it.
 
 
-def test_no_sandbox_cgroup_survives_the_batch(batch) -> None:  # noqa: ANN001
+def test_no_sandbox_cgroup_survives_the_batch(batch) -> None:
     from course_grader import cgroup
 
     assert cgroup.unavailable() is None, "the hostile batch must run with a cgroup per sandbox (CI runs as root)"
@@ -410,7 +483,7 @@ def identity_batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, 
     return {r.submission.split("/")[0]: r for r in results}, table
 
 
-def test_a_notebook_naming_another_student_is_its_folders_row(identity_batch) -> None:  # noqa: ANN001
+def test_a_notebook_naming_another_student_is_its_folders_row(identity_batch) -> None:
     rows = identity_batch[0]
     assert (rows["bob"].student, rows["bob"].score, rows["bob"].max_score) == ("bob", 5, 5)
     assert rows["mallory"].student == "mallory" and rows["mallory"].score < 5
@@ -418,20 +491,20 @@ def test_a_notebook_naming_another_student_is_its_folders_row(identity_batch) ->
     assert rows["bob"].submission != rows["mallory"].submission
 
 
-def test_links_and_fifos_in_the_folder_get_an_error_row_and_the_batch_goes_on(identity_batch) -> None:  # noqa: ANN001
+def test_links_and_fifos_in_the_folder_get_an_error_row_and_the_batch_goes_on(identity_batch) -> None:
     rows = identity_batch[0]
     for name, what in (("linker", "a symbolic link"), ("piper", "a FIFO")):
         assert rows[name].status == "error" and rows[name].score == 0 and what in rows[name].notes[0]
     assert rows[FORMULA_FOLDER].score == 5
 
 
-def test_a_file_name_and_metadata_disagreeing_on_the_lab_is_not_silently_full_marks(identity_batch) -> None:  # noqa: ANN001
+def test_a_file_name_and_metadata_disagreeing_on_the_lab_is_not_silently_full_marks(identity_batch) -> None:
     result = identity_batch[0]["conflict"]
     assert result.lab == "11.3" and result.score < result.max_score
     assert "metadata (course.lab) says Lab 11.2" in result.notes[0]
 
 
-def test_the_csv_cannot_run_a_students_folder_name(identity_batch) -> None:  # noqa: ANN001
+def test_the_csv_cannot_run_a_students_folder_name(identity_batch) -> None:
     row = next(r for r in identity_batch[1] if FORMULA_FOLDER in r["student"])
     assert row["student"] == "'" + FORMULA_FOLDER and row["file"].startswith("'=")
     assert row["file"] == f"'{FORMULA_FOLDER}/lab_11_2_group_interactions.ipynb"

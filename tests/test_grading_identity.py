@@ -21,12 +21,12 @@ import nbformat
 import pytest
 from grading_corpus import solution
 
-from course_lib import lab_registry
 from course_grader import GradeOptions, GradeResult, Limits, TestResult, cli, grade_folder, grade_notebook, write_csv
 from course_grader import notebook as notebook_module
 from course_grader.batch import died, discover, neutralised, results_frame
 from course_grader.errors import NotARegularFile, SubmissionTooLarge
 from course_grader.notebook import identify, read_regular_file, read_submission, submission_name
+from course_lib import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 
@@ -36,13 +36,15 @@ LIMITS = Limits(cell_timeout=3, budget=60)
 # --- stand-ins for the grader, importable by a spawned worker -----------------------------
 
 
-def _no_kernel(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions):  # noqa: ANN202
+def _no_kernel(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions):
     """A kernel run in which every function is defined and no check ran: status ok, 0 points."""
     from course_grader.grade import KernelRun
     from course_grader.sandbox import CellRun
 
     names = lab_registry.lab(lab).functions
-    return KernelRun(setup=[CellRun("ok")], exercises=[CellRun("ok")], functions=CellRun("ok", reply=dict.fromkeys(names, True)))
+    return KernelRun(
+        setup=[CellRun("ok")], exercises=[CellRun("ok")], functions=CellRun("ok", reply=dict.fromkeys(names, True))
+    )
 
 
 def kernel_free(path: Path, options: GradeOptions, *, root: str | None = None) -> GradeResult:
@@ -71,8 +73,14 @@ def misbehaving(path: Path, options: GradeOptions, *, root: str | None = None) -
     if name.startswith("real"):
         return grade_notebook(path, options, root=root)
     who, source = identify(path, root)
-    return GradeResult(submission=submission_name(path, root), student=who, student_source=source, lab="11.2",
-                       status="ok", tests=(TestResult(name="t", number="1", lab="11.2", score=1),))
+    return GradeResult(
+        submission=submission_name(path, root),
+        student=who,
+        student_source=source,
+        lab="11.2",
+        status="ok",
+        tests=(TestResult(name="t", number="1", lab="11.2", score=1),),
+    )
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -103,7 +111,12 @@ def test_the_folder_decides_who_and_metadata_naming_someone_else_is_a_note(tmp_p
     write(tmp_path / "mallory" / "lab_11_2_group_interactions.ipynb", student="bob")
     graded = rows(grade_folder(tmp_path, GradeOptions(limits=LIMITS), progress=False, grade=kernel_free))
     bob, mallory = graded["bob/lab_11_2_group_interactions.ipynb"], graded["mallory/lab_11_2_group_interactions.ipynb"]
-    assert (bob.student, bob.student_source, mallory.student, mallory.student_source) == ("bob", "folder", "mallory", "folder")
+    assert (bob.student, bob.student_source, mallory.student, mallory.student_source) == (
+        "bob",
+        "folder",
+        "mallory",
+        "folder",
+    )
     assert "names 'bob'" in notes(mallory) and "never the notebook" in notes(mallory)
     assert "names" not in notes(bob)
     assert "duplicate" not in notes(bob) + notes(mallory)
@@ -114,7 +127,10 @@ def test_a_file_in_the_root_keeps_the_file_name_rule_and_metadata_never_names(tm
     write(root / "dave_lab_11_2.ipynb", student="erin")
     write(root / "lab_11_2_group_interactions.ipynb", student="erin")  # names nobody: the folder holding it
     graded = rows(grade_folder(root, GradeOptions(limits=LIMITS), progress=False, grade=kernel_free))
-    assert (graded["dave_lab_11_2.ipynb"].student, graded["dave_lab_11_2.ipynb"].student_source) == ("dave", "file name")
+    assert (graded["dave_lab_11_2.ipynb"].student, graded["dave_lab_11_2.ipynb"].student_source) == (
+        "dave",
+        "file name",
+    )
     unnamed = graded["lab_11_2_group_interactions.ipynb"]
     assert (unnamed.student, unnamed.student_source) == ("submissions", "containing folder")
     assert all("names 'erin'" in notes(result) for result in graded.values())
@@ -132,10 +148,15 @@ def test_the_student_option_wins_in_single_file_mode(tmp_path: Path, monkeypatch
     assert (alone.student, alone.student_source) == ("alice", "file name") and "names 'bob'" in notes(alone)
 
 
-@pytest.mark.parametrize(("name", "student"), [
-    ("carol_02_lifecycle_capstone.ipynb", "carol"), ("lazy_mutant_lab_capstone.ipynb", "lazy_mutant"),
-    ("frank_capstone_v2.ipynb", "frank"), ("capstones_fan.ipynb", "capstones_fan"),
-])
+@pytest.mark.parametrize(
+    ("name", "student"),
+    [
+        ("carol_02_lifecycle_capstone.ipynb", "carol"),
+        ("lazy_mutant_lab_capstone.ipynb", "lazy_mutant"),
+        ("frank_capstone_v2.ipynb", "frank"),
+        ("capstones_fan.ipynb", "capstones_fan"),
+    ],
+)
 def test_a_capstone_file_name_names_its_student_without_the_lab(name: str, student: str) -> None:
     assert identify(name) == (student, "file name")
 
@@ -152,15 +173,18 @@ def test_two_files_for_one_student_and_lab_are_both_kept_and_say_which_counts(tm
     graded = rows(grade_folder(tmp_path, GradeOptions(limits=LIMITS), progress=False, grade=kernel_free))
     first, final = graded["alice/first_try.ipynb"], graded["alice/lab_11_2_final.ipynb"]
     assert (first.counts, final.counts, graded["bob/lab_11_2.ipynb"].counts) == (False, True, True)
-    assert "also alice/lab_11_2_final.ipynb" in notes(first) and "alice/lab_11_2_final.ipynb counts, not this one" in notes(first)
+    assert "also alice/lab_11_2_final.ipynb" in notes(
+        first
+    ) and "alice/lab_11_2_final.ipynb counts, not this one" in notes(first)
     assert "also alice/first_try.ipynb" in notes(final) and "this one counts (the latest modified)" in notes(final)
     assert "duplicate" not in notes(graded["bob/lab_11_2.ipynb"])
     frame = results_frame(graded.values())
     assert list(frame["counts"]) == [False, True, True]
 
 
-def test_a_file_name_and_metadata_naming_other_labs_is_flagged_and_the_file_name_decides(tmp_path: Path,
-                                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_name_and_metadata_naming_other_labs_is_flagged_and_the_file_name_decides(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``lab_11_3_….ipynb`` holding Lab 11.2 (metadata course.lab = "11.2") is not silently 100 % on Lab 11.2."""
     from course_grader import grade
 
@@ -212,9 +236,15 @@ def test_links_fifos_sockets_devices_and_folders_get_an_error_row_unopened(tmp_p
     graded = rows(grade_folder(root, GradeOptions(limits=LIMITS), progress=False, grade=kernel_free))
     assert time.monotonic() - started < 60  # the FIFO did not block anything
     assert graded["alice/lab_11_2.ipynb"].status == "ok"
-    expected = {"bob/lab_11_2.ipynb": f"a symbolic link (to {outside})", "carol/lab_11_2.ipynb": f"a symbolic link (to {honest})",
-                "dave/lab_11_2_group_interactions.ipynb": "a FIFO (named pipe)", "erin/lab_11_2.ipynb": "a folder",
-                "frank": "a symbolic link", "gina/lab_11_2.ipynb": "a socket", "ivan/lab_11_2.ipynb": "(to /etc/shadow)"}
+    expected = {
+        "bob/lab_11_2.ipynb": f"a symbolic link (to {outside})",
+        "carol/lab_11_2.ipynb": f"a symbolic link (to {honest})",
+        "dave/lab_11_2_group_interactions.ipynb": "a FIFO (named pipe)",
+        "erin/lab_11_2.ipynb": "a folder",
+        "frank": "a symbolic link",
+        "gina/lab_11_2.ipynb": "a socket",
+        "ivan/lab_11_2.ipynb": "(to /etc/shadow)",
+    }
     if devices:
         expected["hal_lab_11_2.ipynb"] = "a character device"
     for name, what in expected.items():
@@ -225,8 +255,9 @@ def test_links_fifos_sockets_devices_and_folders_get_an_error_row_unopened(tmp_p
     assert set(graded) == {"alice/lab_11_2.ipynb", *expected}
 
 
-def test_the_open_refuses_what_lstat_did_not_see_a_link_or_a_fifo_swapped_in(tmp_path: Path,
-                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_open_refuses_what_lstat_did_not_see_a_link_or_a_fifo_swapped_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The race between looking and opening: O_NOFOLLOW refuses a link, O_NONBLOCK + fstat a FIFO."""
     regular = write(tmp_path / "real.ipynb")
     link = tmp_path / "link.ipynb"
@@ -241,13 +272,16 @@ def test_the_open_refuses_what_lstat_did_not_see_a_link_or_a_fifo_swapped_in(tmp
         read_regular_file(fifo)
 
 
-def test_a_file_over_the_size_limit_is_refused_without_being_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_over_the_size_limit_is_refused_without_being_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     big = tmp_path / "alice" / "lab_11_2.ipynb"
     big.parent.mkdir()
     with big.open("wb") as file:
         file.truncate(notebook_module.MAX_NOTEBOOK_BYTES + 2**20)  # sparse: nothing is written
     reads: list[int] = []
     real_read = os.read
+
     def counted_read(fd: int, n: int) -> bytes:
         reads.append(n)
         return real_read(fd, n)
@@ -260,7 +294,9 @@ def test_a_file_over_the_size_limit_is_refused_without_being_read(tmp_path: Path
     with pytest.raises(SubmissionTooLarge, match="exceeds"):
         read_regular_file(small, limit=100)
     graded = rows(grade_folder(tmp_path, GradeOptions(limits=LIMITS), progress=False, grade=kernel_free))
-    assert graded["alice/lab_11_2.ipynb"].status == "error" and "exceeds the 20 MB limit" in notes(graded["alice/lab_11_2.ipynb"])
+    assert graded["alice/lab_11_2.ipynb"].status == "error" and "exceeds the 20 MB limit" in notes(
+        graded["alice/lab_11_2.ipynb"]
+    )
 
 
 def test_discovery_never_follows_a_link_even_to_a_folder_inside_the_tree(tmp_path: Path) -> None:
@@ -268,15 +304,19 @@ def test_discovery_never_follows_a_link_even_to_a_folder_inside_the_tree(tmp_pat
     (tmp_path / "mirror").symlink_to(tmp_path / "alice")
     (tmp_path / "loop").symlink_to(tmp_path)
     found = {item.path.relative_to(tmp_path).as_posix(): item.refused for item in discover(tmp_path)}
-    assert found == {"alice/lab_11_2.ipynb": None, "loop": f"a symbolic link (to {tmp_path})",
-                     "mirror": f"a symbolic link (to {tmp_path / 'alice'})"}
+    assert found == {
+        "alice/lab_11_2.ipynb": None,
+        "loop": f"a symbolic link (to {tmp_path})",
+        "mirror": f"a symbolic link (to {tmp_path / 'alice'})",
+    }
 
 
 # --- the command line, one file ---------------------------------------------------------------
 
 
-def test_single_file_mode_refuses_a_link_or_a_fifo_and_never_reads_through_it(tmp_path: Path,
-                                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_single_file_mode_refuses_a_link_or_a_fifo_and_never_reads_through_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("root:$6$very-secret-hash")
     link = tmp_path / "alice_lab_11_2.ipynb"
@@ -301,7 +341,9 @@ def test_single_file_mode_refuses_a_link_or_a_fifo_and_never_reads_through_it(tm
 # --- the CSV ------------------------------------------------------------------------------
 
 
-def _result(student: str, submission: str, lab: str = "11.2", notes: tuple[str, ...] = (), score: float = 1) -> GradeResult:
+def _result(
+    student: str, submission: str, lab: str = "11.2", notes: tuple[str, ...] = (), score: float = 1
+) -> GradeResult:
     tests = tuple(TestResult(name=f"t{n}", number=n, lab=lab, score=score) for n in ("H2", "10", "H1", "4"))
     return GradeResult(submission=submission, student=student, lab=lab, status="ok", tests=tests, notes=notes)
 
@@ -345,14 +387,26 @@ def test_csv_columns_are_in_course_order_whatever_order_submissions_arrive_in() 
     tests = [column for column in columns if column.split(" ")[0] in lab_registry.LABS]
     assert tests == [f"{lab} {n} t{n}" for lab in ("11.1", "11.3", "capstone") for n in ("4", "10", "H1", "H2")]
     assert columns[:4] == ["student", "student_from", "file", "lab"]
-    assert columns[-10:] == ["total", "max_score", "percent", "status", "counts", "seconds", "budget", "sandbox", "seed", "notes"]
+    assert columns[-10:] == [
+        "total",
+        "max_score",
+        "percent",
+        "status",
+        "counts",
+        "seconds",
+        "budget",
+        "sandbox",
+        "seed",
+        "notes",
+    ]
 
 
 # --- a batch is a set of independent jobs --------------------------------------------------
 
 
-def test_a_submission_that_kills_or_hangs_its_worker_costs_only_its_own_row(tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_submission_that_kills_or_hangs_its_worker_costs_only_its_own_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Next to one real notebook and honest stand-ins: the killer is retried alone, then an error row with the
     signal; one that dies only once gets its grade; a hang is stopped; nothing is left on disk."""
     scratch = Path(tempfile.mkdtemp(prefix="cgt-", dir="/tmp"))  # short: kernels' unix sockets live below it
@@ -368,14 +422,24 @@ def test_a_submission_that_kills_or_hangs_its_worker_costs_only_its_own_row(tmp_
     assert sorted(graded) == sorted(names) and time.monotonic() - started < 300
     for name in ("alice", "bob", "carol", "dave", "erin"):
         assert (graded[name].status, graded[name].score, graded[name].notes) == ("ok", 1, ()), notes(graded[name])
-    assert graded["real"].status == "ok" and graded["real"].score == graded["real"].max_score == 5, notes(graded["real"])
+    assert graded["real"].status == "ok" and graded["real"].score == graded["real"].max_score == 5, notes(
+        graded["real"]
+    )
     killed = graded["kills"]
     assert killed.status == "error" and killed.lab == "11.2" and killed.score == 0 and killed.max_score == 5
-    assert notes(killed) == "the grading worker died (signal 9: killed, likely out of memory), also when graded again alone"
+    assert (
+        notes(killed)
+        == "the grading worker died (signal 9: killed, likely out of memory), also when graded again alone"
+    )
     assert graded["once"].score == 1
-    assert notes(graded["once"]) == "graded again alone after the grading worker died (signal 9: killed, likely out of memory)"
+    assert (
+        notes(graded["once"])
+        == "graded again alone after the grading worker died (signal 9: killed, likely out of memory)"
+    )
     assert graded["hangs"].status == "timeout" and "longer than 20 s" in notes(graded["hangs"])
-    assert graded["crashes"].status == "error" and "grading crashed: RuntimeError: a grader bug" in notes(graded["crashes"])
+    assert graded["crashes"].status == "error" and "grading crashed: RuntimeError: a grader bug" in notes(
+        graded["crashes"]
+    )
     assert list(scratch.iterdir()) == []
     scratch.rmdir()
 

@@ -111,12 +111,21 @@ print(json.dumps({"status": result.status, "notes": list(result.notes), "score":
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("code", "says"), [(AMPLIFIER, f"grader's limit of {MAX_MESSAGE_MB} MB"),
-                                            (MANY_PARTS, "sandbox's memory limit of 1024 MB")], ids=["huge-json", "many-parts"])
+@pytest.mark.parametrize(
+    ("code", "says"),
+    [(AMPLIFIER, f"grader's limit of {MAX_MESSAGE_MB} MB"), (MANY_PARTS, "sandbox's memory limit of 1024 MB")],
+    ids=["huge-json", "many-parts"],
+)
 def test_a_reply_too_big_is_refused_and_the_grader_stays_small(code: str, says: str, tmp_path: Path) -> None:
     path = _notebook(tmp_path, code)
-    done = subprocess.run([sys.executable, "-c", GRADE_AND_MEASURE, str(path)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", GRADE_AND_MEASURE, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=True,
+    )
     outcome = json.loads(done.stdout.strip().splitlines()[-1])
     assert outcome["status"] == "error", outcome
     assert any(says in note for note in outcome["notes"]), outcome
@@ -127,8 +136,10 @@ def test_a_reply_too_big_is_refused_and_the_grader_stays_small(code: str, says: 
 
 def _frames(content: bytes, extra: int = 0) -> list[bytes]:
     """An unsigned message as the session receives it: signature, header, parent, metadata, content, buffers."""
-    header = (b'{"msg_id": "1", "msg_type": "stream", "username": "", "session": "", '
-              b'"date": "2026-01-01T00:00:00Z", "version": "5.3"}')
+    header = (
+        b'{"msg_id": "1", "msg_type": "stream", "username": "", "session": "", '
+        b'"date": "2026-01-01T00:00:00Z", "version": "5.3"}'
+    )
     return [b"", header, b"{}", b"{}", content, *([b"x"] * extra)]
 
 
@@ -198,8 +209,9 @@ def test_eight_children_of_900_mb_stay_under_a_1024_mb_sandbox(tmp_path: Path) -
 
 
 @pytest.mark.slow
-def test_without_a_cgroup_every_result_says_the_limits_are_per_process(tmp_path: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_cgroup_every_result_says_the_limits_are_per_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def refused(memory_mb: int, processes: int) -> None:
         raise cgroup_module.NoCgroup("cgroup v2: /x does not delegate memory and pids to sub-groups")
 
@@ -225,12 +237,16 @@ def test_three_gib_into_home_stop_at_the_tmpfs_and_never_reach_the_host(tmp_path
     assert not box_folder.exists()
 
     result = grade_notebook(_notebook(tmp_path, DISK_FILLER.format(folder=".")), GradeOptions(limits=LIMITS))
-    assert result.status == "ok" and result.score == result.max_score, result.notes  # its own cells, no harm to the grade
+    assert result.status == "ok" and result.score == result.max_score, (
+        result.notes
+    )  # its own cells, no harm to the grade
 
 
 # --- 4. no covert channel through locks on the lab's view ---------------------------------------------
 
-LOCK = "import fcntl, course_lib\n_held = open(course_lib.__file__)\nfcntl.flock(_held, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+LOCK = (
+    "import fcntl, course_lib\n_held = open(course_lib.__file__)\nfcntl.flock(_held, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+)
 
 
 @pytest.mark.slow
@@ -273,15 +289,23 @@ def test_nothing_is_left_behind(ending: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("parts", "size", "says"), [(40, 1, f"more than {MAX_FRAMES} parts"),
-                                                     (3, 3 * 2**20, f"larger than the grader's limit of {MAX_MESSAGE_MB} MB")],
-                         ids=["many-small-parts", "few-big-parts"])
-def test_the_relay_counts_parts_and_bytes_before_the_grader_sees_them(parts: int, size: int, says: str,
-                                                                      tmp_path: Path) -> None:
-    code = (f"import zmq\n_part = zmq.Frame(b'x' * {size})\n"
-            "_io = get_ipython().kernel.iopub_thread\n"  # its own thread: no other message interleaves on the socket
-            f"_io.schedule(lambda: _io.socket.send_multipart([b'kernel.x'] + [_part] * {parts}, copy=False))\n"
-            "import time; time.sleep(5)\n")
+@pytest.mark.parametrize(
+    ("parts", "size", "says"),
+    [
+        (40, 1, f"more than {MAX_FRAMES} parts"),
+        (3, 3 * 2**20, f"larger than the grader's limit of {MAX_MESSAGE_MB} MB"),
+    ],
+    ids=["many-small-parts", "few-big-parts"],
+)
+def test_the_relay_counts_parts_and_bytes_before_the_grader_sees_them(
+    parts: int, size: int, says: str, tmp_path: Path
+) -> None:
+    code = (
+        f"import zmq\n_part = zmq.Frame(b'x' * {size})\n"
+        "_io = get_ipython().kernel.iopub_thread\n"  # its own thread: no other message interleaves on the socket
+        f"_io.schedule(lambda: _io.socket.send_multipart([b'kernel.x'] + [_part] * {parts}, copy=False))\n"
+        "import time; time.sleep(5)\n"
+    )
     with Sandbox(tmp_path / "box", LIMITS, lab_view("11.2")) as box:
         assert box.run("1 + 1").status == "ok"
         run = box.run(code)

@@ -22,15 +22,14 @@ import pytest
 from grading_corpus import edited, solution, tagged
 from nbformat import NotebookNode
 
-from course_lib import lab_registry
-from course_lib.checklist.runner import select
-from course_grader import GradeOptions, GradeResult, Limits, grade_folder
-from course_grader import diagnose
-from course_lib.checklist import harness
+from course_grader import GradeOptions, GradeResult, Limits, diagnose, grade_folder
 from course_grader.grade import assemble
 from course_grader.hidden_cases import hidden_calls
 from course_grader.notebook import exercise_sources, find_template, setup_sources
 from course_grader.sandbox import CellRun
+from course_lib import lab_registry
+from course_lib.checklist import harness
+from course_lib.checklist.runner import select
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 
@@ -108,18 +107,23 @@ def test_a_helper_in_an_untagged_cell_is_named_with_the_cell_and_the_fix() -> No
     assert result.notes == (
         f"`token_count` is defined in an untagged cell {position} (`def token_count(what: str, value: Any) -> int | float:`); "
         f"the grader runs only cells tagged `exercise` — tag that cell `exercise` ({TAGS}) or move the code into an "
-        f"exercise cell",)
+        f"exercise cell",
+    )
 
 
 def test_a_notebook_without_exercise_tags_says_so() -> None:
     notebook = tags_stripped("11.1")
     result = grade_here("11.1", notebook)
     assert (result.status, result.score) == ("missing-function", 0)
-    assert result.notes[0] == (f"no cell is tagged `exercise`: the grader runs only cells tagged `exercise`, so none "
-                               f"of your code ran; tag each cell holding your solution `exercise` ({TAGS})")
+    assert result.notes[0] == (
+        f"no cell is tagged `exercise`: the grader runs only cells tagged `exercise`, so none "
+        f"of your code ran; tag each cell holding your solution `exercise` ({TAGS})"
+    )
     assert "parse_session_entry is not defined after running your exercise cells" in result.notes
     position = next(i for i, c in enumerate(notebook.cells, 1) if "def parse_session_entry(" in c.source)
-    assert any(note.startswith(f"`parse_session_entry` is defined in an untagged cell {position} ") for note in result.notes)
+    assert any(
+        note.startswith(f"`parse_session_entry` is defined in an untagged cell {position} ") for note in result.notes
+    )
 
 
 def test_a_def_inside_if_false_is_never_reached() -> None:
@@ -127,8 +131,10 @@ def test_a_def_inside_if_false_is_never_reached() -> None:
     result = grade_here("11.4", notebook)
     assert (result.status, result.score) == ("missing-function", 0)
     line = _line_of(notebook, "create_compaction_entry")
-    assert (f"`create_compaction_entry` is defined inside an `if` block at line {line} of exercise cell 1, which did "
-            f"not define it when the cell ran; define it at the top level of the cell") in result.notes
+    assert (
+        f"`create_compaction_entry` is defined inside an `if` block at line {line} of exercise cell 1, which did "
+        f"not define it when the cell ran; define it at the top level of the cell"
+    ) in result.notes
 
 
 def test_a_def_after_a_statement_that_raises_is_never_reached() -> None:
@@ -137,8 +143,10 @@ def test_a_def_after_a_statement_that_raises_is_never_reached() -> None:
     assert (result.status, result.score) == ("error", 0)
     line = _line_of(notebook, "create_compaction_entry")
     assert result.notes[0] == "exercise cell 1: KeyError: 'missing'"
-    assert (f"`create_compaction_entry` is defined at line {line} of exercise cell 1, but that cell stopped before "
-            f"reaching it (KeyError: 'missing')") in result.notes
+    assert (
+        f"`create_compaction_entry` is defined at line {line} of exercise cell 1, but that cell stopped before "
+        f"reaching it (KeyError: 'missing')"
+    ) in result.notes
 
 
 def test_a_definition_cell_after_one_that_raises_names_what_the_first_never_defined() -> None:
@@ -150,17 +158,22 @@ def test_a_definition_cell_after_one_that_raises_names_what_the_first_never_defi
     assert (result.status, result.score) == ("ok", 0)
     assert "NameError: name 'CompactionEntry' is not defined" in result.tests[0].output
     line = next(n for n, text in enumerate(models.source.splitlines(), 1) if text.startswith("class CompactionEntry("))
-    assert result.notes == ("exercise cell 1: RuntimeError: not finished",
-                            f"`CompactionEntry` is defined at line {line} of exercise cell 1, but that cell stopped "
-                            f"before reaching it (RuntimeError: not finished)")
+    assert result.notes == (
+        "exercise cell 1: RuntimeError: not finished",
+        f"`CompactionEntry` is defined at line {line} of exercise cell 1, but that cell stopped "
+        f"before reaching it (RuntimeError: not finished)",
+    )
 
 
 def test_a_syntax_error_says_none_of_the_cell_ran() -> None:
     notebook = edited(solution("11.1"), "parse_session_entry", lambda s: s + "\n\ndef unfinished(value:\n")
     result = grade_here("11.1", notebook)
     assert result.status == "error"
-    assert any(note.startswith("`parse_session_entry` is defined at line ") and
-               "but that cell has a syntax error, so none of it ran (SyntaxError:" in note for note in result.notes)
+    assert any(
+        note.startswith("`parse_session_entry` is defined at line ")
+        and "but that cell has a syntax error, so none of it ran (SyntaxError:" in note
+        for note in result.notes
+    )
 
 
 def test_a_correct_notebook_gets_no_note() -> None:
@@ -169,19 +182,34 @@ def test_a_correct_notebook_gets_no_note() -> None:
 
 
 def test_definitions_read_from_any_block_and_magics() -> None:
-    found = diagnose.definitions("%matplotlib inline\nimport json as j\nx, (y, z) = 1, (2, 3)\n"
-                                 "try:\n    from m import k\nexcept ImportError:\n    k = None\n"
-                                 "def outer():\n    def inner(): pass\n")
+    found = diagnose.definitions(
+        "%matplotlib inline\nimport json as j\nx, (y, z) = 1, (2, 3)\n"
+        "try:\n    from m import k\nexcept ImportError:\n    k = None\n"
+        "def outer():\n    def inner(): pass\n"
+    )
     assert [(d.name, d.inside) for d in found] == [
-        ("j", None), ("x", None), ("y", None), ("z", None), ("k", "a `try` block"), ("k", "a `try` block"),
-        ("outer", None), ("inner", "the function `outer`")]
-    assert diagnose.definitions("x = 1\ndef broken(:\n") == (diagnose.Definition("broken", 2),)  # a syntax error: def lines only
+        ("j", None),
+        ("x", None),
+        ("y", None),
+        ("z", None),
+        ("k", "a `try` block"),
+        ("k", "a `try` block"),
+        ("outer", None),
+        ("inner", "the function `outer`"),
+    ]
+    assert diagnose.definitions("x = 1\ndef broken(:\n") == (
+        diagnose.Definition("broken", 2),
+    )  # a syntax error: def lines only
     assert diagnose.definitions("x = 1\n" * (diagnose.MAX_SOURCE // 6 + 1)) == ()
 
 
 def test_name_errors_are_read_once_and_bounded() -> None:
-    texts = ["R16: … — expected a result, but it raised NameError: name 'helper' is not defined",
-             "NameError: name 'helper' is not defined", "KeyError: 'x'", "NameError: name 'other' is not defined"]
+    texts = [
+        "R16: … — expected a result, but it raised NameError: name 'helper' is not defined",
+        "NameError: name 'helper' is not defined",
+        "KeyError: 'x'",
+        "NameError: name 'other' is not defined",
+    ]
     assert diagnose.missing_names(texts) == ["helper", "other"]
     cells = [diagnose.CodeCell(position, f"n{position} = 1", None) for position in range(1, 20)]
     notes = diagnose.where_defined([f"n{i}" for i in range(1, 20)], cells, [])
@@ -238,13 +266,20 @@ def test_sandboxed_timeout_in_an_exercise_cell(sandboxed: dict[str, GradeResult]
     """What a time-out in an exercise cell means for the score (docs/grading.md): what it defined by then counts."""
     after = sandboxed["loop_after_defs_lab_11_2"]
     assert after.status == "timeout" and after.score == after.max_score
-    assert after.notes == (f"exercise cell 1 ran longer than {TIME_LIMIT:g} s and was interrupted; the functions it "
-                           f"had defined by then were graded",)
+    assert after.notes == (
+        f"exercise cell 1 ran longer than {TIME_LIMIT:g} s and was interrupted; the functions it "
+        f"had defined by then were graded",
+    )
     before = sandboxed["loop_before_def_lab_11_2"]
     assert before.status == "timeout" and before.score == 0
-    assert any(note.startswith("`group_interactions` is defined at line ") and "but that cell stopped before reaching "
-               "it (TimeoutError: the cell ran longer than 3 s)" in note for note in before.notes), before.notes
+    assert any(
+        note.startswith("`group_interactions` is defined at line ")
+        and "but that cell stopped before reaching it (TimeoutError: the cell ran longer than 3 s)" in note
+        for note in before.notes
+    ), before.notes
     stuck = sandboxed["uninterruptible_lab_11_2"]
     assert stuck.score == 0 and stuck.status == "timeout"
-    assert stuck.notes[0] == (f"exercise cell 1 ran longer than {TIME_LIMIT:g} s and did not stop when interrupted, "
-                              f"so its kernel was stopped and nothing could be graded")
+    assert stuck.notes[0] == (
+        f"exercise cell 1 ran longer than {TIME_LIMIT:g} s and did not stop when interrupted, "
+        f"so its kernel was stopped and nothing could be graded"
+    )

@@ -18,28 +18,33 @@ from course_grader import (
     NotALabNotebook,
     TemplateNotFound,
     TestResult,
+    cli,
     find_template,
     format_table,
     lab_of,
+    notebook,
     read_submission,
     results_frame,
     student_id,
     to_gradescope,
 )
-from course_grader import cli, notebook
 from course_grader.hidden_cases import hidden_tests
 
 
 def synthetic(lab: str | None = "11.3", cells: list | None = None) -> nbformat.NotebookNode:
     """A tiny lab notebook: setup, markdown, an exercise, a demo, a checklist."""
-    book = new_notebook(cells=cells if cells is not None else [
-        new_code_cell("import math", metadata={}),
-        new_markdown_cell("## Exercise"),
-        new_code_cell("def build_context(path, **options):\n    return None", metadata={"tags": ["exercise"]}),
-        new_code_cell("print(build_context([]))"),
-        new_code_cell("extra = 1", metadata={"tags": ["exercise"]}),
-        new_code_cell("checklist.run(lab='11.3')", metadata={"tags": ["checklist"]}),
-    ])
+    book = new_notebook(
+        cells=cells
+        if cells is not None
+        else [
+            new_code_cell("import math", metadata={}),
+            new_markdown_cell("## Exercise"),
+            new_code_cell("def build_context(path, **options):\n    return None", metadata={"tags": ["exercise"]}),
+            new_code_cell("print(build_context([]))"),
+            new_code_cell("extra = 1", metadata={"tags": ["exercise"]}),
+            new_code_cell("checklist.run(lab='11.3')", metadata={"tags": ["checklist"]}),
+        ]
+    )
     if lab:
         book.metadata["course"] = {"lab": lab, "functions": ["build_context"]}
     return book
@@ -92,11 +97,14 @@ def test_templates_prefer_the_given_folder_and_fail_clearly(tmp_path: Path, monk
         find_template("11.4")
 
 
-@pytest.mark.parametrize(("name", "student"), [
-    ("alice_lab_11_3_build_context.ipynb", "alice"),
-    ("smith_1234_5678_Lab 11.2.ipynb", "smith_1234_5678"),
-    ("bob.ipynb", "bob"),
-])
+@pytest.mark.parametrize(
+    ("name", "student"),
+    [
+        ("alice_lab_11_3_build_context.ipynb", "alice"),
+        ("smith_1234_5678_Lab 11.2.ipynb", "smith_1234_5678"),
+        ("bob.ipynb", "bob"),
+    ],
+)
 def test_student_id_from_the_file_name(name: str, student: str) -> None:
     assert student_id(name) == student
 
@@ -126,18 +134,29 @@ def test_student_id_from_a_folder_per_student(tmp_path: Path) -> None:
 def _result(lab: str = "11.2", passed: int = 2, status: str = "ok") -> GradeResult:
     tests = [
         TestResult(name="two_groups", number="4", lab=lab, score=1 if passed > 0 else 0, output=""),
-        TestResult(name="broken", number="6", lab=lab, score=1 if passed > 1 else 0, output="R12: a call without a result"),
+        TestResult(
+            name="broken", number="6", lab=lab, score=1 if passed > 1 else 0, output="R12: a call without a result"
+        ),
         TestResult(name="generated_groups", number="H1", lab=lab, score=0, output="R11: hint", hidden=True),
     ]
-    return GradeResult(submission="alice.ipynb", student="alice", lab=lab, status=status, tests=tuple(tests),
-                       execution_time=2.6, notes=("exercise cell 1: SystemExit: done",))
+    return GradeResult(
+        submission="alice.ipynb",
+        student="alice",
+        lab=lab,
+        status=status,
+        tests=tuple(tests),
+        execution_time=2.6,
+        notes=("exercise cell 1: SystemExit: done",),
+    )
 
 
 def test_gradescope_results_format() -> None:
     """Top-level score and execution_time; tests with name, number, score, max_score, status, output, visibility."""
     data = to_gradescope(_result())
     assert data["score"] == 2 and data["execution_time"] == 3
-    assert [set(t) for t in data["tests"]] == [{"name", "number", "score", "max_score", "status", "output", "visibility"}] * 3
+    assert [set(t) for t in data["tests"]] == [
+        {"name", "number", "score", "max_score", "status", "output", "visibility"}
+    ] * 3
     assert [t["visibility"] for t in data["tests"]] == ["visible", "visible", "after_published"]
     assert [t["status"] for t in data["tests"]] == ["passed", "passed", "failed"]
     assert data["tests"][2]["name"] == "Lab 11.2 · hidden · generated_groups"
@@ -181,7 +200,9 @@ def test_python_dash_m_runs_the_same_cli() -> None:
     import subprocess
     import sys
 
-    finished = subprocess.run([sys.executable, "-m", "course_grader", "--help"], capture_output=True, text=True, check=True)
+    finished = subprocess.run(
+        [sys.executable, "-m", "course_grader", "--help"], capture_output=True, text=True, check=True
+    )
     assert "course-grade" in finished.stdout and "--results" in finished.stdout
 
 
@@ -202,7 +223,10 @@ def test_wheel_is_written_offline_with_metadata_and_record(tmp_path: Path) -> No
         record = archive.read("course_lib-0.1.0.dist-info/RECORD").decode().splitlines()
         assert "course_lib/checklist/harness.py" in names and not any("__pycache__" in n for n in names)
         assert "Requires-Dist: nbclient>=0.10,<0.12" in metadata and "Requires-Python: >=3.11" in metadata
-        assert "course-grade = course_grader.cli:main" in archive.read("course_lib-0.1.0.dist-info/entry_points.txt").decode()
+        assert (
+            "course-grade = course_grader.cli:main"
+            in archive.read("course_lib-0.1.0.dist-info/entry_points.txt").decode()
+        )
         for line in record[:-1]:
             name, digest, size = line.split(",")
             data = archive.read(name)

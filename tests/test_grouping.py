@@ -6,10 +6,18 @@ from collections.abc import Sequence
 from typing import cast
 
 import pytest
-
-from course_lib import InteractionError, InteractionGroup, MessageEntry, PathBuilder, SessionEntry, group_interactions, to_json_dict
-from course_lib.chapter_example import opening_path
 from wire_samples import shared_containers
+
+from course_lib import (
+    InteractionError,
+    InteractionGroup,
+    MessageEntry,
+    PathBuilder,
+    SessionEntry,
+    group_interactions,
+    to_json_dict,
+)
+from course_lib.chapter_example import opening_path
 
 
 def _group(entries: Sequence[SessionEntry]) -> list[InteractionGroup]:
@@ -35,7 +43,13 @@ def test_r11_two_exchanges_make_two_groups_as_isolated_copies() -> None:
 
 
 def test_r13_groups_are_copies_even_for_mutable_tool_arguments() -> None:
-    path = PathBuilder().user("u1", "go").assistant("c", tool_calls=[("k", "read", {"p": ["x"]})]).tool_result("r", "k", "read", "ok").entries
+    path = (
+        PathBuilder()
+        .user("u1", "go")
+        .assistant("c", tool_calls=[("k", "read", {"p": ["x"]})])
+        .tool_result("r", "k", "read", "ok")
+        .entries
+    )
     group = _group(path)[0]
     group.entries[1].message.content[0].arguments["p"].append("y")
     assert path[1].message.content[0].arguments == {"p": ["x"]}
@@ -107,7 +121,13 @@ def _bad_group(builder: PathBuilder) -> InteractionError:
 
 
 def test_r12_result_for_an_unknown_call_names_call_and_entry() -> None:
-    error = _bad_group(PathBuilder().user("u1", "go").assistant("c", tool_calls=[("k", "read", {})]).tool_result("r-k", "k", "read", "ok").tool_result("r-q", "q", "read", "?"))
+    error = _bad_group(
+        PathBuilder()
+        .user("u1", "go")
+        .assistant("c", tool_calls=[("k", "read", {})])
+        .tool_result("r-k", "k", "read", "ok")
+        .tool_result("r-q", "q", "read", "?")
+    )
     assert error.call_id == "q"
     assert "r-q" in error.entry_ids
     assert "'q'" in str(error) and "'r-q'" in str(error)
@@ -142,7 +162,10 @@ def test_r12_duplicate_call_names_call_and_both_entries() -> None:
 
 def test_r12_duplicate_call_inside_one_message_is_refused() -> None:
     error = _bad_group(
-        PathBuilder().user("u1", "go").assistant("c1", tool_calls=[("k", "read", {}), ("k", "test", {})]).tool_result("r", "k", "read", "ok")
+        PathBuilder()
+        .user("u1", "go")
+        .assistant("c1", tool_calls=[("k", "read", {}), ("k", "test", {})])
+        .tool_result("r", "k", "read", "ok")
     )
     assert error.call_id == "k"
     assert "c1" in error.entry_ids
@@ -162,7 +185,12 @@ def test_r12_duplicate_result_names_call_and_both_results() -> None:
 
 @pytest.mark.parametrize("closed_by_user", [True, False])
 def test_r12_call_without_result_when_the_group_ends_names_call_and_entry(closed_by_user: bool) -> None:
-    builder = PathBuilder().user("u1", "go").assistant("c", tool_calls=[("k", "read", {}), ("m", "test", {})]).tool_result("r-k", "k", "read", "ok")
+    builder = (
+        PathBuilder()
+        .user("u1", "go")
+        .assistant("c", tool_calls=[("k", "read", {}), ("m", "test", {})])
+        .tool_result("r-k", "k", "read", "ok")
+    )
     if closed_by_user:
         builder.user("u2", "next")
     error = _bad_group(builder)
@@ -172,7 +200,13 @@ def test_r12_call_without_result_when_the_group_ends_names_call_and_entry(closed
 
 def test_r12_result_before_its_call_still_matches_by_id() -> None:
     """Position does not matter: R12 checks ids per group, not order."""
-    path = PathBuilder().user("u1", "go").tool_result("r", "k", "read", "ok").assistant("c", tool_calls=[("k", "read", {})]).entries
+    path = (
+        PathBuilder()
+        .user("u1", "go")
+        .tool_result("r", "k", "read", "ok")
+        .assistant("c", tool_calls=[("k", "read", {})])
+        .entries
+    )
     assert _ids(_group(path)) == [["u1", "r", "c"]]
 
 

@@ -12,8 +12,8 @@ and a truncated final line.
 from __future__ import annotations
 
 import json
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 

@@ -143,5 +143,9 @@ def test_a_wrong_way_import_is_seen(module: str, source: str) -> None:
 
 
 def test_imports_that_point_down_pass() -> None:
-    assert not violations("course_grader.grade", "from course_lib.checklist import harness\nfrom .sandbox import Sandbox\n")
-    assert not violations("course_lib.checklist.cases", "from ..lifecycle import settings\nfrom .. import chapter_example\n")
+    assert not violations(
+        "course_grader.grade", "from course_lib.checklist import harness\nfrom .sandbox import Sandbox\n"
+    )
+    assert not violations(
+        "course_lib.checklist.cases", "from ..lifecycle import settings\nfrom .. import chapter_example\n"
+    )

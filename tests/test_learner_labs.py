@@ -71,7 +71,9 @@ def test_five_solution_labs_and_the_capstone_with_learner_versions() -> None:
     sources = sorted(p.name for folder in ("labs", "notebooks") for p in (ROOT / folder / "sources").glob("*.py"))
     assert sources == sorted(p.name for p in SOURCES), "every text source belongs to a lab of the registry"
     for folder in ("labs/solutions", "notebooks/solutions"):
-        assert {p.stem for p in (ROOT / folder).glob("*.ipynb")} <= {p.stem for p in SOURCES}, f"{folder} holds a notebook with no text source"
+        assert {p.stem for p in (ROOT / folder).glob("*.ipynb")} <= {p.stem for p in SOURCES}, (
+            f"{folder} holds a notebook with no text source"
+        )
     learner = sorted(p.name for p in (ROOT / "labs").glob("lab_11_*.ipynb"))
     assert learner == [p.name for p in SOLUTIONS[:5]], "every solution has exactly one learner version"
     assert all(generator.learner_path(p).is_file() for p in SOLUTIONS)
@@ -98,25 +100,33 @@ def test_solution_notebook_is_up_to_date(source: Path) -> None:
 @pytest.mark.parametrize("source", SOURCES, ids=_ids(SOURCES))
 def test_learner_notebook_is_up_to_date(source: Path) -> None:
     """The committed learner notebook is what the generator makes from the source, outputs aside."""
-    _assert_up_to_date(generator.learner_notebook(generator.read_source(source)), generator.learner_path(generator.solution_path(source)))
+    _assert_up_to_date(
+        generator.learner_notebook(generator.read_source(source)),
+        generator.learner_path(generator.solution_path(source)),
+    )
 
 
 def test_an_edited_source_makes_the_committed_notebooks_out_of_date() -> None:
     """The up-to-date check sees a one-word edit of a markdown cell and of a code cell."""
     source = SOURCES[2]
     text = source.read_text(encoding="utf-8")
-    for old, new in (("# ## 3 · Run: 31 tokens", "# ## 3 · Run it: 31 tokens"), ("field by field", "one field at a time")):
+    for old, new in (
+        ("# ## 3 · Run: 31 tokens", "# ## 3 · Run it: 31 tokens"),
+        ("field by field", "one field at a time"),
+    ):
         assert old in text
         edited = generator.solution_notebook(text.replace(old, new, 1))
         with pytest.raises(AssertionError, match="out of date"):
             _assert_up_to_date(edited, generator.solution_path(source))
         with pytest.raises(AssertionError, match="out of date"):
-            _assert_up_to_date(generator.learner_notebook(edited), generator.learner_path(generator.solution_path(source)))
+            _assert_up_to_date(
+                generator.learner_notebook(edited), generator.learner_path(generator.solution_path(source))
+            )
         assert not generator.is_up_to_date(edited, generator.solution_path(source))
     assert not generator.is_up_to_date(generator.read_source(source), ROOT / "labs" / "no_such_notebook.ipynb")
 
 
-TEXT_SOURCE = '''\
+TEXT_SOURCE = """\
 # ---
 # jupyter:
 #   course:
@@ -153,7 +163,7 @@ my_prediction = None
 
 # %% id="check" tags=["checklist"]
 checklist.run(lab="11.9", f=f)
-'''
+"""
 
 
 def test_a_source_keeps_ids_tags_metadata_and_gets_nbgrader_metadata() -> None:
@@ -163,10 +173,18 @@ def test_a_source_keeps_ids_tags_metadata_and_gets_nbgrader_metadata() -> None:
     the setup and checklist cells are read-only, the rest carry none.
     """
     notebook = generator.solution_notebook(TEXT_SOURCE)
-    assert notebook.metadata == {"course": {"functions": ["f"], "lab": "11.9"},
-                                 "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
+    assert notebook.metadata == {
+        "course": {"functions": ["f"], "lab": "11.9"},
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+    }
     assert [(c.id, c.cell_type) for c in notebook.cells] == [
-        ("intro", "markdown"), ("setup", "code"), ("hint", "code"), ("answer", "code"), ("predict", "code"), ("check", "code")]
+        ("intro", "markdown"),
+        ("setup", "code"),
+        ("hint", "code"),
+        ("answer", "code"),
+        ("predict", "code"),
+        ("check", "code"),
+    ]
     cells = {c.id: c for c in notebook.cells}
     assert cells["intro"].source.startswith("# A lab\n\n<details><summary>Hint</summary>")
     assert cells["hint"].metadata == {"jupyter": {"source_hidden": True}, "collapsed": True}
@@ -176,8 +194,14 @@ def test_a_source_keeps_ids_tags_metadata_and_gets_nbgrader_metadata() -> None:
         return {"grade": False, "grade_id": cell_id, "locked": locked, "schema_version": 3, "solution": solution}
 
     assert cells["setup"].metadata == {"nbgrader": nbgrader("setup", solution=False, locked=True)}
-    assert cells["answer"].metadata == {"tags": ["exercise"], "nbgrader": nbgrader("answer", solution=True, locked=False)}
-    assert cells["check"].metadata == {"tags": ["checklist"], "nbgrader": nbgrader("check", solution=False, locked=True)}
+    assert cells["answer"].metadata == {
+        "tags": ["exercise"],
+        "nbgrader": nbgrader("answer", solution=True, locked=False),
+    }
+    assert cells["check"].metadata == {
+        "tags": ["checklist"],
+        "nbgrader": nbgrader("check", solution=False, locked=True),
+    }
     assert "nbgrader" not in cells["predict"].metadata and "nbgrader" not in cells["intro"].metadata
     learner = {c.id: c for c in generator.learner_notebook(notebook).cells}
     assert 'raise NotImplementedError("Lab 11.9 not implemented yet: f")' in learner["answer"].source
@@ -212,7 +236,9 @@ def test_lab_layout_follows_the_conventions(solution_path: Path) -> None:
     assert [_tags(c) for c in code].count(["checklist"]) == 1
     for cell in code:
         has_region = generator.BEGIN in cell.source
-        assert has_region == ("exercise" in _tags(cell)), f"solution regions belong in exercise cells:\n{cell.source[:80]}"
+        assert has_region == ("exercise" in _tags(cell)), (
+            f"solution regions belong in exercise cells:\n{cell.source[:80]}"
+        )
         if "checklist" in _tags(cell):
             assert f'lab="{lab}"' in cell.source and all(f"{f}={f}" in cell.source for f in functions)
 
@@ -422,16 +448,29 @@ def test_each_task_names_the_course_names_its_solution_uses(solution_path: Path)
         if cell.cell_type == "markdown" and "**Your task:**" in cell.source:
             tasks += cell.source.split("<details><summary>Hint")[0]  # the hints do not count
         elif "exercise" in _tags(cell):
-            used = {node.id for node in ast.walk(ast.parse(_solution_regions(cell.source))) if isinstance(node, ast.Name)}
-            used |= {f"course_lib.{node.attr}" for node in ast.walk(ast.parse(_solution_regions(cell.source)))
-                     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "course_lib"}
+            used = {
+                node.id for node in ast.walk(ast.parse(_solution_regions(cell.source))) if isinstance(node, ast.Name)
+            }
+            used |= {
+                f"course_lib.{node.attr}"
+                for node in ast.walk(ast.parse(_solution_regions(cell.source)))
+                if isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "course_lib"
+            }
             missing = sorted(name for name in used if name in course or name.startswith("course_lib."))
             missing = [name for name in missing if f"`{name}" not in tasks and name != "course_lib"]
             assert not missing, f"the task text does not name {missing}, which the solution uses"
-            keywords = {(node.func.id, keyword.arg) for node in ast.walk(ast.parse(_solution_regions(cell.source)))
-                        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in course
-                        for keyword in node.keywords if keyword.arg}
-            unnamed = sorted(f"{call}({keyword}=…)" for call, keyword in keywords if not re.search(rf"\b{keyword}=", tasks))
+            keywords = {
+                (node.func.id, keyword.arg)
+                for node in ast.walk(ast.parse(_solution_regions(cell.source)))
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in course
+                for keyword in node.keywords
+                if keyword.arg
+            }
+            unnamed = sorted(
+                f"{call}({keyword}=…)" for call, keyword in keywords if not re.search(rf"\b{keyword}=", tasks)
+            )
             assert not unnamed, f"the task text does not name the keywords {unnamed}, which the solution passes"
 
 
@@ -456,7 +495,9 @@ def test_make_learner_labs_writes_both_versions_and_changed_only_what_differs(
     monkeypatch.setattr(generator, "ROOT", tmp_path)
     assert generator.main(["--no-execute"]) == 0
     written = {line.removeprefix("wrote ") for line in capsys.readouterr().out.splitlines()}
-    expected = {str(p.relative_to(ROOT)) for p in SOLUTIONS} | {str(generator.learner_path(p).relative_to(ROOT)) for p in SOLUTIONS}
+    expected = {str(p.relative_to(ROOT)) for p in SOLUTIONS} | {
+        str(generator.learner_path(p).relative_to(ROOT)) for p in SOLUTIONS
+    }
     assert written == expected
     for path in SOLUTIONS:
         assert generator.comparable(_read(tmp_path / path.relative_to(ROOT))) == generator.comparable(_read(path))
@@ -465,8 +506,12 @@ def test_make_learner_labs_writes_both_versions_and_changed_only_what_differs(
     edited = copies[3]
     edited.write_text(edited.read_text(encoding="utf-8").replace("# ## 2 · ", "# ## 2 - ", 1), encoding="utf-8")
     assert generator.main(["--changed", "--no-execute"]) == 0
-    assert capsys.readouterr().out.split() == ["wrote", "labs/solutions/lab_11_4_create_compaction_entry.ipynb",
-                                               "wrote", "labs/lab_11_4_create_compaction_entry.ipynb"]
+    assert capsys.readouterr().out.split() == [
+        "wrote",
+        "labs/solutions/lab_11_4_create_compaction_entry.ipynb",
+        "wrote",
+        "labs/lab_11_4_create_compaction_entry.ipynb",
+    ]
 
 
 @pytest.mark.slow
@@ -474,8 +519,12 @@ def test_executing_a_notebook_prints_no_kernel_transport_warning(tmp_path: Path)
     """The executor's kernels use IPC: ipykernel's "running over TCP without encryption" warning (once per notebook) is gone."""
     path = tmp_path / "tiny.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")]), path)
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "execute_notebooks.py"), str(path)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "execute_notebooks.py"), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert _read(path).cells[0].outputs[0]["text"] == "42\n"
     assert "WARNING" not in done.stderr and "without encryption" not in done.stderr, done.stderr

@@ -101,9 +101,16 @@ def sessions(draw: Any) -> tuple[list[Any], int]:
         builder.assistant(f"f{g}", "done " * draw(st.integers(0, 8)))
         if g == compact_after and g > 1:
             first_kept = f"u{draw(st.integers(1, g))}"
-            builder.add(create_compaction_entry(builder.entries, id=f"cmp{g}", timestamp=builder.clock + 1,
-                                                summary=fx.compact_1_summary(), first_kept_entry_id=first_kept,
-                                                tokens_before=1))
+            builder.add(
+                create_compaction_entry(
+                    builder.entries,
+                    id=f"cmp{g}",
+                    timestamp=builder.clock + 1,
+                    summary=fx.compact_1_summary(),
+                    first_kept_entry_id=first_kept,
+                    tokens_before=1,
+                )
+            )
     return builder.entries, draw(st.integers(1, 200))
 
 
@@ -126,5 +133,6 @@ def test_L3_property_cut_is_a_group_start_and_keeps_just_enough(case: tuple[list
     assert index > 0, "something older is left to summarise"
     assert sum(costs[index:]) >= keep, "the kept part reaches the target"
     assert sum(costs[index + 1 :]) < keep, "and no group more than needed is kept"
-    create_compaction_entry(path, id="new", timestamp=999, summary=fx.compact_1_summary(),
-                            first_kept_entry_id=first_kept, tokens_before=0)  # R27 accepts it
+    create_compaction_entry(
+        path, id="new", timestamp=999, summary=fx.compact_1_summary(), first_kept_entry_id=first_kept, tokens_before=0
+    )  # R27 accepts it

@@ -77,7 +77,11 @@ def test_measure_prefix_reuse_counts_leading_identical_messages() -> None:
         return UserMessage(content=(TextContent(text=text),), timestamp=1)
 
     system = SystemMessage(content="sys prompt", timestamp=0)
-    requests: list[list[AgentMessage]] = [[system, user("a")], [system, user("a"), user("bbbb")], [system, user("x"), user("bbbb")]]
+    requests: list[list[AgentMessage]] = [
+        [system, user("a")],
+        [system, user("a"), user("bbbb")],
+        [system, user("x"), user("bbbb")],
+    ]
     report = measure_prefix_reuse("t", requests)
     assert [(r.messages, r.shared_messages) for r in report.rows] == [(2, 0), (3, 2), (3, 1)]
     assert report.message_ratio == 3 / 6
@@ -86,8 +90,15 @@ def test_measure_prefix_reuse_counts_leading_identical_messages() -> None:
 
 def test_the_rewrite_strategy_resummarises_older_interactions_every_request() -> None:
     entries = (
-        PathBuilder().system("sys", "base").user("u1", "one").assistant("a1", "First done.")
-        .user("u2", "two").assistant("a2", "Second done.").user("u3", "three").assistant("a3", "ok").entries
+        PathBuilder()
+        .system("sys", "base")
+        .user("u1", "one")
+        .assistant("a1", "First done.")
+        .user("u2", "two")
+        .assistant("a2", "Second done.")
+        .user("u3", "three")
+        .assistant("a3", "ok")
+        .entries
     )
     requests = rewrite_history_requests(entries)
     assert len(requests) == 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from course_lib.lifecycle import is_context_overflow
-from course_lib.models import AssistantMessage, StopReason, UserMessage, Usage
+from course_lib.models import AssistantMessage, StopReason, Usage, UserMessage
 
 
 def reply(stop: StopReason, error: str | None = None, input_tokens: int = 10) -> AssistantMessage:

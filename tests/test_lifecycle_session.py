@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from lifecycle_support import answer, edit_then, event_types, history, small_session, stored
 
 from course_lib import path_to
 from course_lib.lifecycle import (
@@ -14,7 +15,6 @@ from course_lib.lifecycle import (
     capstone_session,
 )
 from course_lib.models import AssistantMessage
-from lifecycle_support import answer, edit_then, event_types, history, small_session, stored
 
 LONG = " ".join(["word"] * 60)  # about 75 tokens of user text
 KEEP_120 = CompactionSettings(reserve_tokens=100, keep_recent_tokens=120)  # halves to 60, then 30 (L4)
@@ -33,7 +33,12 @@ def test_L6_a_threshold_compaction_comes_after_agent_end_in_order() -> None:
         session.prompt(prompt)
     last_turn = [e for e in session.events if e.turn == 4]
     assert event_types(last_turn) == [
-        "agent_start", "message_end", "message_end", "agent_end", "compaction_start", "compaction_end",
+        "agent_start",
+        "message_end",
+        "message_end",
+        "agent_end",
+        "compaction_start",
+        "compaction_end",
     ]
     start, end = last_turn[-2:]
     assert start.reason == end.reason == "threshold"
@@ -52,9 +57,15 @@ def test_L6_an_overflow_turn_runs_agent_end_compaction_then_continue() -> None:
     result = session.prompt("Second.")
     turn = [e for e in session.events if e.turn == 5]
     assert event_types(turn, LIFECYCLE_EVENTS) == [
-        "agent_start", "message_end", "message_end", "agent_end",
-        "compaction_start", "compaction_end",
-        "agent_start", "message_end", "agent_end",
+        "agent_start",
+        "message_end",
+        "message_end",
+        "agent_end",
+        "compaction_start",
+        "compaction_end",
+        "agent_start",
+        "message_end",
+        "agent_end",
     ]
     end = next(e for e in turn if e.type == "compaction_end")
     assert (end.reason, end.attempt, end.will_retry) == ("overflow", 1, True)
@@ -197,22 +208,33 @@ def test_a_session_resumes_on_an_existing_store_and_records_its_budget() -> None
 
 
 def test_any_callable_can_be_the_summarizer() -> None:
-    from course_lib.lifecycle import AgentSession, RequestBudget, ScriptedModel
     from course_lib import InMemorySessionStore
+    from course_lib.lifecycle import AgentSession, RequestBudget, ScriptedModel
 
     seen = []
 
     def summarizer(request):  # a stand-in for a real model client; returns the wire format
         seen.append(request)
-        return {"goal": "Custom.", "constraints": [], "completed": [], "decisions": [],
-                "changedFiles": [], "unresolved": [], "next": []}
+        return {
+            "goal": "Custom.",
+            "constraints": [],
+            "completed": [],
+            "decisions": [],
+            "changedFiles": [],
+            "unresolved": [],
+            "next": [],
+        }
 
     prompts, replies = grow_until_threshold()
     model = ScriptedModel(replies, context_window=400)
-    session = AgentSession(store=InMemorySessionStore(), model=model, tools=model.run_tool,
-                           budget=RequestBudget(context_window=400),
-                           settings=CompactionSettings(reserve_tokens=100, keep_recent_tokens=60),
-                           summarizer=summarizer)
+    session = AgentSession(
+        store=InMemorySessionStore(),
+        model=model,
+        tools=model.run_tool,
+        budget=RequestBudget(context_window=400),
+        settings=CompactionSettings(reserve_tokens=100, keep_recent_tokens=60),
+        summarizer=summarizer,
+    )
     for prompt in prompts:
         session.prompt(prompt)
     compaction = next(e for e in session.store.entries() if e.type == "compaction")

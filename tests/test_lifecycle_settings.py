@@ -7,6 +7,7 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from lifecycle_support import small_session
 
 from course_lib.lifecycle import (
     CompactionSettings,
@@ -15,7 +16,6 @@ from course_lib.lifecycle import (
     compaction_threshold,
     should_compact,
 )
-from lifecycle_support import small_session
 
 
 def test_L1_defaults_are_the_production_values() -> None:

@@ -57,8 +57,15 @@ def test_a_later_success_of_the_same_tool_resolves_a_failure() -> None:
 
 
 def test_the_previous_summary_is_carried_forward() -> None:
-    previous = CompactionSummary(goal="Ship the flag.", constraints=("Keep diffs small.",), completed=(),
-                                 decisions=(), changed_files=("old.py",), unresolved=(), next=("Earlier step.",))
+    previous = CompactionSummary(
+        goal="Ship the flag.",
+        constraints=("Keep diffs small.",),
+        completed=(),
+        decisions=(),
+        changed_files=("old.py",),
+        unresolved=(),
+        next=("Earlier step.",),
+    )
     summary = summarize(transcript(), previous, max_summary_tokens=200)
     assert summary.goal == "Ship the flag."
     assert summary.constraints[0] == "Keep diffs small."

@@ -56,6 +56,7 @@ def test_no_lab_contradicts_itself(mutant: Mutant) -> None:
     body = run_notebook(mutant)
     assert body.checklist is not None, "the notebook has no checklist cell"
     assert not (body.failures and body.checklist.all_passed), (
-        f"{body.checklist.summary}, yet the body cells show: {body.failures[:3]}")
+        f"{body.checklist.summary}, yet the body cells show: {body.failures[:3]}"
+    )
     if not mutant.edits:
         assert not body.failures and body.checklist.all_passed, body.failures

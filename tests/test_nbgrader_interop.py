@@ -59,9 +59,18 @@ def generate_assignment(course: Path, solutions: list[Path], code_stub: str) -> 
         f"c.CourseDirectory.root = {str(course)!r}\n"
         f"c.ClearSolutions.code_stub = {{'python': {code_stub!r}}}\n"
     )
-    environment = os.environ | {"JUPYTER_CONFIG_DIR": str(course / ".jupyter"), "JUPYTER_DATA_DIR": str(course / ".data")}
-    done = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--no-db", "--force"],
-                          cwd=course, env=environment, capture_output=True, text=True, timeout=300)
+    environment = os.environ | {
+        "JUPYTER_CONFIG_DIR": str(course / ".jupyter"),
+        "JUPYTER_DATA_DIR": str(course / ".data"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--no-db", "--force"],
+        cwd=course,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     released = course / "release" / ASSIGNMENT
     return {path.stem: nbformat.read(released / path.name, as_version=4) for path in solutions}
@@ -88,7 +97,9 @@ def assert_same_learner_version(released: Any, ours: Any, lab: str, *, stubs: bo
         assert source == mine.source, f"cell {mine.id}: nbgrader's learner version differs from ours"
         metadata = {key: value for key, value in theirs.metadata.items() if key not in RELEASE_METADATA}
         if "nbgrader" in metadata:
-            metadata["nbgrader"] = {key: value for key, value in metadata["nbgrader"].items() if key not in RELEASE_NBGRADER}
+            metadata["nbgrader"] = {
+                key: value for key, value in metadata["nbgrader"].items() if key not in RELEASE_NBGRADER
+            }
         assert metadata == dict(mine.metadata), f"cell {mine.id}: metadata differs beyond what nbgrader adds on release"
         if theirs.cell_type == "code":
             assert theirs.outputs == []

@@ -9,15 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
-from course_lib import (
-    CompactionEntry,
-    MessageEntry,
-    SessionEntryError,
-    ToolCall,
-    parse_session_entry,
-    to_json_dict,
-)
 from wire_samples import (
     ALL_WIRE_FACTORIES,
     assistant_wire,
@@ -27,6 +18,15 @@ from wire_samples import (
     system_wire,
     tool_result_wire,
     user_wire,
+)
+
+from course_lib import (
+    CompactionEntry,
+    MessageEntry,
+    SessionEntryError,
+    ToolCall,
+    parse_session_entry,
+    to_json_dict,
 )
 
 Mutation = Callable[[dict[str, Any]], object]
@@ -72,7 +72,11 @@ BAD_COMPACTIONS: dict[str, tuple[Mutation, str, str]] = {
         "is not a known field",
     ),
     "missing firstKeptEntryId": (lambda w: w.pop("firstKeptEntryId"), "firstKeptEntryId", "is required"),
-    "blank firstKeptEntryId": (lambda w: w.update(firstKeptEntryId=""), "firstKeptEntryId", "must be a non-blank string"),
+    "blank firstKeptEntryId": (
+        lambda w: w.update(firstKeptEntryId=""),
+        "firstKeptEntryId",
+        "must be a non-blank string",
+    ),
     "tokensBefore -1": (lambda w: w.update(tokensBefore=-1), "tokensBefore", "must be a number >= 0"),
     "infinite tokensBefore": (lambda w: w.update(tokensBefore=math.inf), "tokensBefore", "must be a finite number"),
     "NaN tokensBefore": (lambda w: w.update(tokensBefore=math.nan), "tokensBefore", "must be a finite number"),
@@ -127,8 +131,20 @@ BAD_SHAPES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, str]] =
     ("unknown entry key", user_wire, lambda w: w.update(extra=1), "u1", "extra"),
     ("snake_case key", user_wire, lambda w: w.update(parent_id=w.pop("parentId")), "u1", "parent_id"),
     ("unknown message key", user_wire, lambda w: w["message"].update(name="x"), "u1", "message.name"),
-    ("unknown text block key", user_wire, lambda w: w["message"]["content"][0].update(lang="en"), "u1", "message.content[0].lang"),
-    ("unknown tool-call key", assistant_wire, lambda w: w["message"]["content"][1].update(kind="x"), "a1", "message.content[1].kind"),
+    (
+        "unknown text block key",
+        user_wire,
+        lambda w: w["message"]["content"][0].update(lang="en"),
+        "u1",
+        "message.content[0].lang",
+    ),
+    (
+        "unknown tool-call key",
+        assistant_wire,
+        lambda w: w["message"]["content"][1].update(kind="x"),
+        "a1",
+        "message.content[1].kind",
+    ),
     ("unknown usage key", assistant_wire, lambda w: w["message"]["usage"].update(cost=1), "a1", "message.usage.cost"),
     ("unknown metadata key", metadata_wire, lambda w: w.update(note="x"), "meta-1", "note"),
     ("missing message", user_wire, lambda w: w.pop("message"), "u1", "message"),
@@ -142,35 +158,115 @@ BAD_SHAPES: list[tuple[str, Callable[[], dict[str, Any]], Mutation, str, str]] =
     ("string message timestamp", user_wire, lambda w: w["message"].update(timestamp="1"), "u1", "message.timestamp"),
     ("bool usage", assistant_wire, lambda w: w["message"]["usage"].update(input=True), "a1", "message.usage.input"),
     ("negative usage", assistant_wire, lambda w: w["message"]["usage"].update(output=-1), "a1", "message.usage.output"),
-    ("NaN usage", assistant_wire, lambda w: w["message"]["usage"].update(totalTokens=math.nan), "a1", "message.usage.totalTokens"),
+    (
+        "NaN usage",
+        assistant_wire,
+        lambda w: w["message"]["usage"].update(totalTokens=math.nan),
+        "a1",
+        "message.usage.totalTokens",
+    ),
     ("bad stopReason", assistant_wire, lambda w: w["message"].update(stopReason="done"), "a1", "message.stopReason"),
-    ("NaN in tool arguments", assistant_wire, lambda w: w["message"]["content"][1]["arguments"].update(x=math.nan), "a1", "message.content[1].arguments.x"),
-    ("blank tool-call id", assistant_wire, lambda w: w["message"]["content"][1].update(id=""), "a1", "message.content[1].id"),
+    (
+        "NaN in tool arguments",
+        assistant_wire,
+        lambda w: w["message"]["content"][1]["arguments"].update(x=math.nan),
+        "a1",
+        "message.content[1].arguments.x",
+    ),
+    (
+        "blank tool-call id",
+        assistant_wire,
+        lambda w: w["message"]["content"][1].update(id=""),
+        "a1",
+        "message.content[1].id",
+    ),
     ("non-object content item", user_wire, lambda w: w["message"]["content"].append("hi"), "u1", "message.content[1]"),
-    ("missing text block type", user_wire, lambda w: w["message"]["content"][0].pop("type"), "u1", "message.content[0].type"),
-    ("missing result block type", tool_result_wire, lambda w: w["message"]["content"][0].pop("type"), "r1", "message.content[0].type"),
-    ("missing assistant block type", assistant_wire, lambda w: w["message"]["content"][0].pop("type"), "a1", "message.content[0].type"),
-    ("unknown key in assistant text block", assistant_wire, lambda w: w["message"]["content"][0].update(lang="en"), "a1", "message.content[0].lang"),
-    ("text is not a string", user_wire, lambda w: w["message"]["content"][0].update(text=5), "u1", "message.content[0].text"),
+    (
+        "missing text block type",
+        user_wire,
+        lambda w: w["message"]["content"][0].pop("type"),
+        "u1",
+        "message.content[0].type",
+    ),
+    (
+        "missing result block type",
+        tool_result_wire,
+        lambda w: w["message"]["content"][0].pop("type"),
+        "r1",
+        "message.content[0].type",
+    ),
+    (
+        "missing assistant block type",
+        assistant_wire,
+        lambda w: w["message"]["content"][0].pop("type"),
+        "a1",
+        "message.content[0].type",
+    ),
+    (
+        "unknown key in assistant text block",
+        assistant_wire,
+        lambda w: w["message"]["content"][0].update(lang="en"),
+        "a1",
+        "message.content[0].lang",
+    ),
+    (
+        "text is not a string",
+        user_wire,
+        lambda w: w["message"]["content"][0].update(text=5),
+        "u1",
+        "message.content[0].text",
+    ),
     ("bool isError as int", tool_result_wire, lambda w: w["message"].update(isError=0), "r1", "message.isError"),
     ("blank toolName", tool_result_wire, lambda w: w["message"].update(toolName=" "), "r1", "message.toolName"),
-    ("infinite details", tool_result_wire, lambda w: w["message"]["details"].update(bytes=math.inf), "r1", "message.details.bytes"),
+    (
+        "infinite details",
+        tool_result_wire,
+        lambda w: w["message"]["details"].update(bytes=math.inf),
+        "r1",
+        "message.details.bytes",
+    ),
     ("unknown role", user_wire, lambda w: w["message"].update(role="developer"), "u1", "message.role"),
     ("missing role", user_wire, lambda w: w["message"].pop("role"), "u1", "message.role"),
     ("unknown entry type", user_wire, lambda w: w.update(type="note"), "u1", "type"),
-    ("numeric section", system_wire, lambda w: w["message"]["sections"].update(rules=1), "sys", "message.sections.rules"),
+    (
+        "numeric section",
+        system_wire,
+        lambda w: w["message"]["sections"].update(rules=1),
+        "sys",
+        "message.sections.rules",
+    ),
     ("system content list", system_wire, lambda w: w["message"].update(content=["BASE"]), "sys", "message.content"),
     ("blank metadata key", metadata_wire, lambda w: w.update(key=""), "meta-1", "key"),
     ("NaN metadata value", metadata_wire, lambda w: w.update(value=[1, math.nan]), "meta-1", "value[1]"),
-    ("JSON keys named like JSON kinds", tool_result_wire, lambda w: w["message"].update(details={"dict": 1, "x": {"y": math.nan}}), "r1", "message.details.x.y"),
-    ("JSON keys named like tags", metadata_wire, lambda w: w.update(value={"list": 1, "float": [1, {"type": "text", "text": math.inf}]}), "meta-1", "value.float[1].text"),
-    ("argument named dict", assistant_wire, lambda w: w["message"]["content"][1].update(arguments={"dict": [math.nan]}), "a1", "message.content[1].arguments.dict[0]"),
+    (
+        "JSON keys named like JSON kinds",
+        tool_result_wire,
+        lambda w: w["message"].update(details={"dict": 1, "x": {"y": math.nan}}),
+        "r1",
+        "message.details.x.y",
+    ),
+    (
+        "JSON keys named like tags",
+        metadata_wire,
+        lambda w: w.update(value={"list": 1, "float": [1, {"type": "text", "text": math.inf}]}),
+        "meta-1",
+        "value.float[1].text",
+    ),
+    (
+        "argument named dict",
+        assistant_wire,
+        lambda w: w["message"]["content"][1].update(arguments={"dict": [math.nan]}),
+        "a1",
+        "message.content[1].arguments.dict[0]",
+    ),
     ("section named str", system_wire, lambda w: w["message"]["sections"].update(str=1), "sys", "message.sections.str"),
     ("missing metadata value", metadata_wire, lambda w: w.pop("value"), "meta-1", "value"),
 ]
 
 
-@pytest.mark.parametrize(("factory", "mutate", "entry_id", "field"), [c[1:] for c in BAD_SHAPES], ids=[c[0] for c in BAD_SHAPES])
+@pytest.mark.parametrize(
+    ("factory", "mutate", "entry_id", "field"), [c[1:] for c in BAD_SHAPES], ids=[c[0] for c in BAD_SHAPES]
+)
 def test_r1_r2_rejects_bad_shapes_at_every_level(
     factory: Callable[[], dict[str, Any]], mutate: Mutation, entry_id: str, field: str
 ) -> None:

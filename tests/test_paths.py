@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from wire_samples import shared_containers, user_wire
 
 from course_lib import PathBuilder, SessionPathError, parse_session_entry, path_to, to_json_dict
-from wire_samples import shared_containers, user_wire
 
 
 def _tree() -> list:

@@ -20,8 +20,15 @@ LEARNER_MODULES = sorted(
 
 
 def test_the_list_covers_the_modules_learners_meet() -> None:
-    for name in ("course_lib.lifecycle", "course_lib.explorer", "course_lib.checklist", "course_lib.lab_helpers",
-                 "course_lib.chapter_example", "course_lib.store", "course_lib.file_lock"):
+    for name in (
+        "course_lib.lifecycle",
+        "course_lib.explorer",
+        "course_lib.checklist",
+        "course_lib.lab_helpers",
+        "course_lib.chapter_example",
+        "course_lib.store",
+        "course_lib.file_lock",
+    ):
         assert name in LEARNER_MODULES
 
 

@@ -46,7 +46,11 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 # --- strategies: valid models ----------------------------------------------------------------
 
 texts = st.text(max_size=12) | st.sampled_from(["", " ", "中文 文本", "🧪 emoji", "a\u2028b", "\x00\x1f\x7f", "w w w"])
-non_blank = st.builds(lambda head, tail: head + tail, st.text(st.characters(categories=["L", "N", "P", "S"]), min_size=1, max_size=3), texts)
+non_blank = st.builds(
+    lambda head, tail: head + tail,
+    st.text(st.characters(categories=["L", "N", "P", "S"]), min_size=1, max_size=3),
+    texts,
+)
 finite = st.integers(-(2**60), 2**60) | st.floats(allow_nan=False, allow_infinity=False)
 non_negative = st.integers(0, 2**60) | st.floats(min_value=0, allow_nan=False, allow_infinity=False)
 json_keys = st.text(max_size=6) | st.sampled_from(["type", "role", "text", "dict", "list", "float", "str"])
@@ -55,6 +59,8 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(json_keys, inner, max_size=3),
     max_leaves=8,
 )
+
+
 def optional(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     return st.none() | strategy
 
@@ -75,7 +81,10 @@ tool_calls = model(
 usages = model(Usage, input=non_negative, output=non_negative, total_tokens=non_negative)
 
 system_messages = model(
-    SystemMessage, content=texts, sections=optional(st.dictionaries(texts, optional(texts), max_size=3)), timestamp=finite
+    SystemMessage,
+    content=texts,
+    sections=optional(st.dictionaries(texts, optional(texts), max_size=3)),
+    timestamp=finite,
 )
 user_messages = model(UserMessage, content=st.lists(text_blocks, max_size=3).map(tuple), timestamp=finite)
 assistant_messages = model(
@@ -112,7 +121,9 @@ summaries = model(
 )
 entries = (
     model(MessageEntry, id=non_blank, parent_id=optional(non_blank), timestamp=finite, message=agent_messages)
-    | model(MetadataEntry, id=non_blank, parent_id=optional(non_blank), timestamp=finite, key=non_blank, value=json_values)
+    | model(
+        MetadataEntry, id=non_blank, parent_id=optional(non_blank), timestamp=finite, key=non_blank, value=json_values
+    )
     | model(
         CompactionEntry,
         id=non_blank,
@@ -124,16 +135,41 @@ entries = (
     )
 )
 
-free_json = st.lists(json_values, min_size=1, max_size=3) | st.dictionaries(json_keys, json_values, min_size=1, max_size=3)
-calls_with_arguments = model(ToolCall, id=non_blank, name=non_blank, arguments=st.dictionaries(json_keys, json_values, min_size=1, max_size=3))
+free_json = st.lists(json_values, min_size=1, max_size=3) | st.dictionaries(
+    json_keys, json_values, min_size=1, max_size=3
+)
+calls_with_arguments = model(
+    ToolCall, id=non_blank, name=non_blank, arguments=st.dictionaries(json_keys, json_values, min_size=1, max_size=3)
+)
 entries_with_free_data = model(
     MessageEntry,
     id=non_blank,
     parent_id=optional(non_blank),
     timestamp=finite,
-    message=model(ToolResultMessage, tool_call_id=non_blank, tool_name=non_blank, content=st.just(()), details=free_json, is_error=st.booleans(), timestamp=finite)
-    | model(AssistantMessage, content=st.lists(calls_with_arguments, min_size=1, max_size=2).map(tuple), provider=texts, model=texts, usage=usages, stop_reason=st.just("toolUse"), timestamp=finite)
-    | model(SystemMessage, content=texts, sections=st.dictionaries(texts, optional(texts), min_size=1, max_size=3), timestamp=finite),
+    message=model(
+        ToolResultMessage,
+        tool_call_id=non_blank,
+        tool_name=non_blank,
+        content=st.just(()),
+        details=free_json,
+        is_error=st.booleans(),
+        timestamp=finite,
+    )
+    | model(
+        AssistantMessage,
+        content=st.lists(calls_with_arguments, min_size=1, max_size=2).map(tuple),
+        provider=texts,
+        model=texts,
+        usage=usages,
+        stop_reason=st.just("toolUse"),
+        timestamp=finite,
+    )
+    | model(
+        SystemMessage,
+        content=texts,
+        sections=st.dictionaries(texts, optional(texts), min_size=1, max_size=3),
+        timestamp=finite,
+    ),
 ) | model(MetadataEntry, id=non_blank, parent_id=optional(non_blank), timestamp=finite, key=non_blank, value=free_json)
 """Entries that surely hold free data (tool arguments, details, sections, metadata values), for the fuzzer."""
 
@@ -152,7 +188,14 @@ def test_r1_r9_every_valid_entry_round_trips_through_json(entry: Any) -> None:
     assert parse_session_entry(entry) == entry
     if entry.parent_id == entry.id:
         return  # the parser allows it, but no store can hold an entry that is its own parent (R7)
-    parent = entry.parent_id and {"type": "metadata", "id": entry.parent_id, "parentId": None, "timestamp": 0, "key": "k", "value": 0}
+    parent = entry.parent_id and {
+        "type": "metadata",
+        "id": entry.parent_id,
+        "parentId": None,
+        "timestamp": 0,
+        "key": "k",
+        "value": 0,
+    }
     read = recover_jsonl((json.dumps(parent) + "\n" if parent else "") + text + "\n")
     assert read.entries[-1:] == [entry] and read.warnings == ()
 
@@ -170,7 +213,11 @@ UNKNOWN_KEYS = st.sampled_from(
 junk: st.SearchStrategy[Any] = (
     json_values
     | st.sampled_from([math.nan, math.inf, -math.inf, True, False, None, "", " ", -1, 0, 2.5, [], {}])
-    | st.recursive(st.sampled_from([math.nan, math.inf, None, True, "x"]), lambda inner: st.lists(inner, max_size=2) | st.dictionaries(json_keys, inner, max_size=2), max_leaves=4)
+    | st.recursive(
+        st.sampled_from([math.nan, math.inf, None, True, "x"]),
+        lambda inner: st.lists(inner, max_size=2) | st.dictionaries(json_keys, inner, max_size=2),
+        max_leaves=4,
+    )
 )
 
 Path = tuple[str | int, ...]
@@ -242,7 +289,9 @@ def _mutate(data: st.DataObject, wire: dict[str, Any]) -> tuple[str, Path, str]:
 
 @SETTINGS
 @given(entries | entries_with_free_data, st.data())
-def test_r1_r2_fuzzed_entries_parse_or_raise_session_entry_error_naming_id_and_field(entry: Any, data: st.DataObject) -> None:
+def test_r1_r2_fuzzed_entries_parse_or_raise_session_entry_error_naming_id_and_field(
+    entry: Any, data: st.DataObject
+) -> None:
     """One random mutation of a valid wire dict either still parses or raises a SessionEntryError
     (never KeyError/TypeError/AttributeError) whose id and field path point at the mutation."""
     wire = to_json_dict(entry)
@@ -261,9 +310,7 @@ def test_r1_r2_fuzzed_entries_parse_or_raise_session_entry_error_naming_id_and_f
             assert error.entry_id is None
         assert str(error).startswith("session ")
         key = location[-1]
-        if kind == "delete" and region == "model":
-            assert error.path == _format(location), (str(error), location)
-        elif kind == "add" and region == "model":
+        if (kind == "delete" and region == "model") or (kind == "add" and region == "model"):
             assert error.path == _format(location), (str(error), location)
         elif not (kind == "replace" and region == "model" and key in DISCRIMINATORS):
             assert _within(error.path, location), (str(error), location)
@@ -313,11 +360,16 @@ def test_r1_any_json_value_is_parsed_or_refused_cleanly(value: Any) -> None:
 # --- (c) random sessions ---------------------------------------------------------------------------
 
 words = st.lists(st.sampled_from(["w", "ab", "中文", "🧪", "x\u2028y", "long-word"]), max_size=6).map(" ".join)
-small_arguments = st.dictionaries(st.sampled_from(["path", "pattern", "n"]), st.integers(0, 9) | words | st.lists(words, max_size=2), max_size=2)
+small_arguments = st.dictionaries(
+    st.sampled_from(["path", "pattern", "n"]), st.integers(0, 9) | words | st.lists(words, max_size=2), max_size=2
+)
 small_summaries = model(
     CompactionSummary,
     goal=words.map(lambda text: text or "goal"),
-    **{name: st.lists(words, max_size=2).map(tuple) for name in ("constraints", "completed", "decisions", "changed_files", "unresolved", "next")},
+    **{
+        name: st.lists(words, max_size=2).map(tuple)
+        for name in ("constraints", "completed", "decisions", "changed_files", "unresolved", "next")
+    },
 )
 SESSION_SETTINGS = settings(SETTINGS, max_examples=100)
 
@@ -339,7 +391,9 @@ def sessions(draw: st.DrawFn) -> tuple[list[Any], list[list[str]], list[tuple[st
 
     def maybe_patch() -> None:
         if draw(st.integers(0, 5)) == 0:
-            sections = draw(st.none() | st.dictionaries(st.sampled_from(["rules", "style"]), st.none() | words, max_size=2))
+            sections = draw(
+                st.none() | st.dictionaries(st.sampled_from(["rules", "style"]), st.none() | words, max_size=2)
+            )
             builder.system(new_id("patch"), draw(words), sections=sections)
 
     maybe_patch()
@@ -347,7 +401,10 @@ def sessions(draw: st.DrawFn) -> tuple[list[Any], list[list[str]], list[tuple[st
         maybe_patch()
         group = [new_id("u")]
         builder.user(group[0], draw(words))
-        calls = [(new_id("call"), draw(st.sampled_from(["read", "test", "grep"])), draw(small_arguments)) for _ in range(draw(st.integers(0, 3)))]
+        calls = [
+            (new_id("call"), draw(st.sampled_from(["read", "test", "grep"])), draw(small_arguments))
+            for _ in range(draw(st.integers(0, 3)))
+        ]
         if calls:
             maybe_patch()
             group.append(new_id("c"))
@@ -435,7 +492,11 @@ def test_r16_to_r22_random_sessions_match_the_budget_arithmetic(
         compaction_id, first = compactions[-1]  # R18: only the latest
         compaction = by_id[compaction_id]
         candidates = groups[first:]
-        summary = {"role": "user", "content": [{"type": "text", "text": compaction_summary_text(compaction.summary)}], "timestamp": compaction.timestamp}
+        summary = {
+            "role": "user",
+            "content": [{"type": "text", "text": compaction_summary_text(compaction.summary)}],
+            "timestamp": compaction.timestamp,
+        }
         summary_cost = estimate(UserMessage.model_validate(summary))
         head.append(summary)
     room = max(0, available - summary_cost)  # the summary may use up the allowance, never more
@@ -475,7 +536,9 @@ def test_r16_to_r22_random_sessions_match_the_budget_arithmetic(
     }
     assert to_json_dict(result.messages) == head + [to_json_dict(by_id[i].message) for i in kept_ids]  # R21
     path_order = [e.id for e in path]
-    assert [path_order.index(i) for i in result.kept_entry_ids] == sorted(path_order.index(i) for i in result.kept_entry_ids)
+    assert [path_order.index(i) for i in result.kept_entry_ids] == sorted(
+        path_order.index(i) for i in result.kept_entry_ids
+    )
 
 
 @SESSION_SETTINGS
@@ -530,7 +593,14 @@ def test_r27_only_group_starts_can_be_first_kept(
         return
     starts = {group[0] for group in groups}
     candidate = data.draw(st.sampled_from([e.id for e in path] + ["not-there"]))
-    options: dict[str, Any] = {"id": "compact-new", "timestamp": 1, "summary": CompactionSummary(goal="g", constraints=(), completed=(), decisions=(), changed_files=(), unresolved=(), next=()), "tokens_before": 0}
+    options: dict[str, Any] = {
+        "id": "compact-new",
+        "timestamp": 1,
+        "summary": CompactionSummary(
+            goal="g", constraints=(), completed=(), decisions=(), changed_files=(), unresolved=(), next=()
+        ),
+        "tokens_before": 0,
+    }
     if candidate in starts:
         entry = create_compaction_entry(path, first_kept_entry_id=candidate, **options)
         assert entry.parent_id == path[-1].id

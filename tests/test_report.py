@@ -27,7 +27,12 @@ from course_grader.report import (
 from course_grader.results import GradeResult
 
 # Lab 11.2's tests: 4 (R11 R13), 5 (R12 R13 R14), 6 (R11 R12), H1 (R11 R13 R14), H2 (R11 R12).
-TINY = {"s1": {}, "s2": {"4": False}, "s3": {"4": False, "5": False}, "s4": {"4": False, "5": False, "6": False, "H1": False}}
+TINY = {
+    "s1": {},
+    "s2": {"4": False},
+    "s3": {"4": False, "5": False},
+    "s4": {"4": False, "5": False, "6": False, "H1": False},
+}
 
 
 def tiny_class(tmp_path: Path) -> tuple[Path, list[GradeResult]]:
@@ -106,14 +111,18 @@ def test_the_report_of_a_generated_class_has_every_section_and_chart(tmp_path: P
     assert heatmap.lstrip().startswith("<?xml") and "<svg" in heatmap and "<script" not in heatmap
     rows = re.findall(r"<tr><td>(?:11\.\d|capstone)</td>", page.split('id="item-stats"')[1])
     assert len(rows) == sum(len(lab_tests(lab)) for lab in ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone"))
-    cited = {rule for lab in ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone") for *_, rules, _ in lab_tests(lab)
-             for rule in rules.split()}
+    cited = {
+        rule
+        for lab in ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone")
+        for *_, rules, _ in lab_tests(lab)
+        for rule in rules.split()
+    }
     assert rule_matrix(grades).shape == (48, len(cited)) and len(cited) == 33  # every rule but R8 (no test cites it)
     assert len(re.findall(r"<tr><td class=\"num\">\d+</td>", page.split('id="failure-messages"')[1])) == 20
 
 
 def test_hostile_student_ids_are_text_in_the_page_and_the_charts(tmp_path: Path) -> None:
-    hostile = ["=HYPERLINK(\"http://x\")", "$\\frac{$", "<script>alert(1)</script>"]
+    hostile = ['=HYPERLINK("http://x")', "$\\frac{$", "<script>alert(1)</script>"]
     results = [result(student, "11.3", {"7": False}) for student in hostile] + [result("ok", "11.3", {})]
     path = tmp_path / "grades.csv"
     write_csv(results, path)
@@ -124,8 +133,9 @@ def test_hostile_student_ids_are_text_in_the_page_and_the_charts(tmp_path: Path)
     assert "No companion file with the results" in page
 
 
-def test_the_command_writes_the_report_and_refuses_what_is_not_a_grades_csv(tmp_path: Path,
-                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_writes_the_report_and_refuses_what_is_not_a_grades_csv(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path, _ = tiny_class(tmp_path)
     assert cli.main(["report", str(path), "-o", str(tmp_path / "report.html")]) == 0
     page = (tmp_path / "report.html").read_text()
@@ -147,8 +157,13 @@ def test_a_large_class_gets_a_heatmap_of_bounded_height() -> None:
 
     small = heatmap_chart(pd.DataFrame(0.5, index=[f"s{i}" for i in range(40)], columns=["R1", "R2"]))
     large = heatmap_chart(pd.DataFrame(0.5, index=[f"s{i}" for i in range(2000)], columns=["R1", "R2"]))
-    assert small.get_figheight() < large.get_figheight() == heatmap_chart(
-        pd.DataFrame(0.5, index=[f"s{i}" for i in range(LABELLED_ROWS)], columns=["R1", "R2"])).get_figheight()
+    assert (
+        small.get_figheight()
+        < large.get_figheight()
+        == heatmap_chart(
+            pd.DataFrame(0.5, index=[f"s{i}" for i in range(LABELLED_ROWS)], columns=["R1", "R2"])
+        ).get_figheight()
+    )
     assert len(large.axes[0].get_yticklabels()) == 0 and len(small.axes[0].get_yticklabels()) == 40
 
 
@@ -161,9 +176,18 @@ def test_one_mistake_met_on_different_hidden_cases_is_one_message() -> None:
     results = []
     for student, description in (("a", first), ("b", second)):
         graded = result(student, "11.3", {"H1": False}).model_copy(update={"seed": 2026})
-        output = f"{test.rules}: {test.hint}. Failed on 2 of 40 generated cases; first: {description}: wrong keptEntryIds"
-        results.append(graded.model_copy(update={"tests": tuple(
-            t.model_copy(update={"output": output}) if t.number == "H1" else t for t in graded.tests)}))
+        output = (
+            f"{test.rules}: {test.hint}. Failed on 2 of 40 generated cases; first: {description}: wrong keptEntryIds"
+        )
+        results.append(
+            graded.model_copy(
+                update={
+                    "tests": tuple(
+                        t.model_copy(update={"output": output}) if t.number == "H1" else t for t in graded.tests
+                    )
+                }
+            )
+        )
     [message] = failure_messages(results)
     assert message.count == 2
     assert message.message.endswith("Failed on N of N generated cases; first failure: wrong keptEntryIds")
@@ -182,7 +206,8 @@ def test_a_csv_with_a_course_files_score_columns_reads_the_same(tmp_path: Path) 
     grades = read_grades(tmp_path / "course.csv")
     assert [test.column for test in grades.tests] == [test.column for test in plain.tests]
     assert [item.discrimination for item in item_stats(grades)] == pytest.approx(
-        [item.discrimination for item in item_stats(plain)], nan_ok=True)
+        [item.discrimination for item in item_stats(plain)], nan_ok=True
+    )
 
 
 def test_the_csv_decides_which_results_count_for_the_messages(tmp_path: Path) -> None:

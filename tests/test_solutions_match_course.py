@@ -22,14 +22,24 @@ from grading_corpus import namespace, solution
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from course_grader.generate import SessionRecipe, group_starts, random_session, random_summary
 import course_lib
-from course_lib import build_context, chapter_example, context, create_compaction_entry, group_interactions, parse_session_entry, tool_facts
+from course_grader.generate import SessionRecipe, group_starts, random_session, random_summary
+from course_lib import (
+    build_context,
+    chapter_example,
+    context,
+    create_compaction_entry,
+    group_interactions,
+    parse_session_entry,
+    tool_facts,
+)
 from course_lib.catalogues import broken_tool_facts, budgets, compactions
 from course_lib.checklist.harness import ESTIMATORS
 from course_lib.parsing import to_json_dict
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 seeds = st.integers(0, 10**6)
 
 
@@ -54,10 +64,15 @@ def error_facts(exc: ValueError) -> dict[str, Any]:
     The kind is the one the chapter names (``CompactionError``, ``InteractionError``, …, else ``ValueError``):
     course_lib's finer kinds (``OptionError`` for a bad budget, R15) are ValueErrors a lab writes as such.
     """
-    public = next(kind for kind in type(exc).__mro__ if kind is ValueError or (kind.__name__ in course_lib.__all__
-                                                                                and kind.__name__ != "CourseError"))
-    return {"type": public.__name__, **{name: getattr(exc, name) for name in ("entry_ids", "call_id", "entry_id")
-                                            if hasattr(exc, name)}}
+    public = next(
+        kind
+        for kind in type(exc).__mro__
+        if kind is ValueError or (kind.__name__ in course_lib.__all__ and kind.__name__ != "CourseError")
+    )
+    return {
+        "type": public.__name__,
+        **{name: getattr(exc, name) for name in ("entry_ids", "call_id", "entry_id") if hasattr(exc, name)},
+    }
 
 
 def agree(ours: Callable[..., Any], theirs: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[str, Any]:
@@ -85,10 +100,15 @@ def test_lab_11_1_parses_and_refuses_like_the_course(seed: int, data: st.DataObj
     if records:
         record = data.draw(st.sampled_from(records))
         changes: tuple[compactions.Malformed | compactions.Unusual, ...] = (
-            *compactions.MALFORMED, compactions.BLANK_ID, *compactions.UNUSUAL)
+            *compactions.MALFORMED,
+            compactions.BLANK_ID,
+            *compactions.UNUSUAL,
+        )
         for change in changes:
             value = change.applied(record)
-            agree(parse_session_entry, lab("11.1")["parse_session_entry"], value[0] if isinstance(value, tuple) else value)
+            agree(
+                parse_session_entry, lab("11.1")["parse_session_entry"], value[0] if isinstance(value, tuple) else value
+            )
 
 
 # --- Lab 11.2: group_interactions --------------------------------------------------------------
@@ -113,38 +133,68 @@ def worded_inputs(name: str) -> list[tuple[Callable[..., Any], tuple[Any, ...], 
     """``(course function, args, kwargs)`` for each catalogue input a lab must refuse: its words are compared."""
     opening, teaching = chapter_example.opening_path(), chapter_example.teaching_estimator
     if name == "11.1":
-        return [(parse_session_entry, (m.applied(chapter_example.compact_1_wire())[0],), {})
-                for m in (*compactions.MALFORMED, compactions.BLANK_ID)]
+        return [
+            (parse_session_entry, (m.applied(chapter_example.compact_1_wire())[0],), {})
+            for m in (*compactions.MALFORMED, compactions.BLANK_ID)
+        ]
     if name == "11.2":
         return [(group_interactions, (broken.chapter_path(),), {}) for broken in broken_tool_facts.BROKEN]
     if name == "11.4":
         summary = chapter_example.compact_1_summary_wire()
-        return [(create_compaction_entry, (opening,), {"id": new_id, "timestamp": 100, "summary": summary,
-                                                       "first_kept_entry_id": first_kept, "tokens_before": 29})
-                for new_id, first_kept in (("compact-1", "a1"), ("compact-1", "nope"), ("compact-1", "sys"), ("a3", "u2"))]
-    made = [(build_context, (opening,), chapter_example.OPENING_BUDGET | {option: value, "estimate_tokens": teaching})
-            for option, value in budgets.BAD_OPTIONS]
-    made += [(build_context, (opening,), chapter_example.OPENING_BUDGET | {"estimate_tokens": budgets.returning(value)})
-             for value in budgets.BAD_ESTIMATES.values()]
+        return [
+            (
+                create_compaction_entry,
+                (opening,),
+                {
+                    "id": new_id,
+                    "timestamp": 100,
+                    "summary": summary,
+                    "first_kept_entry_id": first_kept,
+                    "tokens_before": 29,
+                },
+            )
+            for new_id, first_kept in (("compact-1", "a1"), ("compact-1", "nope"), ("compact-1", "sys"), ("a3", "u2"))
+        ]
+    made = [
+        (build_context, (opening,), chapter_example.OPENING_BUDGET | {option: value, "estimate_tokens": teaching})
+        for option, value in budgets.BAD_OPTIONS
+    ]
+    made += [
+        (build_context, (opening,), chapter_example.OPENING_BUDGET | {"estimate_tokens": budgets.returning(value)})
+        for value in budgets.BAD_ESTIMATES.values()
+    ]
     if name == "11.5":
-        made += [(build_context, (chapter_example.resumed_keeping_from(first_kept),),
-                  chapter_example.RESUME_BUDGET | {"estimate_tokens": teaching}) for first_kept in ("a2", "sys", "note", "u4")]
+        made += [
+            (
+                build_context,
+                (chapter_example.resumed_keeping_from(first_kept),),
+                chapter_example.RESUME_BUDGET | {"estimate_tokens": teaching},
+            )
+            for first_kept in ("a2", "sys", "note", "u4")
+        ]
     return made
 
 
 DRIFT = {
     "11.3": "R15: course_lib.context says 'estimate_tokens returned -1 for …; expected a finite number >= 0', the lab's "
-            "token_count 'estimate_tokens(...) must be a finite number >= 0, got -1'",
+    "token_count 'estimate_tokens(...) must be a finite number >= 0, got -1'",
     "11.5": "R15 as in Lab 11.3",
 }
 """Where the two programs still word an error differently (each an xfail that must start passing once it is fixed)."""
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=DRIFT[name])) if name in DRIFT
-                                  else name for name in ("11.1", "11.2", "11.3", "11.4", "11.5")])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=DRIFT[name])) if name in DRIFT else name
+        for name in ("11.1", "11.2", "11.3", "11.4", "11.5")
+    ],
+)
 def test_the_errors_are_worded_alike(name: str) -> None:
     """Error messages are written once: on each catalogue input a lab refuses, its solution says what the course says."""
-    function = {"11.1": "parse_session_entry", "11.2": "group_interactions", "11.4": "create_compaction_entry"}.get(name, "build_context")
+    function = {"11.1": "parse_session_entry", "11.2": "group_interactions", "11.4": "create_compaction_entry"}.get(
+        name, "build_context"
+    )
     for ours, args, kwargs in worded_inputs(name):
         expected = error_text(ours, *args, **kwargs)
         assert error_text(lab(name)[function], *args, **kwargs) == expected
@@ -161,7 +211,11 @@ def error_text(function: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
 # --- Labs 11.3 and 11.5: build_context ----------------------------------------------------------
 
 estimators = st.sampled_from(["teaching", "teaching", "chars", "touching", *budgets.BAD_ESTIMATORS])
-numbers = st.integers(0, 80) | st.floats(0, 80, allow_nan=False) | st.sampled_from([value for _, value in budgets.BAD_OPTIONS])
+numbers = (
+    st.integers(0, 80)
+    | st.floats(0, 80, allow_nan=False)
+    | st.sampled_from([value for _, value in budgets.BAD_OPTIONS])
+)
 
 
 def boundaries(path: list[Any], estimate: Callable[[Any], Any], reserved: Any, margin: Any) -> list[Any]:
@@ -171,39 +225,59 @@ def boundaries(path: list[Any], estimate: Callable[[Any], Any], reserved: Any, m
     the resume point are refused (the build's refusal is compared anyway).
     """
     try:
-        whole = build_context(path, max_tokens=10**9, reserved_output=reserved, safety_margin=margin, estimate_tokens=estimate)
+        whole = build_context(
+            path, max_tokens=10**9, reserved_output=reserved, safety_margin=margin, estimate_tokens=estimate
+        )
         compaction = context.latest_compaction(path)
-        candidates = context.resume_candidates(path, compaction) if compaction else [e for e in path if e.type == "message"]
+        candidates = (
+            context.resume_candidates(path, compaction) if compaction else [e for e in path if e.type == "message"]
+        )
     except ValueError:
         return []
-    costs = [sum(estimate(copy.deepcopy(entry.message)) for entry in group.entries) for group in group_interactions(candidates)]
+    costs = [
+        sum(estimate(copy.deepcopy(entry.message)) for entry in group.entries)
+        for group in group_interactions(candidates)
+    ]
     fixed = whole.tokens.system + reserved + margin + whole.tokens.messages - sum(costs)  # the summary is paid first
     return [fixed + sum(costs[-newest:]) + below for newest in range(1, len(costs) + 1) for below in (-1, 0)]
 
 
-def budget(data: st.DataObject, path: list[Any], max_tokens: Any, reserved: Any, margin: Any, estimator: str) -> dict[str, Any]:
+def budget(
+    data: st.DataObject, path: list[Any], max_tokens: Any, reserved: Any, margin: Any, estimator: str
+) -> dict[str, Any]:
     edges = boundaries(path, ESTIMATORS[estimator], reserved, margin)
     at_an_edge: bool = data.draw(st.booleans())
     if edges and at_an_edge:
         max_tokens = data.draw(st.sampled_from(edges))
-    return {"max_tokens": max_tokens, "reserved_output": reserved, "safety_margin": margin, "estimate_tokens": ESTIMATORS[estimator]}
+    return {
+        "max_tokens": max_tokens,
+        "reserved_output": reserved,
+        "safety_margin": margin,
+        "estimate_tokens": ESTIMATORS[estimator],
+    }
 
 
 @SETTINGS
 @given(seeds, numbers, numbers, numbers, estimators, st.data())
-def test_lab_11_3_builds_like_the_course(seed: int, max_tokens: Any, reserved: Any, margin: Any, estimator: str,
-                                         data: st.DataObject) -> None:
+def test_lab_11_3_builds_like_the_course(
+    seed: int, max_tokens: Any, reserved: Any, margin: Any, estimator: str, data: st.DataObject
+) -> None:
     path = session(seed, groups=(1, 6))
-    agree(build_context, lab("11.3")["build_context"], path, **budget(data, path, max_tokens, reserved, margin, estimator))
+    agree(
+        build_context, lab("11.3")["build_context"], path, **budget(data, path, max_tokens, reserved, margin, estimator)
+    )
 
 
 @SETTINGS
 @given(seeds, st.integers(0, 3), numbers, numbers, numbers, estimators, st.data())
-def test_lab_11_5_resumes_like_the_course(seed: int, compacted: int, max_tokens: Any, reserved: Any, margin: Any,
-                                          estimator: str, data: st.DataObject) -> None:
+def test_lab_11_5_resumes_like_the_course(
+    seed: int, compacted: int, max_tokens: Any, reserved: Any, margin: Any, estimator: str, data: st.DataObject
+) -> None:
     path = session(seed, groups=(2, 7), compactions=compacted)
     latest = context.latest_compaction(path)
-    if latest is not None and data.draw(st.booleans()):  # R18: a compaction may keep from any entry; only a user message before it will do
+    if latest is not None and data.draw(
+        st.booleans()
+    ):  # R18: a compaction may keep from any entry; only a user message before it will do
         first_kept = data.draw(st.sampled_from([entry.id for entry in path]))
         at = path.index(latest)
         path[at] = parse_session_entry(to_json_dict(latest) | {"firstKeptEntryId": first_kept})
@@ -223,11 +297,17 @@ def test_lab_11_5_resumes_like_the_course(seed: int, compacted: int, max_tokens:
 def test_lab_11_4_compacts_and_refuses_like_the_course(seed: int, data: st.DataObject) -> None:
     path = session(seed, groups=(0, 5) if seed % 7 == 0 else (1, 5), compactions=seed % 3, metadata=True)
     ids = [entry.id for entry in path]
-    first_kept = data.draw(st.sampled_from(group_starts(path) or ["u1"]) | st.sampled_from([*ids, "missing-1"] if ids else ["missing-1"]))
+    first_kept = data.draw(
+        st.sampled_from(group_starts(path) or ["u1"]) | st.sampled_from([*ids, "missing-1"] if ids else ["missing-1"])
+    )
     new_id = data.draw(st.just("compact-new") | st.sampled_from(ids or ["compact-new"]))
-    options = {"id": new_id, "timestamp": data.draw(st.integers(0, 10**6) | st.floats(0, 10**6)),
-               "summary": to_json_dict(random_summary(random.Random(seed))), "first_kept_entry_id": first_kept,
-               "tokens_before": data.draw(st.integers(0, 5000) | st.just(17.25))}
+    options = {
+        "id": new_id,
+        "timestamp": data.draw(st.integers(0, 10**6) | st.floats(0, 10**6)),
+        "summary": to_json_dict(random_summary(random.Random(seed))),
+        "first_kept_entry_id": first_kept,
+        "tokens_before": data.draw(st.integers(0, 5000) | st.just(17.25)),
+    }
     agree(create_compaction_entry, lab("11.4")["create_compaction_entry"], path, **options)
 
 

@@ -308,7 +308,7 @@ def test_r8_existing_bytes_are_never_rewritten_or_truncated(session_file: Path) 
         store.append(chain[4])
     fourth = session_file.read_bytes()
     assert second.startswith(first) and third.startswith(second) and fourth.startswith(third)
-    assert json.loads(fourth[len(third):]) == chain[4]
+    assert json.loads(fourth[len(third) :]) == chain[4]
 
 
 def test_r8_refused_appends_write_nothing(session_file: Path) -> None:

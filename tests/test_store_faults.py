@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from wire_samples import assistant_wire, compaction_wire, tool_result_wire, user_wire
 
 from course_lib import (
     JsonlSessionStore,
@@ -22,7 +23,6 @@ from course_lib import (
     to_json_dict,
 )
 from course_lib.lifecycle import open_session_writer
-from wire_samples import assistant_wire, compaction_wire, tool_result_wire, user_wire
 
 PYDANTIC_PHRASES = ("Input should", "unable to parse", "validation error", "Value error", "pydantic", "utf-32", "codec")
 
@@ -102,7 +102,9 @@ def test_r1_r9_an_integer_past_the_double_range_is_refused_when_appended(
 
 @pytest.mark.parametrize("digits", [310, 5000])
 def test_r1_r8_an_integer_past_the_double_range_on_disk_names_line_and_field(session_file: Path, digits: int) -> None:
-    session_file.write_text(_line(_metadata()) + _line(user_wire("u1", None)).replace('"timestamp": 1,', f'"timestamp": {"9" * digits},'))
+    session_file.write_text(
+        _line(_metadata()) + _line(user_wire("u1", None)).replace('"timestamp": 1,', f'"timestamp": {"9" * digits},')
+    )
     for name, read in READERS.items():
         with pytest.raises(SessionEntryError) as info:
             read(session_file)
@@ -115,7 +117,9 @@ def test_r9_the_largest_finite_integer_round_trips(session_file: Path, big: int)
     """JSON.parse reads it as sys.float_info.max: finite, so it is kept exactly."""
     with JsonlSessionStore.open(session_file) as store:
         store.append(_metadata({"big": big, "small": -big}, timestamp=big))
-    assert to_json_dict(JsonlSessionStore.open(session_file).entries()) == [_metadata({"big": big, "small": -big}, timestamp=big)]
+    assert to_json_dict(JsonlSessionStore.open(session_file).entries()) == [
+        _metadata({"big": big, "small": -big}, timestamp=big)
+    ]
 
 
 # --- 2. lone surrogates: parser and store agree ------------------------------------------------
@@ -146,12 +150,16 @@ def test_r8_an_escaped_lone_surrogate_on_disk_is_refused_the_same_way_by_every_r
     for name, read in READERS.items():
         with pytest.raises(SessionEntryError) as info:
             read(session_file)
-        assert str(info.value) == "line 1: session metadata m0.value holds a lone surrogate, which UTF-8 cannot store", name
+        assert (
+            str(info.value) == "line 1: session metadata m0.value holds a lone surrogate, which UTF-8 cannot store"
+        ), name
     assert not session_file.with_name("clean.jsonl").exists()
 
 
 def test_r9_an_escaped_surrogate_pair_is_one_character(session_file: Path) -> None:
-    session_file.write_text('{"type":"metadata","id":"m0","parentId":null,"timestamp":1,"key":"k","value":"\\ud83d\\ude00"}\n')
+    session_file.write_text(
+        '{"type":"metadata","id":"m0","parentId":null,"timestamp":1,"key":"k","value":"\\ud83d\\ude00"}\n'
+    )
     assert JsonlSessionStore.open(session_file).entries()[0].value == "\U0001f600"
 
 
@@ -223,7 +231,9 @@ def test_r8_a_file_replaced_after_reading_is_refused(session_file: Path) -> None
 # --- 4. recovery is all or nothing ---------------------------------------------------------------
 
 
-def test_r8_a_recovery_that_dies_before_naming_the_target_leaves_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_r8_a_recovery_that_dies_before_naming_the_target_leaves_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 12.4: a killed recovery left a clean-looking target with entries missing, and a
     rerun was refused. Here it dies just before the copy takes the target's name."""
     source, target = tmp_path / "crashed.jsonl", tmp_path / "clean.jsonl"
@@ -243,7 +253,9 @@ def test_r8_a_recovery_that_dies_before_naming_the_target_leaves_none(tmp_path: 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["clean.jsonl", "crashed.jsonl"]
 
 
-def test_r8_recovery_never_replaces_a_target_that_appears_meanwhile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_r8_recovery_never_replaces_a_target_that_appears_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     source, target = tmp_path / "crashed.jsonl", tmp_path / "clean.jsonl"
     source.write_text(_line(user_wire("u1", None)))
     real_open = JsonlSessionStore.open.__func__  # type: ignore[attr-defined]  # the classmethod's function, to wrap it
@@ -266,7 +278,12 @@ def test_r8_recovery_never_replaces_a_target_that_appears_meanwhile(tmp_path: Pa
 
 def test_r8_a_line_nested_ten_thousand_arrays_deep_names_its_line(session_file: Path) -> None:
     """Issue 12.5: a raw RecursionError from json."""
-    deep = '{"type":"metadata","id":"m1","parentId":"m","timestamp":1,"key":"k","value":' + "[" * 10_000 + "]" * 10_000 + "}"
+    deep = (
+        '{"type":"metadata","id":"m1","parentId":"m","timestamp":1,"key":"k","value":'
+        + "[" * 10_000
+        + "]" * 10_000
+        + "}"
+    )
     session_file.write_text(_line(_metadata()) + deep + "\n")
     for name, read in READERS.items():
         with pytest.raises(SessionEntryError) as info:
@@ -309,10 +326,15 @@ def test_r1_r8_a_duplicate_json_key_is_refused_naming_key_and_line(session_file:
 
 @pytest.mark.parametrize(
     ("second", "needle"),
-    [(_metadata(), "line 2: duplicate entry id 'm'"), (_metadata(id="m2", parentId="ghost"), "line 2: entry 'm2' names unknown parent 'ghost'")],
+    [
+        (_metadata(), "line 2: duplicate entry id 'm'"),
+        (_metadata(id="m2", parentId="ghost"), "line 2: entry 'm2' names unknown parent 'ghost'"),
+    ],
     ids=["duplicate id", "orphan"],
 )
-def test_r7_r8_every_reader_refuses_duplicate_ids_and_orphans(session_file: Path, second: dict[str, Any], needle: str) -> None:
+def test_r7_r8_every_reader_refuses_duplicate_ids_and_orphans(
+    session_file: Path, second: dict[str, Any], needle: str
+) -> None:
     """Issue 12.6: recover_jsonl and .read() returned what open refused."""
     session_file.write_text(_line(_metadata()) + _line(second))
     for name, read in READERS.items():
@@ -349,7 +371,10 @@ def test_r2_a_megabyte_id_is_shortened_wherever_it_is_named(session_file: Path) 
     ("raw", "expected"),
     [
         (b"\x00", "line 2: not valid JSON (Expecting value at column 1)"),
-        (b'{"type": "metadata", \x00}', "line 2: not valid JSON (Expecting property name enclosed in double quotes at column 22)"),
+        (
+            b'{"type": "metadata", \x00}',
+            "line 2: not valid JSON (Expecting property name enclosed in double quotes at column 22)",
+        ),
         (b"\xff\xfe{}", "line 2: not UTF-8 text (byte 0xff at column 1)"),
         (b'{"id": "\xed\xa0\x80"}', "line 2: not UTF-8 text (byte 0xed at column 9)"),
     ],

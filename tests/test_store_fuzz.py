@@ -16,6 +16,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from wire_samples import ALL_WIRE_FACTORIES
 
 from course_lib import (
     JsonlSessionStore,
@@ -25,7 +26,6 @@ from course_lib import (
     recover_jsonl,
     to_json_dict,
 )
-from wire_samples import ALL_WIRE_FACTORIES
 
 PYDANTIC_PHRASES = ("Input should", "unable to parse", "validation error", "Value error", "pydantic", "utf-32", "codec")
 MESSAGE_LIMIT = 300
@@ -111,7 +111,9 @@ def test_r9_whatever_the_parser_accepts_round_trips_through_a_jsonl_store(wire: 
         path = Path(folder) / "session.jsonl"
         with JsonlSessionStore.open(path) as store:
             if entry.parent_id is not None:
-                store.append({"type": "metadata", "id": "root", "parentId": None, "timestamp": 0, "key": "k", "value": 0})
+                store.append(
+                    {"type": "metadata", "id": "root", "parentId": None, "timestamp": 0, "key": "k", "value": 0}
+                )
             store.append(entry)
         reopened = JsonlSessionStore.open(path).entries()[-1]
         recovered = recover_jsonl(path.read_text(encoding="utf-8")).entries[-1]

@@ -140,7 +140,9 @@ def test_an_index_naming_other_ids_is_refused_when_its_line_is_built(session: Pa
     JsonlSessionStore.open(session, fsync=False)
     _rewrite_index(session, ids=["u1", "a1", "x1", "meta-1", "compact-1"])
     store = JsonlSessionStore.open(session, fsync=False)
-    with pytest.raises(SessionStoreError, match=r"^line 4: entry 'r1' is not the entry 'x1' the session's index names") as caught:
+    with pytest.raises(
+        SessionStoreError, match=r"^line 4: entry 'r1' is not the entry 'x1' the session's index names"
+    ) as caught:
         store.entries()
     assert caught.value.entry_id == "r1" and caught.value.line == 4
 

@@ -53,14 +53,19 @@ def seen(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 
 WAYS_IN: dict[str, Callable[[Path], object]] = {
     "first open + entries()": lambda path: JsonlSessionStore.open(path, fsync=False).entries(),
-    "reopen + entries()": lambda path: (JsonlSessionStore.open(path, fsync=False), JsonlSessionStore.open(path, fsync=False).entries()),
+    "reopen + entries()": lambda path: (
+        JsonlSessionStore.open(path, fsync=False),
+        JsonlSessionStore.open(path, fsync=False).entries(),
+    ),
     "read()": lambda path: JsonlSessionStore(path).read(),
     "recover_jsonl": lambda path: recover_jsonl(path.read_text(encoding="utf-8")),
 }
 
 
 @pytest.mark.parametrize("way", list(WAYS_IN))
-def test_every_bulk_build_runs_with_the_collector_paused_and_restores_it(way: str, session: Path, seen: list[bool]) -> None:
+def test_every_bulk_build_runs_with_the_collector_paused_and_restores_it(
+    way: str, session: Path, seen: list[bool]
+) -> None:
     WAYS_IN[way](session)
     assert seen and not any(seen)
     assert gc.isenabled()
@@ -82,7 +87,11 @@ def test_the_collector_runs_again_after_a_refused_line(tmp_path: Path) -> None:
 
 
 def test_the_pause_ends_when_the_build_raises() -> None:
-    with pytest.raises(RuntimeError, match="boom"), store_lines.collector_paused():
-        assert not gc.isenabled()
-        raise RuntimeError("boom")
+    def build() -> None:
+        with store_lines.collector_paused():
+            assert not gc.isenabled()
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        build()
     assert gc.isenabled()

@@ -58,7 +58,11 @@ def test_r5_timestamp_is_the_first_system_messages() -> None:
 
 def test_r5_null_section_deletes_and_no_surviving_section_means_no_sections_key() -> None:
     replayed = current_system_message(
-        [_system("BASE", 1, {"rules": "R1", "style": "S1"}), _system("", 2, {"rules": None}), _system("", 3, {"style": None})]
+        [
+            _system("BASE", 1, {"rules": "R1", "style": "S1"}),
+            _system("", 2, {"rules": None}),
+            _system("", 3, {"style": None}),
+        ]
     )
     assert replayed is not None
     assert replayed.sections is None
@@ -75,7 +79,9 @@ def test_r5_sections_override_by_name_and_keep_first_insertion_order() -> None:
 
 
 def test_r5_a_deleted_section_can_come_back() -> None:
-    replayed = current_system_message([_system("", 1, {"a": "A1"}), _system("", 2, {"a": None}), _system("", 3, {"a": "A3"})])
+    replayed = current_system_message(
+        [_system("", 1, {"a": "A1"}), _system("", 2, {"a": None}), _system("", 3, {"a": "A3"})]
+    )
     assert replayed is not None
     assert replayed.sections == {"a": "A3"}
 

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from course_grader.records import companion, counted_files, read_records, with_counts, write_records
 from course_grader import GradeOptions, GradeResult, TestResult, cli, grade_folder
 from course_grader.batch import flag_duplicates, results_frame
 from course_grader.course import Course, CourseFileError, days_late, load_course
 from course_grader.grades_csv import GradesCsvError, merge, read_frame, render, row_key
 from course_grader.notebook import submission_name
+from course_grader.records import companion, counted_files, read_records, with_counts, write_records
 from course_grader.roster import CANVAS, MOODLE, Names, RosterError, attribute, lms_name, load_roster
 from course_grader.scoring import score
 from course_grader.shard import ShardError, parse_shard, shard_of
@@ -50,17 +50,23 @@ def test_the_documented_example_course_file_loads_with_its_roster_and_manifest()
     assert course.submitted_at["smithjudy_48213_9981299_lab_11_3.ipynb"].isoformat() == "2026-10-16T21:40:00+02:00"
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    ("sede = 1\n", "key sede: Extra inputs are not permitted"),
-    ("[labs.\"11.9\"]\npoints = 3\n", "key labs: Value error, no lab '11.9'"),
-    ("[labs.\"11.2\"]\npoints = -1\n", "key labs.11.2.points: Input should be greater than 0"),
-    ("[labs.\"11.2\"]\ndeadline = 2026-10-09T23:59:00\n", "key labs.11.2.deadline: Value error, a deadline needs a time zone"),
-    ("[late]\nsubmitted = \"manifest\"\n", "key late: Value error, submitted = \"manifest\" needs manifest"),
-    ("[limits]\ntimeout = \"ten\"\n", "key limits.timeout: Input should be a valid number"),
-    ("duplicates = \"newest\"\n", "key duplicates: Input should be 'latest', 'earliest' or 'best'"),
-    ("pattern = \"(?P<who>x)\"\n", "key pattern: Value error, the pattern needs a named group"),
-    ("seed = [\n", "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("sede = 1\n", "key sede: Extra inputs are not permitted"),
+        ('[labs."11.9"]\npoints = 3\n', "key labs: Value error, no lab '11.9'"),
+        ('[labs."11.2"]\npoints = -1\n', "key labs.11.2.points: Input should be greater than 0"),
+        (
+            '[labs."11.2"]\ndeadline = 2026-10-09T23:59:00\n',
+            "key labs.11.2.deadline: Value error, a deadline needs a time zone",
+        ),
+        ('[late]\nsubmitted = "manifest"\n', 'key late: Value error, submitted = "manifest" needs manifest'),
+        ('[limits]\ntimeout = "ten"\n', "key limits.timeout: Input should be a valid number"),
+        ('duplicates = "newest"\n', "key duplicates: Input should be 'latest', 'earliest' or 'best'"),
+        ('pattern = "(?P<who>x)"\n', "key pattern: Value error, the pattern needs a named group"),
+        ("seed = [\n", "not valid TOML"),
+    ],
+)
 def test_a_bad_course_file_is_refused_naming_the_file_and_the_key(tmp_path: Path, text: str, says: str) -> None:
     path = write(tmp_path / "course.toml", text)
     with pytest.raises(CourseFileError) as refused:
@@ -68,7 +74,9 @@ def test_a_bad_course_file_is_refused_naming_the_file_and_the_key(tmp_path: Path
     assert str(path) in str(refused.value) and says in str(refused.value)
 
 
-def test_the_command_refuses_a_bad_course_file_before_grading(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_refuses_a_bad_course_file_before_grading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "s").mkdir()
     path = write(tmp_path / "course.toml", "[limits]\ntimout = 3\n")
     with pytest.raises(SystemExit) as stopped:
@@ -77,7 +85,7 @@ def test_the_command_refuses_a_bad_course_file_before_grading(tmp_path: Path, ca
 
 
 def test_flags_override_the_course_file_which_overrides_the_defaults(tmp_path: Path) -> None:
-    path = write(tmp_path / "course.toml", "seed = 7\n[limits]\ntimeout = 4\n[labs.\"11.3\"]\ntimeout = 2\nbudget = 99\n")
+    path = write(tmp_path / "course.toml", 'seed = 7\n[limits]\ntimeout = 4\n[labs."11.3"]\ntimeout = 2\nbudget = 99\n')
     parser = cli._grade_parser()
     course = load_course(path)
     given = parser.parse_args(["x", "--course", str(path)])
@@ -85,7 +93,10 @@ def test_flags_override_the_course_file_which_overrides_the_defaults(tmp_path: P
     assert dict(cli._lab_limits(given, course))["11.3"].cell_timeout == 2
     flags = parser.parse_args(["x", "--course", str(path), "--timeout", "8", "--seed", "3"])
     assert cli._seed(flags, course) == 3 and cli._limits(parser, flags, course).cell_timeout == 8
-    assert (dict(cli._lab_limits(flags, course))["11.3"].cell_timeout, dict(cli._lab_limits(flags, course))["11.3"].budget) == (8, 99)
+    assert (
+        dict(cli._lab_limits(flags, course))["11.3"].cell_timeout,
+        dict(cli._lab_limits(flags, course))["11.3"].budget,
+    ) == (8, 99)
     bare = parser.parse_args(["x"])
     assert cli._limits(parser, bare, Course()) == cli.Limits() and cli._lab_limits(bare, Course()) == ()
 
@@ -108,15 +119,26 @@ def names() -> Names:
     return Names.of("auto", None, load_roster(EXAMPLES / "roster.csv"))
 
 
-@pytest.mark.parametrize(("path", "student", "source"), [
-    ("smithjudy_48213_9981299_lab_11_3.ipynb", "jsmith", "Canvas name (48213) on the roster"),
-    ("smithjudy_LATE_48213_9981377_lab_11_3-1.ipynb", "jsmith", "Canvas name (48213) on the roster"),  # a re-upload
-    ("milleralex_99999_1_lab_11_2.ipynb", "amiller", "Canvas name (milleralex) on the roster"),  # user id unknown: login
-    ("Judy Smith_55101_assignsubmission_file_lab_11_4.ipynb", "jsmith", "Moodle name (Judy Smith) on the roster"),
-    ("Alex Miller_55102_assignsubmission_file_/lab_11_4.ipynb", "amiller", "Moodle name (Alex Miller) on the roster"),
-    ("bchen/lab_11_1.ipynb", "bchen", "folder (bchen) on the roster"),
-    ("bo.chen_lab_11_1.ipynb", "bchen", "file name (bo.chen) on the roster"),  # the email's local part
-])
+@pytest.mark.parametrize(
+    ("path", "student", "source"),
+    [
+        ("smithjudy_48213_9981299_lab_11_3.ipynb", "jsmith", "Canvas name (48213) on the roster"),
+        ("smithjudy_LATE_48213_9981377_lab_11_3-1.ipynb", "jsmith", "Canvas name (48213) on the roster"),  # a re-upload
+        (
+            "milleralex_99999_1_lab_11_2.ipynb",
+            "amiller",
+            "Canvas name (milleralex) on the roster",
+        ),  # user id unknown: login
+        ("Judy Smith_55101_assignsubmission_file_lab_11_4.ipynb", "jsmith", "Moodle name (Judy Smith) on the roster"),
+        (
+            "Alex Miller_55102_assignsubmission_file_/lab_11_4.ipynb",
+            "amiller",
+            "Moodle name (Alex Miller) on the roster",
+        ),
+        ("bchen/lab_11_1.ipynb", "bchen", "folder (bchen) on the roster"),
+        ("bo.chen_lab_11_1.ipynb", "bchen", "file name (bo.chen) on the roster"),  # the email's local part
+    ],
+)
 def test_lms_download_names_map_to_one_roster_id(names: Names, path: str, student: str, source: str) -> None:
     assert attribute(f"/s/{path}", "/s", names) == (student, source, ())
 
@@ -124,8 +146,10 @@ def test_lms_download_names_map_to_one_roster_id(names: Names, path: str, studen
 def test_a_name_the_roster_does_not_hold_is_unknown_and_says_so(names: Names) -> None:
     who, source, notes = attribute("/s/doejane_77777_1_lab_11_1.ipynb", "/s", names)
     assert (who, source) == ("doejane", "unknown (Canvas name)")
-    assert notes == ("unknown student: '77777' or 'doejane' is not on the roster (roster.csv); graded, but no roster "
-                     "student gets this grade",)
+    assert notes == (
+        "unknown student: '77777' or 'doejane' is not on the roster (roster.csv); graded, but no roster "
+        "student gets this grade",
+    )
 
 
 def test_a_learner_cannot_take_another_name_by_naming_the_upload_like_a_download(names: Names) -> None:
@@ -137,7 +161,9 @@ def test_a_learner_cannot_take_another_name_by_naming_the_upload_like_a_download
 
 
 def test_a_name_two_students_share_decides_nothing(tmp_path: Path) -> None:
-    roster = load_roster(write(tmp_path / "r.csv", "id,name,email,aliases\na,Judy Smith,,smithjudy\nb,Judy Smith,,smithjudy\n"))
+    roster = load_roster(
+        write(tmp_path / "r.csv", "id,name,email,aliases\na,Judy Smith,,smithjudy\nb,Judy Smith,,smithjudy\n")
+    )
     _, source, notes = attribute("/s/smithjudy_1_2_lab_11_1.ipynb", "/s", Names.of("canvas", None, roster))
     assert source == "unknown (Canvas name)" and "'smithjudy' names 2 students on the roster (a, b)" in notes[0]
 
@@ -145,24 +171,35 @@ def test_a_name_two_students_share_decides_nothing(tmp_path: Path) -> None:
 def test_a_custom_pattern_from_the_course_file(tmp_path: Path) -> None:
     pattern = r"(?P<user>\d+)-(?P<login>[a-z]+)-"
     roster = load_roster(write(tmp_path / "r.csv", "id,name,email,aliases\nk1,Kim,,kim\n"))
-    assert attribute("/s/12-kim-lab_11_1.ipynb", "/s", Names.of("auto", pattern, roster))[:2] == ("k1", "LMS name (kim) on the roster")
+    assert attribute("/s/12-kim-lab_11_1.ipynb", "/s", Names.of("auto", pattern, roster))[:2] == (
+        "k1",
+        "LMS name (kim) on the roster",
+    )
     assert lms_name("/s/12-kim-lab_11_1.ipynb", "/s", (pattern,)) is not None
     assert lms_name("/s/x/12-kim-lab_11_1.ipynb", "/s", (pattern,)) is None
 
 
 def test_canvas_and_moodle_patterns_read_their_parts() -> None:
     canvas = lms_name("smithjudy_LATE_48213_9981299_lab_11_3.ipynb", None, (CANVAS,))
-    assert canvas is not None and (canvas.login, canvas.late, canvas.user, canvas.submission) == ("smithjudy", True, "48213", "9981299")
+    assert canvas is not None and (canvas.login, canvas.late, canvas.user, canvas.submission) == (
+        "smithjudy",
+        True,
+        "48213",
+        "9981299",
+    )
     moodle = lms_name("/s/Judy Smith_48213_assignsubmission_file_/lab_11_3.ipynb", "/s", (MOODLE,))
     assert moodle is not None and (moodle.name, moodle.user, moodle.late) == ("Judy Smith", "48213", False)
     assert lms_name("alice_lab_11_3.ipynb", None, (CANVAS, MOODLE)) is None
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    ("name,email\nx,y\n", "needs a header with at least the column id"),
-    ("id,name\na,A\na,B\n", "line 3: the id 'a' is there twice"),
-    ("id,name\n,A\n", "line 2: no id"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("name,email\nx,y\n", "needs a header with at least the column id"),
+        ("id,name\na,A\na,B\n", "line 3: the id 'a' is there twice"),
+        ("id,name\n,A\n", "line 2: no id"),
+    ],
+)
 def test_a_bad_roster_is_refused(tmp_path: Path, text: str, says: str) -> None:
     with pytest.raises(RosterError, match=says):
         load_roster(write(tmp_path / "r.csv", text))
@@ -171,12 +208,24 @@ def test_a_bad_roster_is_refused(tmp_path: Path, text: str, says: str) -> None:
 # --- scores ---------------------------------------------------------------------------------------
 
 
-def result(submission: str, lab: str = "11.3", passed: tuple[bool, ...] = (True, True, False, True), student: str = "s",
-           submitted: str = "") -> GradeResult:
+def result(
+    submission: str,
+    lab: str = "11.3",
+    passed: tuple[bool, ...] = (True, True, False, True),
+    student: str = "s",
+    submitted: str = "",
+) -> GradeResult:
     numbers = ("1", "2", "H1", "H2")
     tests = tuple(TestResult(name=f"t{n}", number=n, lab=lab, score=float(ok)) for n, ok in zip(numbers, passed))
-    return GradeResult(submission=submission, student=student, lab=lab, status="ok", tests=tests, submitted=submitted,
-                       submitted_from="manifest" if submitted else "")
+    return GradeResult(
+        submission=submission,
+        student=student,
+        lab=lab,
+        status="ok",
+        tests=tests,
+        submitted=submitted,
+        submitted_from="manifest" if submitted else "",
+    )
 
 
 def test_without_a_course_file_every_test_is_a_point_and_nothing_is_late() -> None:
@@ -191,8 +240,9 @@ def test_weights_points_and_the_late_penalty_of_the_course_file() -> None:
     assert (on_time.points, on_time.max_points, on_time.penalty, on_time.late) == (6.67, 10, 0, "")
     late = score(result("smithjudy_LATE_48213_9981377_lab_11_3-1.ipynb"), course)  # 2026-10-18 09:12: 2 started days
     assert (late.points, late.late, late.penalty, late.score) == (6.67, "2 days", 1.33, 5.34)
-    assert late.explanation == ("3/4 tests passed: 6.67/10 points; 2 days late: −20 % (10 %/day, at most 50 %) "
-                                "= −1.33 → 5.34/10")
+    assert late.explanation == (
+        "3/4 tests passed: 6.67/10 points; 2 days late: −20 % (10 %/day, at most 50 %) = −1.33 → 5.34/10"
+    )
     assert late.submitted == "2026-10-18T07:12:00.000000+00:00"
     unknown = score(result("elsewhere.ipynb"), course)
     assert unknown.penalty == 0 and "not in the submission-time manifest" in unknown.explanation
@@ -200,8 +250,11 @@ def test_weights_points_and_the_late_penalty_of_the_course_file() -> None:
 
 
 def test_a_late_flag_in_the_lms_name_costs_the_flag_percent(tmp_path: Path) -> None:
-    path = write(tmp_path / "course.toml", '[late]\nsubmitted = "file-name"\npercent_per_day = 10\nflag_percent = 25\n'
-                                           '[labs."11.3"]\ndeadline = 2026-10-16T23:59:00Z\n')
+    path = write(
+        tmp_path / "course.toml",
+        '[late]\nsubmitted = "file-name"\npercent_per_day = 10\nflag_percent = 25\n'
+        '[labs."11.3"]\ndeadline = 2026-10-16T23:59:00Z\n',
+    )
     course = load_course(path)
     flagged = score(result("smithjudy_LATE_48213_9981377_lab_11_3.ipynb", passed=(True,) * 4), course)
     assert (flagged.late, flagged.penalty, flagged.score) == ("LATE flag", 1, 3)
@@ -219,16 +272,35 @@ def stand_in(path: Path, options: GradeOptions, *, root: str | None = None) -> G
     student, source, notes = who_is(path, root, options.names)
     lab = lab_in_name(path) or "11.1"
     passed = tuple(bool((len(path.name) + n) % 3) for n in range(4))
-    tests = tuple(TestResult(name=f"t{n}", number=n, lab=lab, score=float(ok)) for n, ok in zip(("1", "2", "H1", "H2"), passed))
-    return GradeResult(submission=submission_name(path, root), student=student, student_source=source, lab=lab, status="ok",
-                       tests=tests, seed=options.seed, budget=options.limits.budget, notes=notes)
+    tests = tuple(
+        TestResult(name=f"t{n}", number=n, lab=lab, score=float(ok)) for n, ok in zip(("1", "2", "H1", "H2"), passed)
+    )
+    return GradeResult(
+        submission=submission_name(path, root),
+        student=student,
+        student_source=source,
+        lab=lab,
+        status="ok",
+        tests=tests,
+        seed=options.seed,
+        budget=options.limits.budget,
+        notes=notes,
+    )
 
 
 def make_folder(root: Path) -> None:
-    for name in ("smithjudy_48213_9981299_lab_11_3.ipynb", "smithjudy_LATE_48213_9981377_lab_11_3-1.ipynb",
-                 "Alex Miller_55102_assignsubmission_file_/lab_11_4.ipynb", "milleralex_48214_5_lab_11_2.ipynb",
-                 "chenbo_48215_6_lab_11_1.ipynb", "chenbo_48215_7_lab_11_1-1.ipynb", "chenbo_48215_8_lab_11_1-2.ipynb",
-                 "=HYPERLINK_1_2_lab_11_5.ipynb", "nobody_lab_capstone.ipynb", "bchen/lab_11_4.ipynb"):
+    for name in (
+        "smithjudy_48213_9981299_lab_11_3.ipynb",
+        "smithjudy_LATE_48213_9981377_lab_11_3-1.ipynb",
+        "Alex Miller_55102_assignsubmission_file_/lab_11_4.ipynb",
+        "milleralex_48214_5_lab_11_2.ipynb",
+        "chenbo_48215_6_lab_11_1.ipynb",
+        "chenbo_48215_7_lab_11_1-1.ipynb",
+        "chenbo_48215_8_lab_11_1-2.ipynb",
+        "=HYPERLINK_1_2_lab_11_5.ipynb",
+        "nobody_lab_capstone.ipynb",
+        "bchen/lab_11_4.ipynb",
+    ):
         write(root / name, "{}")
     for number, path in enumerate(sorted(root.rglob("*.ipynb"))):
         os.utime(path, ns=(1_700_000_000_000_000_000 + number * 1000, 1_700_000_000_000_000_000 + (number % 4) * 1000))
@@ -260,18 +332,24 @@ def test_three_shards_merged_are_byte_for_byte_the_unsharded_csv(tmp_path: Path)
     options = GradeOptions(seed=5, names=Names.of("auto", None, load_roster(tmp_path / "roster.csv")))
     try:
         whole = grade_folder(root, options, progress=False, grade=stand_in, course=course)
-        parts = [grade_folder(root, options, progress=False, grade=stand_in, course=course, shard=(i, 3)) for i in (1, 2, 3)]
+        parts = [
+            grade_folder(root, options, progress=False, grade=stand_in, course=course, shard=(i, 3)) for i in (1, 2, 3)
+        ]
     finally:
         os.chmod(root / "locked", 0o755)
     assert sorted(r.submission for part in parts for r in part) == sorted(r.submission for r in whole)
     assert all(parts), "each of the three shards holds something here"
     dupes = [r.submission for part in parts for r in part if r.student == "bchen" and r.lab == "11.1"]
     assert len({shard_of(name, 3) for name in dupes}) > 1, "the duplicates must fall in different shards"
-    assert not any("duplicate" in " ".join(r.notes) for part in parts for r in part), "a shard leaves duplicates to merge"
+    assert not any("duplicate" in " ".join(r.notes) for part in parts for r in part), (
+        "a shard leaves duplicates to merge"
+    )
     unflagged = sorted((r for part in parts for r in part), key=lambda r: row_key(r.submission))
     for policy in ("latest", "earliest", "best"):
         policed = course.model_copy(update={"settings": course.settings.model_copy(update={"duplicates": policy})})
-        expected = render(results_frame(whole if policy == "latest" else flag_duplicates(unflagged, policy, policed), policed))
+        expected = render(
+            results_frame(whole if policy == "latest" else flag_duplicates(unflagged, policy, policed), policed)
+        )
         paths = []
         for index, part in enumerate(parts, start=1):
             paths.append(tmp_path / f"shard-{index}-{policy}.csv")
@@ -279,7 +357,11 @@ def test_three_shards_merged_are_byte_for_byte_the_unsharded_csv(tmp_path: Path)
         assert render(merge(paths[::-1])) == expected, policy
         assert "'=HYPERLINK" in expected and "duplicate: bchen has 3 Lab 11.1 submissions" in expected
     counted = {r.submission for r in whole if r.counts and r.student in ("bchen", "jsmith")}
-    assert counted == {"chenbo_48215_6_lab_11_1.ipynb", "smithjudy_LATE_48213_9981377_lab_11_3-1.ipynb", "bchen/lab_11_4.ipynb"}
+    assert counted == {
+        "chenbo_48215_6_lab_11_1.ipynb",
+        "smithjudy_LATE_48213_9981377_lab_11_3-1.ipynb",
+        "bchen/lab_11_4.ipynb",
+    }
     assert frame_column(paths[0]) == "shard 1/3, duplicates: best"
 
 
@@ -290,7 +372,11 @@ def frame_column(path: Path) -> str:
 def test_merge_refuses_an_incomplete_or_mixed_set_of_shards(tmp_path: Path) -> None:
     results = [result("a/lab_11_3.ipynb", student="a")]
     for index, total in ((1, 3), (2, 3), (2, 2)):
-        cli.write_csv(results if index == 1 else [], tmp_path / f"{index}-{total}.csv", shard=f"shard {index}/{total}, duplicates: latest")
+        cli.write_csv(
+            results if index == 1 else [],
+            tmp_path / f"{index}-{total}.csv",
+            shard=f"shard {index}/{total}, duplicates: latest",
+        )
     cli.write_csv(results, tmp_path / "whole.csv")
     with pytest.raises(GradesCsvError, match="shard 3/3 missing"):
         merge([tmp_path / "1-3.csv", tmp_path / "2-3.csv"])
@@ -309,7 +395,9 @@ def test_the_merge_command_writes_what_the_whole_run_would(tmp_path: Path, capsy
         cli.write_csv(part, tmp_path / f"{index}.csv", shard=f"shard {index}/2, duplicates: latest")
         write_records(part, companion(tmp_path / f"{index}.csv"))  # what each shard's batch writes beside its CSV
     cli.write_csv(sorted(rows, key=lambda r: r.submission), tmp_path / "whole.csv")
-    assert cli.main(["merge", str(tmp_path / "1.csv"), str(tmp_path / "2.csv"), "-o", str(tmp_path / "merged.csv")]) == 0
+    assert (
+        cli.main(["merge", str(tmp_path / "1.csv"), str(tmp_path / "2.csv"), "-o", str(tmp_path / "merged.csv")]) == 0
+    )
     assert (tmp_path / "merged.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
     assert "merged 2 shards: 3 rows" in capsys.readouterr().out
     merged = read_records(companion(tmp_path / "merged.csv"))  # the report and the pages read the joined records
@@ -318,8 +406,11 @@ def test_the_merge_command_writes_what_the_whole_run_would(tmp_path: Path, capsy
 
 
 def test_a_grades_csv_reads_back_to_what_wrote_it() -> None:
-    results = [result("=x/lab_11_3.ipynb", student="=x"), result("'=y/lab_11_3.ipynb", student="'=y", submitted="2026-01-01"),
-               GradeResult(submission="z", student="z", lab=None, status="error", notes=("a | b", "-1"))]
+    results = [
+        result("=x/lab_11_3.ipynb", student="=x"),
+        result("'=y/lab_11_3.ipynb", student="'=y", submitted="2026-01-01"),
+        GradeResult(submission="z", student="z", lab=None, status="error", notes=("a | b", "-1")),
+    ]
     text = render(results_frame(results))
     path = Path(os.environ.get("TMPDIR", "/tmp")) / f"roundtrip-{os.getpid()}.csv"
     try:
@@ -334,22 +425,57 @@ def test_a_grades_csv_reads_back_to_what_wrote_it() -> None:
 
 def test_export_writes_one_row_per_roster_student_and_a_column_per_lab_in_course_order(tmp_path: Path) -> None:
     course = load_course(EXAMPLES / "course.toml")
-    rows = [result("smithjudy_48213_9981299_lab_11_3.ipynb", student="jsmith"),
-            result("Alex Miller_55102_assignsubmission_file_/lab_11_4.ipynb", lab="11.4", student="amiller", passed=(True,) * 4),
-            result("nobody_lab_11_1.ipynb", lab="11.1", student="nobody").model_copy(update={"student_source": "unknown (file name)"}),
-            result("bchen/lab_11_1.ipynb", lab="11.1", student="bchen").model_copy(update={"counts": False})]
+    rows = [
+        result("smithjudy_48213_9981299_lab_11_3.ipynb", student="jsmith"),
+        result(
+            "Alex Miller_55102_assignsubmission_file_/lab_11_4.ipynb", lab="11.4", student="amiller", passed=(True,) * 4
+        ),
+        result("nobody_lab_11_1.ipynb", lab="11.1", student="nobody").model_copy(
+            update={"student_source": "unknown (file name)"}
+        ),
+        result("bchen/lab_11_1.ipynb", lab="11.1", student="bchen").model_copy(update={"counts": False}),
+    ]
     cli.write_csv(rows, tmp_path / "grades.csv", course)
     out = tmp_path / "gradebook.csv"
-    assert cli.main(["export", str(tmp_path / "grades.csv"), "--course", str(EXAMPLES / "course.toml"), "-o", str(out)]) == 0
+    assert (
+        cli.main(["export", str(tmp_path / "grades.csv"), "--course", str(EXAMPLES / "course.toml"), "-o", str(out)])
+        == 0
+    )
     table = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"))))
-    assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 11.1", "Lab 11.2", "Lab 11.3",
-                        "Lab 11.4", "Lab 11.5", "Capstone: compaction lifecycle"]
+    assert table[0] == [
+        "Student",
+        "ID",
+        "SIS User ID",
+        "SIS Login ID",
+        "Section",
+        "Lab 11.1",
+        "Lab 11.2",
+        "Lab 11.3",
+        "Lab 11.4",
+        "Lab 11.5",
+        "Capstone: compaction lifecycle",
+    ]
     assert table[1] == ["Judith Smith", "48213", "jsmith", "judith.smith@example.edu", "A", "", "", "6.67", "", "", ""]
     assert table[2][:5] == ["Alex Miller", "48214", "amiller", "alex.miller@example.edu", "A"] and table[2][8] == "10"
     assert table[3][5] == "" and len(table) == 4  # bchen's row did not count; nobody is not on the roster
     moodle = tmp_path / "moodle.csv"
-    assert cli.main(["export", str(tmp_path / "grades.csv"), "--roster", str(EXAMPLES / "roster.csv"), "--format", "moodle",
-                     "--missing", "zero", "-o", str(moodle)]) == 0
+    assert (
+        cli.main(
+            [
+                "export",
+                str(tmp_path / "grades.csv"),
+                "--roster",
+                str(EXAMPLES / "roster.csv"),
+                "--format",
+                "moodle",
+                "--missing",
+                "zero",
+                "-o",
+                str(moodle),
+            ]
+        )
+        == 0
+    )
     table = list(csv.reader(io.StringIO(moodle.read_text(encoding="utf-8"))))
     assert table[0] == ["ID number", "Email address", "Full name", "Lab 11.1", "Lab 11.3", "Lab 11.4"]
     assert table[1] == ["jsmith", "judith.smith@example.edu", "Judith Smith", "0", "6.67", "0"]  # the CSV's score
@@ -377,7 +503,11 @@ def test_a_labs_own_limits_apply_once_its_lab_is_known(tmp_path: Path, monkeypat
 
     def no_kernel(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions) -> KernelRun:
         seen.append(options.limits)
-        return KernelRun(setup=[CellRun("ok")], exercises=[CellRun("ok")], functions=CellRun("ok", reply={"group_interactions": True}))
+        return KernelRun(
+            setup=[CellRun("ok")],
+            exercises=[CellRun("ok")],
+            functions=CellRun("ok", reply={"group_interactions": True}),
+        )
 
     monkeypatch.setattr(grade, "_execute", no_kernel)
     nbformat.write(solution("11.2"), tmp_path / "alice_lab_11_2.ipynb")
@@ -407,8 +537,9 @@ def test_a_notebook_without_cell_ids_is_read_without_a_warning(tmp_path: Path) -
     assert [w for w in caught if "id" in str(w.message)] == []
 
 
-def test_bundle_takes_the_term_seed_and_the_labs_limits_and_says_so(monkeypatch: pytest.MonkeyPatch,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_bundle_takes_the_term_seed_and_the_labs_limits_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     built: list[dict[str, object]] = []
 
     def build_bundle(lab: str, output: Path, **options: object) -> Path:
@@ -419,5 +550,20 @@ def test_bundle_takes_the_term_seed_and_the_labs_limits_and_says_so(monkeypatch:
     assert cli.main(["bundle", "--lab", "capstone", "--course", str(EXAMPLES / "course.toml"), "-o", "/tmp/x.zip"]) == 0
     assert built[0]["seed"] == 20261001 and built[0]["limits"] == cli.Limits(budget=300)
     assert f"secret seed 20261001 (the term seed of {EXAMPLES / 'course.toml'})" in capsys.readouterr().out
-    assert cli.main(["bundle", "--lab", "capstone", "--course", str(EXAMPLES / "course.toml"), "--seed", "4", "-o", "/tmp/x.zip"]) == 0
+    assert (
+        cli.main(
+            [
+                "bundle",
+                "--lab",
+                "capstone",
+                "--course",
+                str(EXAMPLES / "course.toml"),
+                "--seed",
+                "4",
+                "-o",
+                "/tmp/x.zip",
+            ]
+        )
+        == 0
+    )
     assert built[1]["seed"] == 4 and "secret seed 4 (--seed)" in capsys.readouterr().out

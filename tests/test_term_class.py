@@ -31,8 +31,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def course_grade(*arguments: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "course_grader", *map(str, arguments)], cwd=cwd, capture_output=True,
-                          text=True, timeout=1800, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [sys.executable, "-m", "course_grader", *map(str, arguments)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done
 
@@ -45,28 +51,56 @@ def test_a_generated_class_goes_through_grade_feedback_report_and_export(tmp_pat
     term = build(tmp_path / "term")
     assert term.files >= 40
     started = time.monotonic()
-    graded = course_grade(term.submissions, "--course", term.course, "--out", tmp_path / "grades.csv", "-j", "2",
-                          "--no-progress", "--feedback", tmp_path / "feedback", cwd=tmp_path)
+    graded = course_grade(
+        term.submissions,
+        "--course",
+        term.course,
+        "--out",
+        tmp_path / "grades.csv",
+        "-j",
+        "2",
+        "--no-progress",
+        "--feedback",
+        tmp_path / "feedback",
+        cwd=tmp_path,
+    )
     grading = time.monotonic() - started
     assert "term seed 20261001" in graded.stdout and "1 submissions name no roster student" in graded.stdout
     assert "MissingIDFieldWarning" not in graded.stdout + graded.stderr
     reported = course_grade("report", tmp_path / "grades.csv", "-o", tmp_path / "report.html", cwd=tmp_path)
     assert "report.html" in reported.stdout
     report = (tmp_path / "report.html").read_text(encoding="utf-8")
-    for section in ("Score distribution per lab", "students × rules", "Difficulty and discrimination per test",
-                    "The most common failure messages"):
+    for section in (
+        "Score distribution per lab",
+        "students × rules",
+        "Difficulty and discrimination per test",
+        "The most common failure messages",
+    ):
         assert section in report
-    assert report.count("src=\"data:image/svg+xml;base64,") >= 2  # the charts are in the page itself
+    assert report.count('src="data:image/svg+xml;base64,') >= 2  # the charts are in the page itself
     pages = sorted(path.name for path in (tmp_path / "feedback").glob("*.html") if path.name != "index.html")
-    assert len(pages) == len({(row[0], row[3]) for row in table(tmp_path / "grades.csv")[1:]})  # one per student and lab
+    assert len(pages) == len(
+        {(row[0], row[3]) for row in table(tmp_path / "grades.csv")[1:]}
+    )  # one per student and lab
     index = (tmp_path / "feedback" / "index.html").read_text(encoding="utf-8")
     assert all(page in index for page in pages)
-    exported = course_grade("export", tmp_path / "grades.csv", "--roster", term.roster, "--course", term.course,
-                            "-o", tmp_path / "gradebook.csv", cwd=tmp_path)
+    exported = course_grade(
+        "export",
+        tmp_path / "grades.csv",
+        "--roster",
+        term.roster,
+        "--course",
+        term.course,
+        "-o",
+        tmp_path / "gradebook.csv",
+        cwd=tmp_path,
+    )
     assert "1 counting rows name no roster student" in exported.stderr
 
     rows = [dict(zip(table(tmp_path / "grades.csv")[0], row)) for row in table(tmp_path / "grades.csv")[1:]]
-    assert len(rows) == term.files and all(row["status"] == "ok" for row in rows), [r["notes"] for r in rows if r["status"] != "ok"]
+    assert len(rows) == term.files and all(row["status"] == "ok" for row in rows), [
+        r["notes"] for r in rows if r["status"] != "ok"
+    ]
     unknown = [row for row in rows if row["student_from"].startswith("unknown")]
     assert [row["file"] for row in unknown] == [term.unknown] and "not on the roster" in unknown[0]["notes"]
     assert sum(row["counts"] == "False" for row in rows) == 2
@@ -74,8 +108,19 @@ def test_a_generated_class_goes_through_grade_feedback_report_and_export(tmp_pat
 
     course = load_course(term.course)
     book = table(tmp_path / "gradebook.csv")
-    assert book[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 11.1", "Lab 11.2", "Lab 11.3",
-                       "Lab 11.4", "Lab 11.5", "Capstone: compaction lifecycle"]
+    assert book[0] == [
+        "Student",
+        "ID",
+        "SIS User ID",
+        "SIS Login ID",
+        "Section",
+        "Lab 11.1",
+        "Lab 11.2",
+        "Lab 11.3",
+        "Lab 11.4",
+        "Lab 11.5",
+        "Capstone: compaction lifecycle",
+    ]
     assert [row[0] for row in book[1:]] == [f"{first} {last}" for first, last in NAMES]
     labs = ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone")
     for row in book[1:]:
@@ -99,28 +144,54 @@ def test_three_shards_in_parallel_merge_into_the_unsharded_csv(tmp_path: Path) -
     """Everything but the measured ``seconds`` is identical; duplicates across shards are decided by merge."""
     folder = tmp_path / "submissions"
     wrong = next(m for m in MUTANTS if m.lab == "11.2")
-    files = {"ana/lab_11_2_group_interactions.ipynb": solution("11.2"), "ana/lab_11_2_final.ipynb": wrong.notebook(),
-             "ana/lab_11_2_v3.ipynb": solution("11.2"), "ben_lab_11_2.ipynb": wrong.notebook(),
-             "cy_lab_11_2.ipynb": solution("11.2"), "dee_lab_11_1.ipynb": solution("11.1")}
+    files = {
+        "ana/lab_11_2_group_interactions.ipynb": solution("11.2"),
+        "ana/lab_11_2_final.ipynb": wrong.notebook(),
+        "ana/lab_11_2_v3.ipynb": solution("11.2"),
+        "ben_lab_11_2.ipynb": wrong.notebook(),
+        "cy_lab_11_2.ipynb": solution("11.2"),
+        "dee_lab_11_1.ipynb": solution("11.1"),
+    }
     for number, (name, notebook) in enumerate(files.items()):
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(notebook, folder / name)
         os.utime(folder / name, (1_700_000_000 + number, 1_700_000_000 + number))
     assert len({shard_of(name, 3) for name in files if name.startswith("ana/")}) > 1
     common = ["--seed", "11", "--no-progress", "--timeout", "20"]
-    jobs = [subprocess.Popen([sys.executable, "-m", "course_grader", str(folder), "--shard", f"{i}/3", "--out",
-                              str(tmp_path / f"shard-{i}.csv"), *common], cwd=tmp_path, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-            for i in (1, 2, 3)]
+    jobs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "course_grader",
+                str(folder),
+                "--shard",
+                f"{i}/3",
+                "--out",
+                str(tmp_path / f"shard-{i}.csv"),
+                *common,
+            ],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        for i in (1, 2, 3)
+    ]
     course_grade(folder, "--out", tmp_path / "whole.csv", *common, cwd=tmp_path)
     for job in jobs:
         _, err = job.communicate(timeout=1800)
         assert job.returncode == 0, err[-3000:]
-    course_grade("merge", *(tmp_path / f"shard-{i}.csv" for i in (3, 1, 2)), "-o", tmp_path / "merged.csv", cwd=tmp_path)
+    course_grade(
+        "merge", *(tmp_path / f"shard-{i}.csv" for i in (3, 1, 2)), "-o", tmp_path / "merged.csv", cwd=tmp_path
+    )
     whole, merged = table(tmp_path / "whole.csv"), table(tmp_path / "merged.csv")
     assert whole[0] == merged[0]
     seconds = whole[0].index("seconds")
     blank = lambda rows: [[cell for index, cell in enumerate(row) if index != seconds] for row in rows]  # noqa: E731
     assert blank(merged) == blank(whole)
     ana = [dict(zip(whole[0], row)) for row in whole[1:] if row[0] == "ana"]
-    assert [row["counts"] for row in ana] == ["False", "False", "True"] and all("duplicate" in row["notes"] for row in ana)
+    assert [row["counts"] for row in ana] == ["False", "False", "True"] and all(
+        "duplicate" in row["notes"] for row in ana
+    )

@@ -17,12 +17,12 @@ from mutants import MUTANTS, Mutant
 from mutants.run import graded, inline, lab_functions
 
 import course_lib
+from course_grader.grade import check_output
 from course_lib import checklist, tool_facts
 from course_lib.checklist import NotRecording
 from course_lib.checklist.expect import Point, expect_equal, verdict
 from course_lib.checklist.runner import run_case
 from course_lib.errors import InteractionError
-from course_grader.grade import check_output
 
 
 def _reference(lab: str) -> Mutant:
@@ -69,7 +69,9 @@ def test_builds_that_differ_from_each_other_fail_r23() -> None:
         result = course_lib.build_context(path, **options)
         return result.model_copy(update={"reason": "trimmed"}) if calls["n"] == 2 else result
 
-    record = run_case(next(c for c in checklist.CASES if c.number == 13), checklist.Implementation(build_context=unstable))
+    record = run_case(
+        next(c for c in checklist.CASES if c.number == 13), checklist.Implementation(build_context=unstable)
+    )
     assert record.message.startswith("R23: two builds of the same path and options differ at reason"), record.message
 
 
@@ -87,8 +89,10 @@ def strict_order_groups(entries: Any) -> Any:
 def test_a_learners_own_error_on_valid_input_names_the_rule() -> None:
     record = next(r for r in checklist.run(lab="11.2", group_interactions=strict_order_groups).records if r.number == 5)
     assert record.status == "error"
-    assert record.message == ("R12: a result before its call (facts are paired by id, not position) — expected a result, "
-                              "but it raised InteractionError: result 'r-test' comes before its call 'test-1'")
+    assert record.message == (
+        "R12: a result before its call (facts are paired by id, not position) — expected a result, "
+        "but it raised InteractionError: result 'r-test' comes before its call 'test-1'"
+    )
     names = {"group_interactions": strict_order_groups}
     test = next(t for t in grade_in_process("11.2", names).tests if t.number == "5")
     assert test.score == 0 and test.output == record.message
@@ -99,8 +103,9 @@ def test_a_crash_before_any_observation_names_the_first() -> None:
         raise KeyError("missing")
 
     records = checklist.run(lab="11.5", build_context=crashes).records
-    assert records[0].message == ("R16: the resumed path: the replayed system message — expected a result, "
-                                  "but it raised KeyError: 'missing'")
+    assert records[0].message == (
+        "R16: the resumed path: the replayed system message — expected a result, but it raised KeyError: 'missing'"
+    )
 
 
 def test_expectations_are_never_judged_outside_a_recording() -> None:
@@ -113,7 +118,8 @@ def test_same_points_ignore_the_reference_value() -> None:
     trusted = Point("same", "R23", "two builds", actual=[{"a": 1}, {"a": 1}])
     assert verdict(Point("same", "R23", "two builds", actual=[{"a": 2}, {"a": 2}]), trusted) is None
     assert verdict(Point("same", "R23", "two builds", actual=[{"a": 1}, {"a": 2}]), trusted) == (
-        "R23: two builds differ at a: 1, then 2")
+        "R23: two builds differ at a: 1, then 2"
+    )
 
 
 def test_mutant_functions_still_load() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 
-def user_wire(id: str = "u1", parent: str | None = None, text: str = "hello", ts: float = 1) -> dict[str, Any]:  # noqa: A002
+def user_wire(id: str = "u1", parent: str | None = None, text: str = "hello", ts: float = 1) -> dict[str, Any]:
     return {
         "type": "message",
         "id": id,
@@ -20,7 +20,7 @@ def user_wire(id: str = "u1", parent: str | None = None, text: str = "hello", ts
     }
 
 
-def assistant_wire(id: str = "a1", parent: str | None = "u1", ts: float = 2) -> dict[str, Any]:  # noqa: A002
+def assistant_wire(id: str = "a1", parent: str | None = "u1", ts: float = 2) -> dict[str, Any]:
     return {
         "type": "message",
         "id": id,
@@ -41,7 +41,7 @@ def assistant_wire(id: str = "a1", parent: str | None = "u1", ts: float = 2) -> 
     }
 
 
-def tool_result_wire(id: str = "r1", parent: str | None = "a1", ts: float = 3) -> dict[str, Any]:  # noqa: A002
+def tool_result_wire(id: str = "r1", parent: str | None = "a1", ts: float = 3) -> dict[str, Any]:
     return {
         "type": "message",
         "id": id,
@@ -59,7 +59,7 @@ def tool_result_wire(id: str = "r1", parent: str | None = "a1", ts: float = 3) -
     }
 
 
-def system_wire(id: str = "sys", parent: str | None = None, ts: float = 0) -> dict[str, Any]:  # noqa: A002
+def system_wire(id: str = "sys", parent: str | None = None, ts: float = 0) -> dict[str, Any]:
     return {
         "type": "message",
         "id": id,
@@ -69,7 +69,7 @@ def system_wire(id: str = "sys", parent: str | None = None, ts: float = 0) -> di
     }
 
 
-def metadata_wire(id: str = "meta-1", parent: str | None = "u1", ts: float = 4) -> dict[str, Any]:  # noqa: A002
+def metadata_wire(id: str = "meta-1", parent: str | None = "u1", ts: float = 4) -> dict[str, Any]:
     return {
         "type": "metadata",
         "id": id,
@@ -80,7 +80,7 @@ def metadata_wire(id: str = "meta-1", parent: str | None = "u1", ts: float = 4) 
     }
 
 
-def compaction_wire(id: str = "compact-1", parent: str | None = "a3") -> dict[str, Any]:  # noqa: A002
+def compaction_wire(id: str = "compact-1", parent: str | None = "a3") -> dict[str, Any]:
     return {
         "type": "compaction",
         "id": id,

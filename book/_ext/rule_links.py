@@ -31,7 +31,9 @@ RULES_DOC = "docs/rules"
 # Inside these a rule id is quoted, not cited (or is already a link).
 SKIPPED_NODES = (nodes.literal, nodes.literal_block, nodes.reference, nodes.raw, nodes.comment, nodes.target)
 SKIPPED_TAGS = frozenset({"a", "code", "pre", "kbd", "samp", "script", "style", "textarea", "svg", "head", "title"})
-VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
+VOID_TAGS = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+)
 
 
 def anchor(rule_id: str) -> str:
@@ -90,7 +92,9 @@ def _link_text(text: nodes.Text, target: str) -> None:
             continue
         pieces.append(nodes.Text(source[position : match.start()]))
         pieces.append(
-            nodes.reference(rule_id, rule_id, internal=True, refuri=f"{target}#{anchor(rule_id)}", classes=["rule-link"])
+            nodes.reference(
+                rule_id, rule_id, internal=True, refuri=f"{target}#{anchor(rule_id)}", classes=["rule-link"]
+            )
         )
         position = match.end()
     if not pieces:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..models import MessageEntry, SessionEntry
+from ..models import MessageEntry
 from ..tool_facts import answered_call_id, tool_call_ids
 from .shorthand import shorthand_path
 
@@ -51,7 +51,10 @@ def _role(entry: Wire) -> str:
 def _before_first_user(entries: list[Wire], rng: random.Random) -> tuple[str, ...]:
     stray = copy.deepcopy(next(e for e in entries if _role(e) == "assistant"))
     stray["id"] = f"early-{rng.randrange(1000)}"
-    stray["message"] |= {"content": [{"type": "text", "text": "An early reply."}], "stopReason": "stop"}  # no tool facts to trip over
+    stray["message"] |= {
+        "content": [{"type": "text", "text": "An early reply."}],
+        "stopReason": "stop",
+    }  # no tool facts to trip over
     start = 1 if _role(entries[0]) == "system" else 0
     entries.insert(start, stray)
     return (stray["id"],)
@@ -96,20 +99,43 @@ def _answered_in_next_group(entries: list[Wire], rng: random.Random) -> tuple[st
 
 BROKEN: tuple[Broken, ...] = (
     Broken("an assistant message before any user message", "R11", "a0 u1 a1", ("a0",), _before_first_user),
-    Broken("a result for an unknown call", "R12", "u3 calls(read-1,test-1) r-test(unknown-1) r-read(read-1) a3",
-           ("unknown-1", "r-test"), _unknown_call),
-    Broken("a duplicate call id", "R12", "u3 calls(read-1,test-1) again(read-1) r-test(test-1) r-read(read-1) a3",
-           ("read-1",), _declared_twice),
-    Broken("a duplicate result", "R12", "u3 calls(read-1,test-1) r-test(test-1) r-again(test-1) r-read(read-1) a3",
-           ("test-1",), _answered_twice),
-    Broken("a call without a result", "R12", "u3 calls(read-1,test-1) r-test(test-1) a3", ("calls", "read-1"), _unanswered),
-    Broken("a result in the next group", "R12", "u3 calls(read-1,test-1) r-test(test-1) a3 u4 r-read(read-1) a4",
-           ("read-1",), _answered_in_next_group),
+    Broken(
+        "a result for an unknown call",
+        "R12",
+        "u3 calls(read-1,test-1) r-test(unknown-1) r-read(read-1) a3",
+        ("unknown-1", "r-test"),
+        _unknown_call,
+    ),
+    Broken(
+        "a duplicate call id",
+        "R12",
+        "u3 calls(read-1,test-1) again(read-1) r-test(test-1) r-read(read-1) a3",
+        ("read-1",),
+        _declared_twice,
+    ),
+    Broken(
+        "a duplicate result",
+        "R12",
+        "u3 calls(read-1,test-1) r-test(test-1) r-again(test-1) r-read(read-1) a3",
+        ("test-1",),
+        _answered_twice,
+    ),
+    Broken(
+        "a call without a result", "R12", "u3 calls(read-1,test-1) r-test(test-1) a3", ("calls", "read-1"), _unanswered
+    ),
+    Broken(
+        "a result in the next group",
+        "R12",
+        "u3 calls(read-1,test-1) r-test(test-1) a3 u4 r-read(read-1) a4",
+        ("read-1",),
+        _answered_in_next_group,
+    ),
 )
 """Every way the course breaks a group's tool facts; the error must name the ids (R11, R12)."""
 
 BY_NAME: dict[str, Broken] = {broken.draw.__name__.lstrip("_"): broken for broken in BROKEN}
 """The entries by their change's name (``unknown_call``), as the hidden cases list the ones they draw."""
+
 
 @dataclass(frozen=True)
 class Groupable:
@@ -122,13 +148,26 @@ class Groupable:
 
 
 GROUPABLE: tuple[Groupable, ...] = (
-    Groupable("u3 calls(read-1,test-1) r-test(test-1) r-read(read-1) a3", [["u3", "calls", "r-test", "r-read", "a3"]],
-              "R12", "results in the order the tools finished"),
-    Groupable("u3 r-test(test-1) calls(read-1,test-1) r-read(read-1) a3", [["u3", "r-test", "calls", "r-read", "a3"]],
-              "R12", "a result before its call (facts are paired by id, not position)"),
-    Groupable("u3 calls(read-1,test-1) r-test(test-1) progress patch r-read(read-1) a3",
-              [["u3", "calls", "r-test", "progress", "r-read", "a3"]],
-              "R12/R14", "results out of order, a progress message and a system patch inside the group"),
-    Groupable("u1 a1 patch u2 a2", [["u1", "a1"], ["u2", "a2"]], "R14", "a system patch between two groups (it joins neither)"),
+    Groupable(
+        "u3 calls(read-1,test-1) r-test(test-1) r-read(read-1) a3",
+        [["u3", "calls", "r-test", "r-read", "a3"]],
+        "R12",
+        "results in the order the tools finished",
+    ),
+    Groupable(
+        "u3 r-test(test-1) calls(read-1,test-1) r-read(read-1) a3",
+        [["u3", "r-test", "calls", "r-read", "a3"]],
+        "R12",
+        "a result before its call (facts are paired by id, not position)",
+    ),
+    Groupable(
+        "u3 calls(read-1,test-1) r-test(test-1) progress patch r-read(read-1) a3",
+        [["u3", "calls", "r-test", "progress", "r-read", "a3"]],
+        "R12/R14",
+        "results out of order, a progress message and a system patch inside the group",
+    ),
+    Groupable(
+        "u1 a1 patch u2 a2", [["u1", "a1"], ["u2", "a2"]], "R14", "a system patch between two groups (it joins neither)"
+    ),
 )
 """Paths whose tool facts pair up although they look odd: the groups must come out as written (R12, R14)."""

@@ -111,7 +111,9 @@ MALFORMED: tuple[Malformed, ...] = (
     Malformed("a tab for a goal", "R1", _set("goal", "\t", summary=True)),
     Malformed("a missing constraints list", "R1", _drop("constraints", summary=True), in_lab_table=True),
     Malformed("a missing next list", "R1", _drop("next", summary=True)),
-    Malformed("the legacy alias summary.files", "R1", _renamed("changedFiles", "files", summary=True), in_lab_table=True),
+    Malformed(
+        "the legacy alias summary.files", "R1", _renamed("changedFiles", "files", summary=True), in_lab_table=True
+    ),
     Malformed("the legacy alias summary.nextSteps", "R1", _set("nextSteps", ["x"], summary=True), in_lab_table=True),
     Malformed("the legacy alias summary.invariants", "R1", _set("invariants", ["x"], summary=True)),
     Malformed("an entry-level compactedEntryIds", "R1", _set("compactedEntryIds", ["u1"]), in_lab_table=True),
@@ -152,7 +154,12 @@ def _empty_lists(entry: Wire) -> None:
 
 UNUSUAL: tuple[Unusual, ...] = (
     Unusual("tokensBefore 1000000 (wrong, but finite)", "R4", _set("tokensBefore", 1_000_000), in_lab_table=True),
-    Unusual("changedFiles ['context.ts']", "R1", lambda v: v["summary"].update(changedFiles=["context.ts"]), in_lab_table=True),
+    Unusual(
+        "changedFiles ['context.ts']",
+        "R1",
+        lambda v: v["summary"].update(changedFiles=["context.ts"]),
+        in_lab_table=True,
+    ),
     Unusual("tokensBefore 17.25 and timestamp 100.5", "R1/R4", lambda v: v.update(tokensBefore=17.25, timestamp=100.5)),
     Unusual("tokensBefore 0, every summary list empty and a goal with inner spaces", "R1/R4", _empty_lists),
     Unusual("timestamp 1700000000.25", "R1", _set("timestamp", 1_700_000_000.25)),

@@ -3,6 +3,6 @@
 from . import capstone  # noqa: F401 - registers the capstone's checks
 from .cases import CASES, Case, Implementation
 from .expect import NotRecording
-from .runner import LABS, CheckRecord, ChecklistReport, run, select
+from .runner import LABS, ChecklistReport, CheckRecord, run, select
 
 __all__ = ["CASES", "LABS", "Case", "CheckRecord", "ChecklistReport", "Implementation", "NotRecording", "run", "select"]

@@ -25,16 +25,30 @@ SETTINGS = CompactionSettings(reserve_tokens=160, keep_recent_tokens=120)
 @case(16, CAPSTONE, "L1 L2")
 def test_threshold_is_strict(impl: Implementation) -> None:
     for tokens, expected in ((0, False), (639, False), (640, False), (641, True), (10_000, True)):
-        expect_equal(impl.should_compact(tokens, WINDOW, SETTINGS), expected, "L2",
-                     f"should_compact({tokens}, {WINDOW}, reserve 160) (compact only above {WINDOW - 160})")
+        expect_equal(
+            impl.should_compact(tokens, WINDOW, SETTINGS),
+            expected,
+            "L2",
+            f"should_compact({tokens}, {WINDOW}, reserve 160) (compact only above {WINDOW - 160})",
+        )
     disabled = CompactionSettings(enabled=False, reserve_tokens=160, keep_recent_tokens=120)
-    expect_equal(impl.should_compact(10_000, WINDOW, disabled), False, "L2", "should_compact when compaction is disabled")
+    expect_equal(
+        impl.should_compact(10_000, WINDOW, disabled), False, "L2", "should_compact when compaction is disabled"
+    )
     for settings, mode in ((SETTINGS, "enabled"), (disabled, "disabled")):  # bad numbers are errors in either mode
         for bad in (-1, float("nan"), float("inf"), True, "641"):
-            expect_rejects("L2", f"context_tokens {bad!r} (compaction {mode})",
-                           lambda b=bad, s=settings: impl.should_compact(b, WINDOW, s), ("context_tokens",))
-    expect_rejects("L1", "a window no larger than the reserve (100 with reserve 160)",
-                   lambda: impl.should_compact(10, 100, SETTINGS), ("reserve",))
+            expect_rejects(
+                "L2",
+                f"context_tokens {bad!r} (compaction {mode})",
+                lambda b=bad, s=settings: impl.should_compact(b, WINDOW, s),
+                ("context_tokens",),
+            )
+    expect_rejects(
+        "L1",
+        "a window no larger than the reserve (100 with reserve 160)",
+        lambda: impl.should_compact(10, 100, SETTINGS),
+        ("reserve",),
+    )
 
 
 @case(17, CAPSTONE, "L3")
@@ -46,26 +60,43 @@ def test_cut_point_keeps_whole_groups(impl: Implementation) -> None:
 
     opening = chapter_example.opening_path()
     for keep, expected in ((1, "u3"), (15, "u3"), (16, "u2"), (22, "u2"), (23, None), (500, None)):
-        expect_equal(cut(opening, keep), expected, "L3", f"first kept entry for keep_recent_tokens={keep} (groups 7, 7, 15)")
+        expect_equal(
+            cut(opening, keep), expected, "L3", f"first kept entry for keep_recent_tokens={keep} (groups 7, 7, 15)"
+        )
     resumed = chapter_example.resumed_path()
     for keep, expected in ((8, "u4"), (9, "u3"), (23, "u3"), (24, None)):
-        expect_equal(cut(resumed, keep), expected, "L3",
-                     f"first kept entry after compact-1 for keep_recent_tokens={keep} (groups 7, 15, 8; the summary is no group)")
+        expect_equal(
+            cut(resumed, keep),
+            expected,
+            "L3",
+            f"first kept entry after compact-1 for keep_recent_tokens={keep} (groups 7, 15, 8; the summary is no group)",
+        )
     for bad in (0, -5, float("nan")):
         expect_rejects("L3", f"keep_recent_tokens {bad!r}", lambda b=bad: cut(opening, b), ("keep_recent_tokens",))
 
 
 def _answer(stop: StopReason = "stop", error: str | None = None) -> AssistantMessage:
-    return AssistantMessage(content=(TextContent(text="answer"),), provider="scripted", model="scripted",
-                            usage=Usage(input=10, output=5, total_tokens=15), stop_reason=stop, error_message=error,
-                            timestamp=1)
+    return AssistantMessage(
+        content=(TextContent(text="answer"),),
+        provider="scripted",
+        model="scripted",
+        usage=Usage(input=10, output=5, total_tokens=15),
+        stop_reason=stop,
+        error_message=error,
+        timestamp=1,
+    )
 
 
 OVERFLOW = _answer("error", "prompt is too long: 900 tokens > 800 maximum")
 REFUSED = _answer("error", "rate limited, try again later")
-TRUNCATED = AssistantMessage(content=(TextContent(text="answer"),), provider="scripted", model="scripted",
-                             usage=Usage(input=WINDOW + 100, output=5, total_tokens=WINDOW + 105), stop_reason="length",
-                             timestamp=1)
+TRUNCATED = AssistantMessage(
+    content=(TextContent(text="answer"),),
+    provider="scripted",
+    model="scripted",
+    usage=Usage(input=WINDOW + 100, output=5, total_tokens=WINDOW + 105),
+    stop_reason="length",
+    timestamp=1,
+)
 """An overflow the provider reports only through its usage: more input tokens than the window (L4)."""
 
 
@@ -78,8 +109,9 @@ def _recovery(impl: Implementation, answers: list[AssistantMessage], max_attempt
         return queue.pop(0) if len(queue) > 1 else queue[0]
 
     try:
-        answer, attempts = impl.retry_after_overflow(send, compacted.append, context_window=WINDOW,
-                                                     max_attempts=max_attempts)
+        answer, attempts = impl.retry_after_overflow(
+            send, compacted.append, context_window=WINDOW, max_attempts=max_attempts
+        )
         ended = f"returned {answer.stop_reason!r} after {attempts} attempt(s)"
     except OverflowRecoveryError as exc:
         ended = f"raised OverflowRecoveryError after {exc.attempts} attempt(s)"
@@ -94,8 +126,13 @@ def test_overflow_recovery_is_bounded(impl: Implementation) -> None:
         ("an overflow every time, cap 3", [OVERFLOW], 3, "raised OverflowRecoveryError after 3 attempt(s)", [1, 2, 3]),
         ("an overflow, cap 0", [OVERFLOW], 0, "raised OverflowRecoveryError after 0 attempt(s)", []),
         ("another error (not an overflow)", [REFUSED], 3, "returned 'error' after 0 attempt(s)", []),
-        (f"input tokens above the window ({WINDOW + 100} > {WINDOW}), then an answer", [TRUNCATED, _answer()], 3,
-         "returned 'stop' after 1 attempt(s)", [1]),
+        (
+            f"input tokens above the window ({WINDOW + 100} > {WINDOW}), then an answer",
+            [TRUNCATED, _answer()],
+            3,
+            "returned 'stop' after 1 attempt(s)",
+            [1],
+        ),
     ]
     for what, answers, cap, ended, compacts in runs:
         seen = _recovery(impl, answers, cap)
@@ -112,17 +149,30 @@ def test_the_session_appends_and_reports_in_order(impl: Implementation) -> None:
     With the course's functions the session compacts once, after turn 16, keeping from ``u12``.
     """
     session, _model, prompts = capstone_session(
-        turns=CAPSTONE_TURNS[:18], should_compact=impl.should_compact, find_cut_point=impl.find_cut_point)
+        turns=CAPSTONE_TURNS[:18], should_compact=impl.should_compact, find_cut_point=impl.find_cut_point
+    )
     for prompt in prompts:
         session.prompt(prompt)
     types = [event.type for event in session.events]
-    around = [types[max(0, i - 1): i + 3] for i, kind in enumerate(types) if kind == "compaction_start"]
-    expect_equal(around, [["agent_end", "compaction_start", "compaction_end", "agent_start"]], "L6",
-                 "the events around each compaction in 18 turns (after the run ends, before the agent goes on)")
-    expect_equal(types.count("agent_start"), types.count("agent_end"), "L6",
-                 "agent_start events (one per run; a threshold compaction ends the turn, it does not retry)")
+    around = [types[max(0, i - 1) : i + 3] for i, kind in enumerate(types) if kind == "compaction_start"]
+    expect_equal(
+        around,
+        [["agent_end", "compaction_start", "compaction_end", "agent_start"]],
+        "L6",
+        "the events around each compaction in 18 turns (after the run ends, before the agent goes on)",
+    )
+    expect_equal(
+        types.count("agent_start"),
+        types.count("agent_end"),
+        "L6",
+        "agent_start events (one per run; a threshold compaction ends the turn, it does not retry)",
+    )
     entries = session.store.entries()
-    compactions = [(entry.id, entry.parent_id, entry.first_kept_entry_id) for entry in entries if entry.type == "compaction"]
-    expect_equal(compactions, [("c1", "a16.2", "u12")], "L5", "compaction entries appended (id, parent, firstKeptEntryId)")
+    compactions = [
+        (entry.id, entry.parent_id, entry.first_kept_entry_id) for entry in entries if entry.type == "compaction"
+    ]
+    expect_equal(
+        compactions, [("c1", "a16.2", "u12")], "L5", "compaction entries appended (id, parent, firstKeptEntryId)"
+    )
     ids = [entry.id for entry in entries]
     expect_equal(len(ids), len(set(ids)), "L5", "entries in the log (none rewritten, none duplicated)")

@@ -8,15 +8,15 @@ ones unless a learner passed their own. Everything else (fixtures, stores,
 from __future__ import annotations
 
 import copy
+import functools
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import chapter_example
+from .. import chapter_example, tool_facts
 from ..builders import PathBuilder
-from .. import tool_facts
 from ..catalogues import broken_tool_facts, budgets, compactions
 from ..catalogues.shorthand import shorthand_path
 from ..compaction import create_compaction_entry
@@ -57,7 +57,9 @@ CASES: list[Case] = []
 """Every check: the chapter's fifteen (Labs 11.1–11.5), then the capstone's (``capstone.py``)."""
 
 
-def case(number: int, lab: str, rules: str) -> Callable[[Callable[[Implementation], None]], Callable[[Implementation], None]]:
+def case(
+    number: int, lab: str, rules: str
+) -> Callable[[Callable[[Implementation], None]], Callable[[Implementation], None]]:
     def register(function: Callable[[Implementation], None]) -> Callable[[Implementation], None]:
         name = function.__name__.removeprefix("test_")
         CASES.append(Case(number, lab, name, rules, function))
@@ -78,7 +80,9 @@ def _build(impl: Implementation, path: list[Any], budget: dict[str, int], **over
 def _is_summary(message: Any) -> bool:
     blocks = getattr(message, "content", None)
     first = blocks[0] if isinstance(blocks, (list, tuple)) and blocks else None
-    return getattr(message, "role", None) == "user" and str(getattr(first, "text", "")).startswith("[Compaction summary]")
+    return getattr(message, "role", None) == "user" and str(getattr(first, "text", "")).startswith(
+        "[Compaction summary]"
+    )
 
 
 def _system_message(result: Any) -> Any:
@@ -192,7 +196,9 @@ def _bad_compactions() -> list[tuple[str, dict[str, Any], tuple[str | tuple[str,
     for malformed in (*compactions.MALFORMED, compactions.BLANK_ID):
         value, fields = malformed.applied(compact_1_wire())
         field_names = fields[0] if len(fields) == 1 else fields
-        made.append((malformed.what, value, (field_names,) if malformed is compactions.BLANK_ID else ("compact-1", field_names)))
+        made.append(
+            (malformed.what, value, (field_names,) if malformed is compactions.BLANK_ID else ("compact-1", field_names))
+        )
     return made
 
 
@@ -217,8 +223,11 @@ def test_stores_append_and_reopen(impl: Implementation) -> None:
                 store.append(entry)
         reopened = JsonlSessionStore.open(path, parse=impl.parse_session_entry).entries()
         expect_equal(wire(reopened), [root, compaction], "R9", "entries reopened from the JSONL file")
-        expect(type(reopened[1]) is type(impl.parse_session_entry(compaction)), "R9",
-               "the reopened compaction must be the parser's own compaction type")
+        expect(
+            type(reopened[1]) is type(impl.parse_session_entry(compaction)),
+            "R9",
+            "the reopened compaction must be the parser's own compaction type",
+        )
 
 
 # --- Lab 11.2: interaction groups ----------------------------------------------------
@@ -238,7 +247,9 @@ def test_two_groups_as_isolated_copies(impl: Implementation) -> None:
     )
     expect_equal(wire(path), before, "R13", "the input after grouping")
     opening = impl.group_interactions(chapter_example.opening_path())
-    expect_equal(_ids(opening), [["u1", "a1"], ["u2", "a2"], GROUP_3], "R11/R14", "groups of the opening path (sys in none)")
+    expect_equal(
+        _ids(opening), [["u1", "a1"], ["u2", "a2"], GROUP_3], "R11/R14", "groups of the opening path (sys in none)"
+    )
 
 
 @case(5, "11.2", "R12 R13 R14")
@@ -257,7 +268,9 @@ def test_out_of_order_results_stay_one_group(impl: Implementation) -> None:
 @case(6, "11.2", "R11 R12")
 def test_broken_tool_facts_are_rejected(impl: Implementation) -> None:
     for broken in broken_tool_facts.BROKEN:
-        expect_rejects("R11/R12", broken.what, lambda p=broken.chapter_path(): impl.group_interactions(p), broken.names)
+        expect_rejects(
+            "R11/R12", broken.what, functools.partial(impl.group_interactions, broken.chapter_path()), broken.names
+        )
 
 
 # --- Lab 11.3: build_context without compaction --------------------------------------
@@ -285,9 +298,19 @@ class Selection:
             if used + cost > room:
                 break
             kept, used = group + kept, used + cost
-        reason = "within_budget" if kept == [entry for group in self.groups for entry in group] else "trimmed" if kept else "single_group_overflow"
-        every = {"kept_entry_ids": kept or self.groups[-1], "reason": reason, "availableForMessages": available,
-                 "messages": self.summary + (used if kept else self.costs[-1])}
+        reason = (
+            "within_budget"
+            if kept == [entry for group in self.groups for entry in group]
+            else "trimmed"
+            if kept
+            else "single_group_overflow"
+        )
+        every = {
+            "kept_entry_ids": kept or self.groups[-1],
+            "reason": reason,
+            "availableForMessages": available,
+            "messages": self.summary + (used if kept else self.costs[-1]),
+        }
         return {name: every[name] for name in fields}
 
     def __str__(self) -> str:
@@ -324,27 +347,42 @@ def test_fixed_costs_come_first(impl: Implementation) -> None:
     expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3, "R19", "kept_entry_ids for the chapter's budget")
     expect_equal(result.reason, "trimmed", "R20", "reason when group 1 is dropped")
     expect_equal(
-        [m.role for m in result.messages], ["system", "user", "assistant", "user", "assistant", "toolResult", "toolResult", "assistant"],
-        "R21", "message roles (system first, then groups 2 and 3)",
+        [m.role for m in result.messages],
+        ["system", "user", "assistant", "user", "assistant", "toolResult", "toolResult", "assistant"],
+        "R21",
+        "message roles (system first, then groups 2 and 3)",
     )
     bigger_reserve = _build(impl, chapter_example.opening_path(), chapter_example.OPENING_BUDGET, reserved_output=10)
     expect_equal(bigger_reserve.tokens.available_for_messages, 16, "R17", "available with reserved_output 10")
     expect_equal(list(bigger_reserve.kept_entry_ids), GROUP_2_AND_3[2:], "R19", "kept ids when only 16 are left")
     starved = _build(impl, chapter_example.opening_path(), chapter_example.OPENING_BUDGET, max_tokens=5)
-    expect_equal(starved.tokens.available_for_messages, 0, "R17", "available when fixed costs exceed max_tokens (never negative)")
-    no_system = _build(impl, chapter_example.opening_path()[1:], {"max_tokens": 31, "reserved_output": 0, "safety_margin": 2})
+    expect_equal(
+        starved.tokens.available_for_messages, 0, "R17", "available when fixed costs exceed max_tokens (never negative)"
+    )
+    no_system = _build(
+        impl, chapter_example.opening_path()[1:], {"max_tokens": 31, "reserved_output": 0, "safety_margin": 2}
+    )
     expect_equal(no_system.tokens.system, 0, "R16", "tokens.system without a system message")
     expect_equal(no_system.reason, "within_budget", "R20", "reason when all 29 tokens fit")
     expect_equal(no_system.messages[0].role, "user", "R21", "first message without a system message")
     empty = _build(impl, [], chapter_example.OPENING_BUDGET)
-    expect_equal((list(empty.kept_entry_ids), len(empty.messages), empty.reason, empty.tokens.total), ([], 0, "within_budget", 6),
-                 "R20", "an empty path (kept ids, messages, reason, total)")
-    patching = PathBuilder().system("sys", "BASE", sections={"rules": "RULE v1"}).user("u1", "Hi.").assistant("a1", "Hello.")
+    expect_equal(
+        (list(empty.kept_entry_ids), len(empty.messages), empty.reason, empty.tokens.total),
+        ([], 0, "within_budget", 6),
+        "R20",
+        "an empty path (kept ids, messages, reason, total)",
+    )
+    patching = (
+        PathBuilder().system("sys", "BASE", sections={"rules": "RULE v1"}).user("u1", "Hi.").assistant("a1", "Hello.")
+    )
     patched = patching.system("patch", "Prefer small diffs.", sections={"rules": "RULE v2"}).user("u2", "More.").entries
     replayed = _build(impl, patched, {"max_tokens": 200, "reserved_output": 0, "safety_margin": 0})
-    expect_equal(wire(replayed.messages[0]),
-                 {"role": "system", "content": "BASE\n\nPrefer small diffs.", "sections": {"rules": "RULE v2"}, "timestamp": 1},
-                 "R5/R16", "the system message replayed from every system message on the path")
+    expect_equal(
+        wire(replayed.messages[0]),
+        {"role": "system", "content": "BASE\n\nPrefer small diffs.", "sections": {"rules": "RULE v2"}, "timestamp": 1},
+        "R5/R16",
+        "the system message replayed from every system message on the path",
+    )
     expect_budget_guards(impl, chapter_example.opening_path())
 
 
@@ -366,14 +404,29 @@ def expect_budget_guards(impl: Implementation, path: list[Any]) -> None:
     _build(impl, path, chapter_example.OPENING_BUDGET, estimate_tokens=spy)
     expect_equal(spy.handed, [], "R15", "session messages handed to the estimator itself (it must get copies)")
     for name, value in budgets.BAD_OPTIONS:
-        expect_rejects("R15", f"{name}={value!r}", lambda n=name, v=value: _build(impl, path, chapter_example.OPENING_BUDGET, **{n: v}))
+        expect_rejects(
+            "R15",
+            f"{name}={value!r}",
+            lambda n=name, v=value: _build(impl, path, chapter_example.OPENING_BUDGET, **{n: v}),
+        )
     for value in budgets.BAD_ESTIMATES.values():
-        expect_rejects("R15", f"an estimator returning {value!r}",
-                       lambda v=value: _build(impl, path, chapter_example.OPENING_BUDGET, estimate_tokens=budgets.returning(v)))
+        expect_rejects(
+            "R15",
+            f"an estimator returning {value!r}",
+            lambda v=value: _build(impl, path, chapter_example.OPENING_BUDGET, estimate_tokens=budgets.returning(v)),
+        )
     unwalked = PathBuilder().user("u1", "u1").user("u2", "u2").user("u3", "u3").entries
-    expect_rejects("R15", "an estimate of -1 for u1, in a group the selection never reaches (max_tokens 4; u2 costs 5, u3 3)",
-                   lambda: impl.build_context(unwalked, max_tokens=4, reserved_output=0, safety_margin=0,
-                                              estimate_tokens=_costed({"u1": -1, "u2": 5, "u3": 3})))
+    expect_rejects(
+        "R15",
+        "an estimate of -1 for u1, in a group the selection never reaches (max_tokens 4; u2 costs 5, u3 3)",
+        lambda: impl.build_context(
+            unwalked,
+            max_tokens=4,
+            reserved_output=0,
+            safety_margin=0,
+            estimate_tokens=_costed({"u1": -1, "u2": 5, "u3": 3}),
+        ),
+    )
 
 
 @case(8, "11.3", "R20")
@@ -382,10 +435,23 @@ def test_newest_group_alone_over_budget(impl: Implementation) -> None:
     expect_equal(result.reason, "single_group_overflow", "R20", "reason when only 10 are left for a group of 15")
     expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3[2:], "R20", "the newest group must still be returned whole")
     expect_equal(result.tokens.total, 24, "R22", "total (3 + 15 + 4 + 2)")
-    expect_equal(wire(result.tokens), {"maxTokens": 19, "system": 3, "messages": 15, "reservedOutput": 4,
-                                       "safetyMargin": 2, "availableForMessages": 10, "total": 24},
-                 "R22", "tokens for max 19, reserved 4, margin 2")
-    expect(result.tokens.total > result.tokens.max_tokens, "R20", "total may exceed max_tokens for a single group overflow")
+    expect_equal(
+        wire(result.tokens),
+        {
+            "maxTokens": 19,
+            "system": 3,
+            "messages": 15,
+            "reservedOutput": 4,
+            "safetyMargin": 2,
+            "availableForMessages": 10,
+            "total": 24,
+        },
+        "R22",
+        "tokens for max 19, reserved 4, margin 2",
+    )
+    expect(
+        result.tokens.total > result.tokens.max_tokens, "R20", "total may exceed max_tokens for a single group overflow"
+    )
 
 
 @case(9, "11.3", "R19 R21 R23")
@@ -393,13 +459,22 @@ def test_trims_only_at_group_boundaries(impl: Implementation) -> None:
     opening = Selection([["u1", "a1"], ["u2", "a2"], GROUP_3], [7, 7, 15], fixed=9)
     for max_tokens in range(9, 42):
         result = _build(impl, chapter_example.opening_path(), chapter_example.OPENING_BUDGET, max_tokens=max_tokens)
-        expect_equal({"kept_entry_ids": list(result.kept_entry_ids), "reason": result.reason},
-                     opening.expected(max_tokens, "kept_entry_ids", "reason"), "R19/R20", f"kept ids and reason at max_tokens={max_tokens}")
+        expect_equal(
+            {"kept_entry_ids": list(result.kept_entry_ids), "reason": result.reason},
+            opening.expected(max_tokens, "kept_entry_ids", "reason"),
+            "R19/R20",
+            f"kept ids and reason at max_tokens={max_tokens}",
+        )
     ladder = PathBuilder().user("u1", "u1").user("u2", "u2").user("u3", "u3").entries
-    stopped = impl.build_context(ladder, max_tokens=10, reserved_output=0, safety_margin=0,
-                                 estimate_tokens=_costed({"u1": 2, "u2": 14, "u3": 3}))
-    expect_equal(list(stopped.kept_entry_ids), ["u3"], "R19",
-                 "kept ids when u2 (14) does not fit after u3 (3) in 10, though u1 (2) would: the selection stops there")
+    stopped = impl.build_context(
+        ladder, max_tokens=10, reserved_output=0, safety_margin=0, estimate_tokens=_costed({"u1": 2, "u2": 14, "u3": 3})
+    )
+    expect_equal(
+        list(stopped.kept_entry_ids),
+        ["u3"],
+        "R19",
+        "kept ids when u2 (14) does not fit after u3 (3) in 10, though u1 (2) would: the selection stops there",
+    )
     path = chapter_example.opening_path()
     before = wire(path)
     first = _build(impl, path, chapter_example.OPENING_BUDGET)
@@ -438,9 +513,15 @@ def test_parent_derived_and_inputs_isolated(impl: Implementation) -> None:
     summary["next"].append("changed by the caller later")
     expect_equal(wire(entry), compact_1_wire(), "R28", "the entry after changing the summary argument")
     labelled = PathBuilder(chapter_example.opening_path()).metadata("label", "label", "reviewed").entries
-    expect_equal(_create(impl, labelled).parent_id, "label", "R25", "parent_id when the path ends with a metadata entry")
-    expect_equal(_create(impl, path, tokens_before=29.5, timestamp=100.5).tokens_before, 29.5, "R4/R28",
-                 "tokens_before 29.5 (recorded as given)")
+    expect_equal(
+        _create(impl, labelled).parent_id, "label", "R25", "parent_id when the path ends with a metadata entry"
+    )
+    expect_equal(
+        _create(impl, path, tokens_before=29.5, timestamp=100.5).tokens_before,
+        29.5,
+        "R4/R28",
+        "tokens_before 29.5 (recorded as given)",
+    )
 
 
 @case(11, "11.4", "R25 R26 R27")
@@ -448,14 +529,29 @@ def test_bad_compactions_rejected(impl: Implementation) -> None:
     path = chapter_example.opening_path()
     expect_rejects("R25", "an empty path", lambda: _create(impl, []))
     for starts in ("u1", "u2", "u3"):
-        expect_equal(_create(impl, path, first_kept_entry_id=starts).first_kept_entry_id, starts, "R27",
-                     f"firstKeptEntryId {starts!r} (it opens a group)")
+        expect_equal(
+            _create(impl, path, first_kept_entry_id=starts).first_kept_entry_id,
+            starts,
+            "R27",
+            f"firstKeptEntryId {starts!r} (it opens a group)",
+        )
     for inside in ("sys", "a1", "a2", "calls", "r-test", "r-read", "a3"):
-        expect_rejects("R27", f"firstKeptEntryId {inside!r} (not the first entry of a group)",
-                       lambda i=inside: _create(impl, path, first_kept_entry_id=i), (inside,))
-    expect_rejects("R27", "an unknown firstKeptEntryId", lambda: _create(impl, path, first_kept_entry_id="nope"), ("nope",))
+        expect_rejects(
+            "R27",
+            f"firstKeptEntryId {inside!r} (not the first entry of a group)",
+            lambda i=inside: _create(impl, path, first_kept_entry_id=i),
+            (inside,),
+        )
+    expect_rejects(
+        "R27", "an unknown firstKeptEntryId", lambda: _create(impl, path, first_kept_entry_id="nope"), ("nope",)
+    )
     expect_rejects("R26", "an id already on the path", lambda: _create(impl, path, id="a3"), ("a3",))
-    expect_rejects("R26", "the id of a compaction already on the path", lambda: _create(impl, chapter_example.resumed_path()), ("compact-1",))
+    expect_rejects(
+        "R26",
+        "the id of a compaction already on the path",
+        lambda: _create(impl, chapter_example.resumed_path()),
+        ("compact-1",),
+    )
 
 
 # --- Lab 11.5: resume from the latest compaction -------------------------------------
@@ -477,13 +573,32 @@ def test_resume_through_path_to(impl: Implementation) -> None:
     for absent in ("Try the sibling branch.", "Check session-restore logic.", "Restores only chosen branch."):
         expect(absent not in texts, "R18", f"{absent!r} (a sibling or summarized message) must not be sent")
     expect_equal(result.reason, "within_budget", "R20", "reason for the resumed path")
-    expect_equal(wire(result.tokens), {"maxTokens": 80, "system": 3, "messages": 70, "reservedOutput": 4,
-                                       "safetyMargin": 2, "availableForMessages": 71, "total": 79},
-                 "R18/R22", "tokens for the resumed path (the summary's 40 counted in messages)")
-    for first_kept, what in (("a2", "an assistant message"), ("sys", "a system message"), ("note", "a metadata entry"),
-                             ("u4", "an entry after the compaction")):
-        expect_rejects("R18", f"a compaction keeping from {first_kept!r} ({what})",
-                       lambda k=first_kept: _build(impl, chapter_example.resumed_keeping_from(k), chapter_example.RESUME_BUDGET), (first_kept,))
+    expect_equal(
+        wire(result.tokens),
+        {
+            "maxTokens": 80,
+            "system": 3,
+            "messages": 70,
+            "reservedOutput": 4,
+            "safetyMargin": 2,
+            "availableForMessages": 71,
+            "total": 79,
+        },
+        "R18/R22",
+        "tokens for the resumed path (the summary's 40 counted in messages)",
+    )
+    for first_kept, what in (
+        ("a2", "an assistant message"),
+        ("sys", "a system message"),
+        ("note", "a metadata entry"),
+        ("u4", "an entry after the compaction"),
+    ):
+        expect_rejects(
+            "R18",
+            f"a compaction keeping from {first_kept!r} ({what})",
+            lambda k=first_kept: _build(impl, chapter_example.resumed_keeping_from(k), chapter_example.RESUME_BUDGET),
+            (first_kept,),
+        )
 
 
 @case(13, "11.5", "R18 R23")
@@ -494,8 +609,12 @@ def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
     expect_equal(len(summaries), 1, "R18", "number of summary messages (only the latest compaction is read)")
     text = summaries[0].content[0].text
     expect("Goal: Finish the regression test." in text, "R18", "the summary must be compact-2's")
-    expect(text.count("- (none)") == 4, "R18", f"empty lists must render '- (none)' (4 of them in compact-2); got {text!r}")
-    expect_equal(list(first.kept_entry_ids)[:2], ["u3", "calls"], "R18", "the suffix must start at compact-2's firstKeptEntryId")
+    expect(
+        text.count("- (none)") == 4, "R18", f"empty lists must render '- (none)' (4 of them in compact-2); got {text!r}"
+    )
+    expect_equal(
+        list(first.kept_entry_ids)[:2], ["u3", "calls"], "R18", "the suffix must start at compact-2's firstKeptEntryId"
+    )
     observe_build(first, "the twice-compacted path")
     second = _build(impl, path, chapter_example.RESUME_BUDGET)
     expect_same(wire(first), wire(second), "R23", "two builds of the same path and options")
@@ -506,8 +625,12 @@ def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
     earlier = _build(impl, resumed, chapter_example.RESUME_BUDGET)
     _change_a_tool_argument(earlier)
     expect_equal(wire(resumed), before, "R23", "the session after changing a returned tool argument")
-    expect_same(wire(_build(impl, chapter_example.resumed_path(), chapter_example.RESUME_BUDGET)), wire(_build(impl, resumed, chapter_example.RESUME_BUDGET)),
-                "R23", "a fresh build and a later build after changing an earlier result")
+    expect_same(
+        wire(_build(impl, chapter_example.resumed_path(), chapter_example.RESUME_BUDGET)),
+        wire(_build(impl, resumed, chapter_example.RESUME_BUDGET)),
+        "R23",
+        "a fresh build and a later build after changing an earlier result",
+    )
     expect_budget_guards(impl, resumed)
 
 
@@ -515,8 +638,12 @@ def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
 def test_resumed_path_compacts_again(impl: Implementation) -> None:
     path = chapter_example.resumed_path()
     again = impl.create_compaction_entry(
-        path, id="compact-2", timestamp=200, summary=wire(chapter_example.compact_1_summary()),
-        first_kept_entry_id="u3", tokens_before=70,
+        path,
+        id="compact-2",
+        timestamp=200,
+        summary=wire(chapter_example.compact_1_summary()),
+        first_kept_entry_id="u3",
+        tokens_before=70,
     )
     expect_equal(again.parent_id, "a4", "R25", "the second compaction's parent")
     path = PathBuilder([*path, again]).user("u5", "Run the suite.").assistant("a5", "Suite passes.").entries
@@ -526,24 +653,50 @@ def test_resumed_path_compacts_again(impl: Implementation) -> None:
         for max_tokens in range(5, 95):
             result = _build(impl, session, chapter_example.RESUME_BUDGET, max_tokens=max_tokens)
             expect_equal(
-                {"kept_entry_ids": list(result.kept_entry_ids), "reason": result.reason,
-                 "availableForMessages": result.tokens.available_for_messages, "messages": result.tokens.messages},
+                {
+                    "kept_entry_ids": list(result.kept_entry_ids),
+                    "reason": result.reason,
+                    "availableForMessages": result.tokens.available_for_messages,
+                    "messages": result.tokens.messages,
+                },
                 selection.expected(max_tokens, "kept_entry_ids", "reason", "availableForMessages", "messages"),
-                "R17/R18/R19", f"kept ids, reason and tokens at max_tokens={max_tokens} ({selection})",
+                "R17/R18/R19",
+                f"kept ids, reason and tokens at max_tokens={max_tokens} ({selection})",
             )
     tight = _build(impl, chapter_example.resumed_path(), chapter_example.OPENING_BUDGET)
-    expect_equal({"kept_entry_ids": list(tight.kept_entry_ids), "reason": tight.reason, "tokens": wire(tight.tokens)},
-                 {"kept_entry_ids": ["u4", "a4"], "reason": "single_group_overflow",
-                  "tokens": {"maxTokens": 31, "system": 3, "messages": 48, "reservedOutput": 4, "safetyMargin": 2,
-                             "availableForMessages": 22, "total": 57}},
-                 "R18/R20", "the resumed path at max_tokens 31 (the summary alone uses up the 22 available)")
+    expect_equal(
+        {"kept_entry_ids": list(tight.kept_entry_ids), "reason": tight.reason, "tokens": wire(tight.tokens)},
+        {
+            "kept_entry_ids": ["u4", "a4"],
+            "reason": "single_group_overflow",
+            "tokens": {
+                "maxTokens": 31,
+                "system": 3,
+                "messages": 48,
+                "reservedOutput": 4,
+                "safetyMargin": 2,
+                "availableForMessages": 22,
+                "total": 57,
+            },
+        },
+        "R18/R20",
+        "the resumed path at max_tokens 31 (the summary alone uses up the 22 available)",
+    )
     costly = PathBuilder().user("u1", "u1").assistant("a1", "a1").user("u2", "u2")
     costly.add(chapter_example.compact_1(costly.entries, firstKeptEntryId="u1"))
-    starved = impl.build_context(costly.entries, max_tokens=5, reserved_output=0, safety_margin=0,
-                                 estimate_tokens=_costed({"u1": 0, "a1": 0, "u2": 0, "[Compaction summary]": 7}))
-    expect_equal({"kept_entry_ids": list(starved.kept_entry_ids), "reason": starved.reason},
-                 {"kept_entry_ids": ["u1", "a1", "u2"], "reason": "within_budget"},
-                 "R17/R18", "a summary costing 7 of 5 available: the room left is 0, never negative, so free groups still fit")
+    starved = impl.build_context(
+        costly.entries,
+        max_tokens=5,
+        reserved_output=0,
+        safety_margin=0,
+        estimate_tokens=_costed({"u1": 0, "a1": 0, "u2": 0, "[Compaction summary]": 7}),
+    )
+    expect_equal(
+        {"kept_entry_ids": list(starved.kept_entry_ids), "reason": starved.reason},
+        {"kept_entry_ids": ["u1", "a1", "u2"], "reason": "within_budget"},
+        "R17/R18",
+        "a summary costing 7 of 5 available: the room left is 0, never negative, so free groups still fit",
+    )
 
 
 @case(15, "11.5", "R5 R6 R16 R27")
@@ -553,20 +706,37 @@ def test_system_replays_across_the_compaction(impl: Implementation) -> None:
     expect_equal(
         _system_message(result),
         {"role": "system", "content": "BASE\n\nPrefer small diffs.", "sections": {"rules": "RULE v2"}, "timestamp": 1},
-        "R16/R6", "the system message replayed from the whole path, before and after the compaction (R6's example)",
+        "R16/R6",
+        "the system message replayed from the whole path, before and after the compaction (R6's example)",
     )
-    expect_equal(list(result.kept_entry_ids), ["u2", "a2", "u3", "a3"], "R18", "kept ids (no system message in a group)")
-    expect_equal([m.role for m in result.messages], ["system", "user", "user", "assistant", "user", "assistant"],
-                 "R18/R21", "roles: the replayed system message, the summary, then the kept messages")
-    expect_equal([m.role for m in result.messages].count("system"), 1, "R18", "system messages in the result (folded into the head)")
+    expect_equal(
+        list(result.kept_entry_ids), ["u2", "a2", "u3", "a3"], "R18", "kept ids (no system message in a group)"
+    )
+    expect_equal(
+        [m.role for m in result.messages],
+        ["system", "user", "user", "assistant", "user", "assistant"],
+        "R18/R21",
+        "roles: the replayed system message, the summary, then the kept messages",
+    )
+    expect_equal(
+        [m.role for m in result.messages].count("system"),
+        1,
+        "R18",
+        "system messages in the result (folded into the head)",
+    )
     summary = result.messages[1].content[0].text
     for prompt_text in ("BASE", "RULE", "Prefer small diffs."):
         expect(prompt_text not in summary, "R18", f"the summary must carry none of the system prompt ({prompt_text!r})")
     expect_rejects(
-        "R27", "firstKeptEntryId 'patch-2' (a system message)",
+        "R27",
+        "firstKeptEntryId 'patch-2' (a system message)",
         lambda: impl.create_compaction_entry(
-            path, id="compact-2", timestamp=300, summary=wire(chapter_example.compact_1_summary()),
-            first_kept_entry_id="patch-2", tokens_before=10,
+            path,
+            id="compact-2",
+            timestamp=300,
+            summary=wire(chapter_example.compact_1_summary()),
+            first_kept_entry_id="patch-2",
+            tokens_before=10,
         ),
         ("patch-2",),
     )

@@ -66,8 +66,9 @@ class Point:
         if not isinstance(data, Mapping) or data.get("kind") not in KINDS:
             raise NotAPointError(f"not a checklist point: {short(data, 80)}")
         kind = cast(Kind, str(data["kind"]))  # one of KINDS, checked above
-        return cls(kind, str(data.get("rule", "")), str(data.get("what", ""))[:300],
-                   data.get("actual"), data.get("expected"))
+        return cls(
+            kind, str(data.get("rule", "")), str(data.get("what", ""))[:300], data.get("actual"), data.get("expected")
+        )
 
 
 @dataclass
@@ -84,7 +85,9 @@ def _not_recording(point: Point) -> None:
     raise NotRecording(f"{point.rule}: {point.what} was stated outside a recording; run checks with checklist.run")
 
 
-_JUDGE: contextvars.ContextVar[Callable[[Point], None]] = contextvars.ContextVar("checklist_judge", default=_not_recording)
+_JUDGE: contextvars.ContextVar[Callable[[Point], None]] = contextvars.ContextVar(
+    "checklist_judge", default=_not_recording
+)
 
 
 @contextlib.contextmanager
@@ -196,8 +199,10 @@ def _rejection_verdict(rule: str, what: str, outcome: Any, names: Any) -> str | 
     text = str(outcome.get("message", ""))
     for options in names or []:
         if not any(str(option) in text for option in options):
-            return (f"{rule}: {what} was rejected, but the error does not name "
-                    f"{' or '.join(map(repr, options))}: {short(text)}")
+            return (
+                f"{rule}: {what} was rejected, but the error does not name "
+                f"{' or '.join(map(repr, options))}: {short(text)}"
+            )
     return None
 
 
@@ -234,7 +239,9 @@ def _same_scalar(left: Any, right: Any) -> bool:
     if isinstance(left, bool) or isinstance(right, bool):
         return type(left) is type(right) and left == right
     if isinstance(left, (int, float)) and isinstance(right, (int, float)):
-        return left == right or (isinstance(left, float) and isinstance(right, float) and math.isnan(left) and math.isnan(right))
+        return left == right or (
+            isinstance(left, float) and isinstance(right, float) and math.isnan(left) and math.isnan(right)
+        )
     return type(left) is type(right) and left == right
 
 

@@ -16,16 +16,16 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-from .cases import CASES, Implementation
-from .expect import children
-from .runner import record_case
 from ..catalogues import budgets
-from ..estimators import estimate_tokens_chars
 from ..chapter_example import teaching_estimator
+from ..estimators import estimate_tokens_chars
 from ..lifecycle.errors import OverflowRecoveryError, ScriptExhaustedError
 from ..lifecycle.settings import CompactionSettings
 from ..models import MessageEntry
 from ..parsing import parse_session_entry, to_json_dict
+from .cases import CASES, Implementation
+from .expect import children
+from .runner import record_case
 
 MIME = "application/vnd.course-grade+json"
 
@@ -51,7 +51,9 @@ ESTIMATORS: dict[str, Callable[[Any], Any]] = {
     "teaching": teaching_estimator,
     "touching": _touching,
     "marked": lambda message: -1 if _first_text(message).startswith(MARK) else teaching_estimator(message),
-    "summary-only": lambda message: teaching_estimator(message) if _first_text(message).startswith("[Compaction summary]") else 0,
+    "summary-only": lambda message: (
+        teaching_estimator(message) if _first_text(message).startswith("[Compaction summary]") else 0
+    ),
     "chars": estimate_tokens_chars,
     **{name: budgets.returning(value) for name, value in budgets.BAD_ESTIMATES.items()},
 }
@@ -92,16 +94,26 @@ def call(namespace: Mapping[str, Any], request_json: str) -> Reply:
         return Reply({"kind": "not-implemented", "type": "NotImplementedError", "message": first_line(exc)})
     except BaseException as exc:  # noqa: BLE001 - SystemExit, MemoryError, anything the learner raised
         message = "the kernel's memory limit was reached" if isinstance(exc, MemoryError) else first_line(exc, 400)
-        return Reply({"kind": "raised", "type": type(exc).__name__, "message": message,
-                      "value_error": isinstance(exc, ValueError)})
+        return Reply(
+            {
+                "kind": "raised",
+                "type": type(exc).__name__,
+                "message": message,
+                "value_error": isinstance(exc, ValueError),
+            }
+        )
     try:
         wire = wire_result(request["function"], value)
         json.dumps(wire)
     except Exception as exc:  # noqa: BLE001 - the learner returned something the wire format cannot hold
-        return Reply({"kind": "bad-return", "type": type(value).__name__, "message": f"{type(exc).__name__}: {first_line(exc)}"})
+        return Reply(
+            {"kind": "bad-return", "type": type(value).__name__, "message": f"{type(exc).__name__}: {first_line(exc)}"}
+        )
     after = _snapshot(args, kwargs)
     _poke(value, set())
-    return Reply({"kind": "returned", "value": wire, "mutated": after != before, "shared": _snapshot(args, kwargs) != after})
+    return Reply(
+        {"kind": "returned", "value": wire, "mutated": after != before, "shared": _snapshot(args, kwargs) != after}
+    )
 
 
 MAX_SENDS = 50
@@ -147,13 +159,17 @@ def changeable(entry: Any) -> list[str]:
             found.append(f"{where}.{field_name} can be assigned")
         except Exception:  # noqa: BLE001, S110 - refusing the assignment is what a frozen entry does
             pass
-        found += [f"{where}.{name} is a {type(value).__name__}" for name, value in vars(target).items()
-                  if isinstance(value, (dict, list))]
+        found += [
+            f"{where}.{name} is a {type(value).__name__}"
+            for name, value in vars(target).items()
+            if isinstance(value, (dict, list))
+        ]
     return found
 
 
-def drive_recovery(retry: Callable[..., Any], script: Mapping[str, Any], *, context_window: Any,
-                   max_attempts: Any) -> dict[str, Any]:
+def drive_recovery(
+    retry: Callable[..., Any], script: Mapping[str, Any], *, context_window: Any, max_attempts: Any
+) -> dict[str, Any]:
     """``retry`` on scripted answers (the last one repeats): how it ended, each compact() and send() (L4)."""
     replies = [cast(MessageEntry, parse_session_entry(entry)).message for entry in script["answers"]]  # message entries
     sent: list[int] = []
@@ -173,11 +189,20 @@ def drive_recovery(retry: Callable[..., Any], script: Mapping[str, Any], *, cont
     try:
         answer, attempts = retry(send, compact, context_window=context_window, max_attempts=max_attempts)
     except OverflowRecoveryError as exc:
-        return {"ended": "raised OverflowRecoveryError", "attempts": exc.attempts, "sends": len(sent),
-                "compactCalls": compacted}
+        return {
+            "ended": "raised OverflowRecoveryError",
+            "attempts": exc.attempts,
+            "sends": len(sent),
+            "compactCalls": compacted,
+        }
     answered = next((number for number, reply in enumerate(replies, start=1) if reply is answer), None)
-    return {"ended": "returned", "answer": f"scripted answer {answered}" if answered else repr(answer)[:200],
-            "attempts": attempts, "sends": len(sent), "compactCalls": compacted}
+    return {
+        "ended": "returned",
+        "answer": f"scripted answer {answered}" if answered else repr(answer)[:200],
+        "attempts": attempts,
+        "sends": len(sent),
+        "compactCalls": compacted,
+    }
 
 
 def _poke(value: Any, seen: set[int]) -> None:

@@ -57,8 +57,10 @@ def markdown() -> str:
             lines.append("")
             names = ", ".join(f"{case.number} `{case.name}` (Lab {case.lab})" for case in checks)
             lines.append(f"- *Checked by:* {names}")
-            example = next((point for case in checks for point in trusted_points(case.number)
-                            if rule.id in cited(point.rule)), None)
+            example = next(
+                (point for case in checks for point in trusted_points(case.number) if rule.id in cited(point.rule)),
+                None,
+            )
             if example is not None:
                 lines.append(f"- *You see:* `{example.rule}: {example.what}`")
         lines.append("")

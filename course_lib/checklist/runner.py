@@ -105,13 +105,16 @@ class ChecklistReport:
             for r in self.records
         )
         head = "<tr><th>#</th><th>lab</th><th>check</th><th>rules</th><th>status</th><th>what broke</th></tr>"
-        return (
-            f"<table>{head}{rows}</table><p><b>{html.escape(self.summary)}</b></p>"
-        )
+        return f"<table>{head}{rows}</table><p><b>{html.escape(self.summary)}</b></p>"
 
 
 def _mark(status: Status) -> str:
-    return {"passed": "✅ passed", "failed": "❌ failed", "error": "💥 error", "not implemented yet": "⏳ not implemented yet"}[status]
+    return {
+        "passed": "✅ passed",
+        "failed": "❌ failed",
+        "error": "💥 error",
+        "not implemented yet": "⏳ not implemented yet",
+    }[status]
 
 
 def select(lab: str | int | None = None) -> list[Case]:

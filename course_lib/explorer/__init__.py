@@ -8,6 +8,7 @@ one ``build_context`` call explained row by row; ``TokenProjection`` is that
 call's token accounting, ``result.tokens``.)
 """
 
+from .render import SEGMENT_COLOURS, STATUS_COLOURS, budget_bar_svg, table_html
 from .table import (
     COLUMNS,
     PAGE_SIZE,
@@ -26,7 +27,6 @@ from .table import (
     scenario_table,
     table_page,
 )
-from .render import SEGMENT_COLOURS, STATUS_COLOURS, budget_bar_svg, table_html
 from .widget import ProjectionExplorer
 
 __all__ = [

@@ -37,8 +37,7 @@ def table_html(table: pd.DataFrame) -> str:
     for record in table.itertuples(index=False):
         status = record.status
         cells = "".join(
-            f"<td style='padding:2px 8px'>{'' if pd.isna(value) else html.escape(str(value))}</td>"
-            for value in record
+            f"<td style='padding:2px 8px'>{'' if pd.isna(value) else html.escape(str(value))}</td>" for value in record
         )
         css = "status-" + status.replace(" ", "-")
         body.append(f"<tr class='{css}' style='background:{STATUS_COLOURS[status]}'>{cells}</tr>")

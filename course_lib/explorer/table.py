@@ -31,6 +31,14 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+from ..chapter_example import (
+    OPENING_BUDGET,
+    RESUME_BUDGET,
+    opening_path,
+    resumed_path,
+    system_replay_path,
+    teaching_estimator,
+)
 from ..compaction import summary_message
 from ..context import (
     BuildContextResult,
@@ -43,7 +51,6 @@ from ..context import (
     select_context,
 )
 from ..errors import EstimateError, InteractionError, OptionError
-from ..chapter_example import OPENING_BUDGET, RESUME_BUDGET, opening_path, resumed_path, system_replay_path, teaching_estimator
 from ..grouping import interaction_spans
 from ..models import MessageEntry, SessionEntry, SystemMessage
 from ..parsing import fresh_copy, parse_session_entry
@@ -294,8 +301,10 @@ def path_layout(active_path: Sequence[SessionEntry], estimate_tokens: Estimator)
         if isinstance(entry, MessageEntry):
             message = entry.message
             status = (
-                "replayed system" if isinstance(message, SystemMessage)
-                else "summarized" if entry.id in summarized
+                "replayed system"
+                if isinstance(message, SystemMessage)
+                else "summarized"
+                if entry.id in summarized
                 else None
             )
             rows.append((entry.id, message.role, groups.number.get(entry.id), costs[entry.id], status))

@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..context import Estimator
-from . import STATUS_COLOURS, projection_table
 from ..chapter_example import teaching_estimator
+from ..context import Estimator
 from ..models import CompactionEntry, MessageEntry, SessionEntry
 from ..paths import path_to
+from . import STATUS_COLOURS, projection_table
 
 STEP, NODE_W, NODE_H = 84, 70, 34
 MARGIN_X, ROW0_Y, ROW_GAP = 16, 96, 86

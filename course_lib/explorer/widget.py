@@ -15,16 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
-
 from pydantic import BaseModel
 
+from ..chapter_example import teaching_estimator
 from ..context import Estimator, select_context
 from ..estimators import estimate_tokens_chars
-from ..chapter_example import teaching_estimator
 from ..models import SessionEntry
 from ..parsing import parse_session_entry
-from .table import PAGE_SIZE, SCENARIOS, Paging, PathLayout, Projection, Scenario, paging, path_layout, project
 from .render import budget_bar_svg, table_html
+from .table import PAGE_SIZE, SCENARIOS, Paging, PathLayout, Projection, Scenario, paging, path_layout, project
 
 CHAPTER_SLIDER_TOPS = {"max_tokens": 120, "reserved_output": 40, "safety_margin": 20}
 

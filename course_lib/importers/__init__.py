@@ -24,10 +24,10 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from ..errors import OptionError
 from . import claude_code, codex, course, pi
 from .lines import first_record
 from .report import FORMATS, Format, ImportedSession, Note, SessionImportError, Skip
-from ..errors import OptionError
 
 LOADERS: dict[Format, Callable[[Path], ImportedSession]] = {
     "course": course.load,
@@ -40,7 +40,7 @@ CLAUDE_TYPES = frozenset(
 )
 
 
-def load_session(path: str | os.PathLike[str], *, format: str = "auto") -> ImportedSession:  # noqa: A002 - the documented name
+def load_session(path: str | os.PathLike[str], *, format: str = "auto") -> ImportedSession:
     """The active path of the log at ``path`` as course entries, with every skipped line reported."""
     source = Path(path)
     if format == "auto":

@@ -70,7 +70,7 @@ def _map(record: Record, asm: Assembler, turn: _Turn) -> None:
     if not isinstance(payload, dict):  # the older format: response items written bare
         if kind in RESPONSE_TYPES:
             kind, payload = "response_item", value
-        elif "id" in value and "instructions" in value or kind == "session_meta":
+        elif ("id" in value and "instructions" in value) or kind == "session_meta":
             asm.header(line)
             return
         else:
@@ -109,9 +109,7 @@ def _response_item(item: dict[str, Any], line: int, timestamp: float, asm: Assem
         if role == "user":
             asm.user(line, found, timestamp)
         elif role == "assistant":
-            asm.assistant(
-                line, [text_block(t) for t in found], timestamp, provider=turn.provider, model=turn.model
-            )
+            asm.assistant(line, [text_block(t) for t in found], timestamp, provider=turn.provider, model=turn.model)
         elif role in ("developer", "system"):
             asm.system(line, "\n\n".join(found), timestamp)
         else:

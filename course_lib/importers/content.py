@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .assemble import Assembler, Block, image_placeholder
 from ..errors import NotFiniteJsonError
+from .assemble import Assembler, Block, image_placeholder
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text", "summary_text"})
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking", "reasoning"})

@@ -23,8 +23,8 @@ from typing import Any
 
 import jiter
 
-from .report import SessionImportError, Skip
 from ..errors import NotFiniteJsonError
+from .report import SessionImportError, Skip
 
 _DECODER = json.JSONDecoder(parse_constant=lambda name: _refuse_constant(name))
 _WHITESPACE = " \t\r\n"

@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..context import is_token_count, latest_compaction, resume_candidates
+from ..errors import CompactionError, EstimateError
 from ..grouping import interaction_spans
 from ..models import AgentMessage, MessageEntry, SessionEntry
 from ..parsing import fresh_copy
-from ..errors import CompactionError, EstimateError
 from .errors import CompactionSettingsError
 
 Estimator = Callable[[Any], int | float]
@@ -46,7 +46,8 @@ def find_cut_point(
     """The id of the first kept entry, or ``None`` when everything fits (L3)."""
     if not is_token_count(keep_recent_tokens) or keep_recent_tokens <= 0:
         raise CompactionSettingsError(
-            f"keep_recent_tokens must be a finite number > 0, got {keep_recent_tokens!r} (L3)", field="keep_recent_tokens"
+            f"keep_recent_tokens must be a finite number > 0, got {keep_recent_tokens!r} (L3)",
+            field="keep_recent_tokens",
         )
     groups = context_groups(active_path)
     kept: int | float = 0
@@ -82,5 +83,6 @@ def messages_to_summarize(active_path: Sequence[SessionEntry], first_kept_entry_
             return messages
         messages.extend(fresh_copy(entry.message) for entry in group)
     raise CompactionError(
-        f"{first_kept_entry_id!r} does not open one of the context's interaction groups (L3)", entry_id=first_kept_entry_id
+        f"{first_kept_entry_id!r} does not open one of the context's interaction groups (L3)",
+        entry_id=first_kept_entry_id,
     )

@@ -65,7 +65,7 @@ class EventLog:
         self.events: list[AgentEvent] = []
         self.listeners: list[Listener] = list(listeners)
 
-    def emit(self, type: EventType, *, turn: int, **data: Any) -> AgentEvent:  # noqa: A002
+    def emit(self, type: EventType, *, turn: int, **data: Any) -> AgentEvent:
         event = AgentEvent(seq=len(self.events) + 1, type=type, turn=turn, **data)
         self.events.append(event)
         for listener in self.listeners:

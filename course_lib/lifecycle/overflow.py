@@ -45,7 +45,9 @@ def retry_after_overflow(
     ``compact(attempt)`` receives the attempt's number, 1 for the first.
     """
     if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 0:
-        raise CompactionSettingsError(f"max_attempts must be an int >= 0, got {max_attempts!r} (L4)", field="max_attempts")
+        raise CompactionSettingsError(
+            f"max_attempts must be an int >= 0, got {max_attempts!r} (L4)", field="max_attempts"
+        )
     attempts = 0
     answer = send()
     while is_context_overflow(answer, context_window):

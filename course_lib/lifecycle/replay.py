@@ -17,8 +17,8 @@ from ..models import AgentMessage, AssistantMessage, SessionEntry
 from ..parsing import to_json_dict
 from ..paths import walk_path
 from .budget import budget_on_path
-from .scripted_model import SentRequest
 from .errors import ReplayError
+from .scripted_model import SentRequest
 
 
 @dataclass(frozen=True)

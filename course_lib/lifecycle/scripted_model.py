@@ -92,9 +92,7 @@ class ScriptedModel:
         prompt = sum(self.count_tokens(message) for message in messages)
         if self.always_overflow or prompt > self.context_window:
             self._record(messages, prompt, "overflow")
-            return _failed(
-                f"prompt is too long: {prompt} tokens > {self.context_window} maximum", "error", prompt
-            )
+            return _failed(f"prompt is too long: {prompt} tokens > {self.context_window} maximum", "error", prompt)
         if self._position >= len(self.script):
             raise ScriptExhaustedError(
                 f"the script has only {len(self.script)} steps; request {len(self.requests) + 1} asked for more"
@@ -131,7 +129,9 @@ class ScriptedModel:
         self.requests.append(SentRequest(len(self.requests) + 1, to_json_dict(messages), prompt, outcome))
 
 
-def _message(content: tuple[Any, ...], stop_reason: StopReason, usage: Usage, error: str | None = None) -> AssistantMessage:
+def _message(
+    content: tuple[Any, ...], stop_reason: StopReason, usage: Usage, error: str | None = None
+) -> AssistantMessage:
     return AssistantMessage(
         content=content,
         provider="course",

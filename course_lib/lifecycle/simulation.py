@@ -103,7 +103,8 @@ class AgentSession:
         cap = max_overflow_attempts
         if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
             raise CompactionSettingsError(
-                f"max_overflow_attempts must be an int >= 0, got {max_overflow_attempts!r} (L4)", field="max_overflow_attempts"
+                f"max_overflow_attempts must be an int >= 0, got {max_overflow_attempts!r} (L4)",
+                field="max_overflow_attempts",
             )
         self.store = store
         self.model = model
@@ -211,13 +212,24 @@ class AgentSession:
             path, keep_recent_tokens=self.settings.keep_recent_tokens, estimate_tokens=self.budget.estimate_tokens
         )
         if cut is None:
-            self._emit("compaction_skipped", reason="threshold", context_tokens=context_tokens,
-                       detail="the newest groups already fit keep_recent_tokens: nothing to compact")
+            self._emit(
+                "compaction_skipped",
+                reason="threshold",
+                context_tokens=context_tokens,
+                detail="the newest groups already fit keep_recent_tokens: nothing to compact",
+            )
             return _AfterRun()
         self._emit("compaction_start", reason="threshold", context_tokens=context_tokens)  # step 2
         entry, tokens_after = self._compact(path, cut, "threshold", tokens_before=context_tokens)
-        self._emit("compaction_end", reason="threshold", entry_id=entry.id, tokens_before=context_tokens,
-                   tokens_after=tokens_after, first_kept_entry_id=cut, will_retry=False)  # step 5
+        self._emit(
+            "compaction_end",
+            reason="threshold",
+            entry_id=entry.id,
+            tokens_before=context_tokens,
+            tokens_after=tokens_after,
+            first_kept_entry_id=cut,
+            will_retry=False,
+        )  # step 5
         return _AfterRun(compaction_id=entry.id)
 
     def _recover_overflow(self, failed: MessageEntry, attempts: int) -> _AfterRun:
@@ -231,40 +243,68 @@ class AgentSession:
         assert isinstance(failed.message, AssistantMessage) and failed.parent_id is not None, "a response to a request"
         reported = failed.message.usage.input
         if not self.settings.enabled or attempts >= self.max_overflow_attempts:
-            why = "compaction is disabled" if not self.settings.enabled else (
-                f"the cap of {self.max_overflow_attempts} compact-and-retry attempts is spent")
-            return self._give_up(attempts, failed.id, f"context overflow in {failed.id!r} and {why}; "
-                                 "the turn fails instead of compacting again (L4)")
+            why = (
+                "compaction is disabled"
+                if not self.settings.enabled
+                else (f"the cap of {self.max_overflow_attempts} compact-and-retry attempts is spent")
+            )
+            return self._give_up(
+                attempts,
+                failed.id,
+                f"context overflow in {failed.id!r} and {why}; the turn fails instead of compacting again (L4)",
+            )
         attempt = attempts + 1
         path = walk_path(self._entries, failed.parent_id)
         keep = self.settings.keep_recent_tokens / 2 ** (attempt - 1)
-        self._emit("compaction_start", reason="overflow", attempt=attempt, context_tokens=reported,
-                   detail=f"keep about {keep:g} tokens")
+        self._emit(
+            "compaction_start",
+            reason="overflow",
+            attempt=attempt,
+            context_tokens=reported,
+            detail=f"keep about {keep:g} tokens",
+        )
         cut = self.find_cut_point(path, keep_recent_tokens=keep, estimate_tokens=self.budget.estimate_tokens)
         if cut is None:
             newest = context_groups(path)[-1][0].id
-            return self._give_up(attempt, newest, f"context overflow in {failed.id!r}: nothing left to compact; "
-                                 f"the newest interaction group (from {newest!r}) alone does not fit the window "
-                                 "(single_group_overflow)")
+            return self._give_up(
+                attempt,
+                newest,
+                f"context overflow in {failed.id!r}: nothing left to compact; "
+                f"the newest interaction group (from {newest!r}) alone does not fit the window "
+                "(single_group_overflow)",
+            )
         entry, tokens_after = self._compact(path, cut, "overflow", tokens_before=reported)
-        self._emit("compaction_end", reason="overflow", attempt=attempt, entry_id=entry.id,
-                   tokens_before=reported, tokens_after=tokens_after, first_kept_entry_id=cut, will_retry=True)
+        self._emit(
+            "compaction_end",
+            reason="overflow",
+            attempt=attempt,
+            entry_id=entry.id,
+            tokens_before=reported,
+            tokens_after=tokens_after,
+            first_kept_entry_id=cut,
+            will_retry=True,
+        )
         return _AfterRun(compaction_id=entry.id, retry=True)
 
     def _give_up(self, attempts: int, entry_id: str, message: str) -> _AfterRun:
         self._emit("overflow_recovery_failed", attempt=attempts, entry_id=entry_id, detail=message)
         raise OverflowRecoveryError(message, attempts=attempts, entry_id=entry_id)
 
-    def _compact(self, path: list[SessionEntry], cut: str, reason: CompactionReason,
-                 *, tokens_before: int | float) -> tuple[CompactionEntry, int | float]:
+    def _compact(
+        self, path: list[SessionEntry], cut: str, reason: CompactionReason, *, tokens_before: int | float
+    ) -> tuple[CompactionEntry, int | float]:
         """Steps 3–5: summarise what leaves the context, append the record, re-measure."""
         previous = latest_compaction(path)
         leaving = tuple(messages_to_summarize(path, cut))
         request = SummaryRequest(leaving, previous.summary if previous else None, reason)
         self._compactions += 1
         entry = create_compaction_entry(
-            path, id=self._new_id(f"c{self._compactions}"), timestamp=self._tick(),
-            summary=self.summarizer(request), first_kept_entry_id=cut, tokens_before=tokens_before,
+            path,
+            id=self._new_id(f"c{self._compactions}"),
+            timestamp=self._tick(),
+            summary=self.summarizer(request),
+            first_kept_entry_id=cut,
+            tokens_before=tokens_before,
         )
         stored = self._append(entry)  # step 4: the same append path as every other entry (L5)
         rebuilt = self.budget.build([*path, stored])
@@ -272,7 +312,7 @@ class AgentSession:
 
     # --- the single append path -----------------------------------------------------------
 
-    def _append_message(self, id: str, message: AgentMessage) -> MessageEntry:  # noqa: A002
+    def _append_message(self, id: str, message: AgentMessage) -> MessageEntry:
         stamped = message.model_copy(update={"timestamp": self._tick()})
         entry = MessageEntry(id=self._new_id(id), parent_id=self.leaf_id, timestamp=stamped.timestamp, message=stamped)
         return self._append(entry)
@@ -285,11 +325,16 @@ class AgentSession:
         if stored.type == "message" and stored.message.role != "system":
             message = stored.message
             tokens = message.usage.input if isinstance(message, AssistantMessage) else None
-            self._emit("message_end", entry_id=stored.id, role=message.role,
-                       stop_reason=getattr(message, "stop_reason", None), context_tokens=tokens)
+            self._emit(
+                "message_end",
+                entry_id=stored.id,
+                role=message.role,
+                stop_reason=getattr(message, "stop_reason", None),
+                context_tokens=tokens,
+            )
         return stored
 
-    def _emit(self, type: Any, **data: Any) -> None:  # noqa: A002
+    def _emit(self, type: Any, **data: Any) -> None:
         self.log.emit(type, turn=self.turn, **data)
 
     def _new_id(self, base: str) -> str:

@@ -274,7 +274,7 @@ with lab_helpers.until_implemented():
 lab_helpers.prediction_table(
     my_prediction,
     worked={what: "accepted" if variants[what][1] == "accepted" else "rejected" for what in my_prediction},
-    yours=lambda: {what: "accepted" if lab_helpers.attempt(lambda: parse_session_entry(variants[what][0])).accepted
+    yours=lambda: {what: "accepted" if lab_helpers.attempt(lambda what=what: parse_session_entry(variants[what][0])).accepted
                    else "rejected" for what in my_prediction},
     function="parser",
 )

@@ -316,10 +316,10 @@ def build_context(active_path, *, max_tokens, reserved_output, safety_margin, es
     candidates = message_entries
     compaction = latest_compaction(active_path)
     if compaction is not None:
+        candidates = resume_candidates(active_path, compaction)  # a compaction that keeps from nowhere fails first
         summary = summary_message(compaction)
         summary_cost = cost(summary)
         head.append(summary)
-        candidates = resume_candidates(active_path, compaction)
     room = max(0, available - summary_cost)  # R17: the summary may use up the allowance, never more
 
     # R19: whole groups, newest first, stopping at the first that does not fit

@@ -730,7 +730,7 @@ except ValueError as error:
 
 # %% id="capstone-35"
 final_path = path_to(entries, session.leaf_id)
-budget = dict(max_tokens=CAPSTONE_WINDOW, reserved_output=0, safety_margin=0, estimate_tokens=estimate_tokens_chars)
+budget = {"max_tokens": CAPSTONE_WINDOW, "reserved_output": 0, "safety_margin": 0, "estimate_tokens": estimate_tokens_chars}
 with_boundary = build_context(final_path, **budget)
 
 messages = [e for e in final_path if e.type == "message" and e.message.role != "system"]

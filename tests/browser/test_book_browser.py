@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urldefrag, urljoin, urlparse
 
 import pytest
+from test_explorer_browser import CHROMIUM, CHROMIUM_FLAGS, STEP_MS
 
 from course_lib.rules import BY_ID, RULE_ID
-from test_explorer_browser import CHROMIUM, CHROMIUM_FLAGS, STEP_MS
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route
@@ -140,7 +140,11 @@ def test_notebook_pages_launch_on_binder_and_a_jupyterhub_and_download(site: Pat
         assert binder == [f"https://mybinder.org/v2/gh/course-test/chapter11/main?urlpath=lab/tree/{path}"]
         hub = [urlparse(h) for h in page.hrefs if h.startswith(HUB)]
         assert [u.path for u in hub] == ["/hub/user-redirect/git-pull"]
-        assert parse_qs(hub[0].query) == {"repo": [REPOSITORY], "urlpath": [f"lab/tree/chapter11/{path}"], "branch": ["main"]}
+        assert parse_qs(hub[0].query) == {
+            "repo": [REPOSITORY],
+            "urlpath": [f"lab/tree/chapter11/{path}"],
+            "branch": ["main"],
+        }
         assert any(urljoin(f"/{path}", h) == f"/_sources/{path}" for h in page.hrefs), f"{path}: no download link"
 
 
@@ -232,10 +236,7 @@ def _every_internal_link_resolves(page: Page, base_url: str) -> None:
             target, fragment = urldefrag(href)
             target = target.split("?", 1)[0]
             links.append((url, target, fragment))
-            if target.endswith(".html") and target not in seen:
-                seen.add(target)
-                queue.append(target)
-            elif target == base_url and target not in seen:
+            if (target.endswith(".html") and target not in seen) or (target == base_url and target not in seen):
                 seen.add(target)
                 queue.append(target)
     broken: list[tuple[str, str, int | str]] = []

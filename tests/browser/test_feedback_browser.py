@@ -40,7 +40,7 @@ from course_grader.report import build_report, read_grades  # noqa: E402 - kept 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 FEEDBACK_SCREENSHOT = Path(os.environ.get("FEEDBACK_SCREENSHOT", ROOT / "docs" / "feedback.png"))
 REPORT_SCREENSHOT = Path(os.environ.get("REPORT_SCREENSHOT", ROOT / "docs" / "report.png"))
-HOSTILE = "<script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">"
+HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 STEP_MS = 60_000
 
 
@@ -60,8 +60,12 @@ def _open(browser: Browser, path: Path) -> tuple[Page, list[str]]:
     """The page at ``path`` and the problems it reported: console errors, uncaught errors, failed requests."""
     page = browser.new_page(viewport={"width": 1100, "height": 900})
     problems: list[str] = []
-    page.on("console", lambda message: problems.append(f"console {message.type}: {message.text}")
-            if message.type in ("error", "warning") else None)
+    page.on(
+        "console",
+        lambda message: (
+            problems.append(f"console {message.type}: {message.text}") if message.type in ("error", "warning") else None
+        ),
+    )
     page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
     page.on("requestfailed", lambda request: problems.append(f"request failed: {request.url}"))
     page.set_default_timeout(STEP_MS)
@@ -71,9 +75,16 @@ def _open(browser: Browser, path: Path) -> tuple[Page, list[str]]:
 
 def test_a_feedback_page_renders_safely(browser: Browser, tmp_path: Path) -> None:
     mutant = next(m for m in MUTANTS if m.name == "11_3_skips_and_goes_on")
-    result = graded(mutant).model_copy(update={
-        "student": "alice", "student_source": "folder", "submission": f"alice/{HOSTILE}.ipynb", "status": "ok",
-        "execution_time": 6.3, "notes": (f"exercise cell 2: ValueError: {HOSTILE}",)})
+    result = graded(mutant).model_copy(
+        update={
+            "student": "alice",
+            "student_source": "folder",
+            "submission": f"alice/{HOSTILE}.ipynb",
+            "status": "ok",
+            "execution_time": 6.3,
+            "notes": (f"exercise cell 2: ValueError: {HOSTILE}",),
+        }
+    )
     page_path = write_feedback([result], tmp_path, rules_base="https://example.org/course/blob/main/docs/rules.md")[0]
     page, problems = _open(browser, page_path)
     assert page.evaluate("() => window.__pwned") is None
@@ -103,6 +114,9 @@ def test_the_class_report_shows_its_charts(browser: Browser, tmp_path: Path) -> 
         assert page.locator(section).is_visible()
     REPORT_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     box = page.locator("#rule-shares").bounding_box()
-    page.screenshot(path=str(REPORT_SCREENSHOT), full_page=True,
-                    clip={"x": 0, "y": 0, "width": 1100, "height": box["y"] if box else 1800})
+    page.screenshot(
+        path=str(REPORT_SCREENSHOT),
+        full_page=True,
+        clip={"x": 0, "y": 0, "width": 1100, "height": box["y"] if box else 1800},
+    )
     assert problems == []

@@ -22,7 +22,6 @@ import nbformat
 from grading_corpus import solution, tagged
 from nbformat import NotebookNode
 
-
 INLINE_TARGET = 0.9
 """The share of mutants that must fail at least one inline check; course-grade must take marks from all of them."""
 
@@ -43,7 +42,8 @@ class Mutant:
         for old, new in self.edits:
             holding = [cell for cell in cells if old in cell.source]
             assert len(holding) == 1 and holding[0].source.count(old) == 1, (
-                f"mutant {self.name}: {old!r} must occur once in the exercise cells of Lab {self.lab}")
+                f"mutant {self.name}: {old!r} must occur once in the exercise cells of Lab {self.lab}"
+            )
             holding[0].source = holding[0].source.replace(old, new)
         return notebook
 
@@ -64,8 +64,14 @@ def mutant(lab: str, name: str, rule: str, description: str, *edits: tuple[str, 
 def all_mutants() -> tuple[Mutant, ...]:
     from . import capstone, lab_11_1, lab_11_2, lab_11_3, lab_11_4, lab_11_5
 
-    found = (*lab_11_1.MUTANTS, *lab_11_2.MUTANTS, *lab_11_3.MUTANTS, *lab_11_4.MUTANTS, *lab_11_5.MUTANTS,
-             *capstone.MUTANTS)
+    found = (
+        *lab_11_1.MUTANTS,
+        *lab_11_2.MUTANTS,
+        *lab_11_3.MUTANTS,
+        *lab_11_4.MUTANTS,
+        *lab_11_5.MUTANTS,
+        *capstone.MUTANTS,
+    )
     names = [m.name for m in found]
     assert len(set(names)) == len(names), "mutant names must be unique"
     return found

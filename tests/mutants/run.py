@@ -21,13 +21,13 @@ from typing import Any
 
 from grading_corpus import grade_in_process, namespace, run_in_process
 
-from course_lib import checklist, lab_registry
-from course_lib.checklist.runner import ChecklistReport
-from course_lib.checklist import harness
 from course_grader.grade import GradeOptions, assemble
 from course_grader.hidden import call_verdict
 from course_grader.hidden_cases import covering_tests
 from course_grader.results import GradeResult
+from course_lib import checklist, lab_registry
+from course_lib.checklist import harness
+from course_lib.checklist.runner import ChecklistReport
 
 from . import Mutant
 
@@ -67,8 +67,9 @@ def graded_under(mutant: Mutant, seeds: Iterable[int]) -> dict[int, GradeResult]
         for seed in seeds:
             run = run_in_process(mutant.lab, names, seed=seed, counterexamples=False, checks=checks)
             checks = run.checks
-            results[seed] = assemble(Path(mutant.file_name), mutant.name, "", mutant.lab, run, time.monotonic(),
-                                     GradeOptions(seed=seed))
+            results[seed] = assemble(
+                Path(mutant.file_name), mutant.name, "", mutant.lab, run, time.monotonic(), GradeOptions(seed=seed)
+            )
     return results
 
 
@@ -134,8 +135,9 @@ def run_notebook(mutant: Mutant) -> Body:
         except Exception as exc:  # noqa: BLE001 - a crash in a body cell is what the learner sees
             body.failures.append(f"cell {number} crashed: {type(exc).__name__}: {exc}")
         names["display"] = display
-        body.failures.extend(f"cell {number}: {line}" for line in printed.getvalue().splitlines()
-                             if "❌" in line or "⚠️" in line)
+        body.failures.extend(
+            f"cell {number}: {line}" for line in printed.getvalue().splitlines() if "❌" in line or "⚠️" in line
+        )
     return body
 
 
