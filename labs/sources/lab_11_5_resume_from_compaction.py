@@ -316,7 +316,8 @@ def build_context(active_path, *, max_tokens, reserved_output, safety_margin, es
     candidates = message_entries
     compaction = latest_compaction(active_path)
     if compaction is not None:
-        candidates = resume_candidates(active_path, compaction)  # a compaction that keeps from nowhere fails first
+        # a compaction that keeps from nowhere fails before anything else is estimated
+        candidates = resume_candidates(active_path, compaction)
         summary = summary_message(compaction)
         summary_cost = cost(summary)
         head.append(summary)
