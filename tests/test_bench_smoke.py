@@ -97,6 +97,7 @@ def test_resume_gives_the_context_of_the_path_itself(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow  # several seconds: make test, not make check
 @pytest.mark.parametrize("part", ["size:200", "explorer:300", "import:0.05"])
 def test_each_measurement_runs_in_a_fresh_process(part: str) -> None:
     measured = bench.in_fresh_process(part)

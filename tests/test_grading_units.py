@@ -196,6 +196,7 @@ def test_cli_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert missing.value.code == 2
 
 
+@pytest.mark.slow  # several seconds: make test, not make check
 def test_python_dash_m_runs_the_same_cli() -> None:
     import subprocess
     import sys

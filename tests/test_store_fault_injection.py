@@ -82,6 +82,7 @@ def _append_until_killed(path: Path, round_no: int, parent: str | None) -> Calla
     return work
 
 
+@pytest.mark.slow  # several seconds: make test, not make check
 def test_r8_a_writer_killed_at_random_points_loses_no_acknowledged_entry(tmp_path: Path) -> None:
     delays = random.Random(SEED)
     current = tmp_path / "session-0.jsonl"

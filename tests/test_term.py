@@ -321,6 +321,7 @@ def test_a_shard_is_a_fixed_share_of_the_folder_by_path() -> None:
     assert shard_of("alice/lab_11_3.ipynb", 3) == 0x8C056B521AFA1235 % 3 + 1 == 1
 
 
+@pytest.mark.slow  # several seconds: make test, not make check
 def test_three_shards_merged_are_byte_for_byte_the_unsharded_csv(tmp_path: Path) -> None:
     """Under each duplicates policy, with duplicates falling in different shards, a formula-like name, an unknown
     student, an unreadable folder: merge writes exactly what the unsharded run writes."""
