@@ -33,8 +33,10 @@ FAST_TESTS := -m "not slow and not sandboxed" -p no:nbval
 check: $(STAMP)
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m ruff format --check .
-	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -q $(FAST_TESTS) -n 2 tests
+	@# mypy runs beside the tests, so a cold cache (a fresh clone) adds little of its time; both must pass
+	$(BIN)/python -m mypy & typing=$$!; \
+	$(BIN)/python -m pytest -q $(FAST_TESTS) -n 2 tests; tests=$$?; \
+	wait $$typing; typed=$$?; exit $$((tests || typed))
 
 # The mechanical passes make check asks for: safe lint fixes (import order, unused noqa, ...) and formatting.
 tidy: $(STAMP)

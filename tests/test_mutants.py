@@ -26,6 +26,7 @@ def test_corpus_covers_every_lab() -> None:
         mutant.notebook()
 
 
+@pytest.mark.slow  # several seconds: make test, not make check
 def test_the_covering_set_alone_takes_marks_from_every_mutant() -> None:
     """No seed can spare a mutant: the hidden tests' fixed cases catch each one without any drawn case."""
     spared = [m.name for m in MUTANTS if not covering_failures(m, first_only=True)]

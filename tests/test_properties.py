@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -470,6 +471,7 @@ def _replayed_system(path: list[Any]) -> dict[str, Any] | None:
     return replayed
 
 
+@pytest.mark.slow  # several seconds: make test, not make check
 @SESSION_SETTINGS
 @given(sessions(), budgets, estimators)
 def test_r16_to_r22_random_sessions_match_the_budget_arithmetic(
@@ -541,6 +543,7 @@ def test_r16_to_r22_random_sessions_match_the_budget_arithmetic(
     )
 
 
+@pytest.mark.slow  # several seconds: make test, not make check
 @SESSION_SETTINGS
 @given(sessions(), budgets, estimators)
 def test_r23_random_builds_are_deterministic_and_isolated(
@@ -563,6 +566,7 @@ def test_r23_random_builds_are_deterministic_and_isolated(
     assert build_context(path, **budget, estimate_tokens=estimate) == second
 
 
+@pytest.mark.slow  # several seconds: make test, not make check
 @SESSION_SETTINGS
 @given(sessions(), budgets, estimators)
 def test_r18_a_resume_keeps_only_entries_from_first_kept_onward(
@@ -583,6 +587,7 @@ def test_r18_a_resume_keeps_only_entries_from_first_kept_onward(
     assert huge.reason == "within_budget"
 
 
+@pytest.mark.slow  # several seconds: make test, not make check
 @SESSION_SETTINGS
 @given(sessions(), st.data())
 def test_r27_only_group_starts_can_be_first_kept(

@@ -95,6 +95,7 @@ def test_failure_messages_are_counted_with_digits_folded(tmp_path: Path) -> None
     assert folded("R19: kept u3, H1 and 12 of 40\nsecond line") == "R19: kept u3, H1 and N of N"
 
 
+@pytest.mark.slow  # several seconds: make test, not make check
 def test_the_report_of_a_generated_class_has_every_section_and_chart(tmp_path: Path) -> None:
     results = generated_class(students=48)
     path = tmp_path / "grades.csv"
