@@ -20,6 +20,8 @@ from sessions import GROUP_SIZE, candidates, generate_session, pi_lines, tenth_b
 from course_lib import build_context, estimate_tokens_chars, group_interactions, path_to
 from course_lib.importers import load_session
 
+pytestmark = pytest.mark.slow  # the benchmark itself on tiny inputs, in subprocesses: make test, not make check
+
 
 @pytest.mark.parametrize("n_entries", [1 + GROUP_SIZE, 12, 13, 14, 15, 101, 1_001])
 def test_generated_session_has_exactly_n_entries_in_complete_groups(n_entries: int) -> None:
@@ -97,7 +99,6 @@ def test_resume_gives_the_context_of_the_path_itself(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.slow  # several seconds: make test, not make check
 @pytest.mark.parametrize("part", ["size:200", "explorer:300", "import:0.05"])
 def test_each_measurement_runs_in_a_fresh_process(part: str) -> None:
     measured = bench.in_fresh_process(part)
