@@ -22,7 +22,6 @@ from .models import AgentMessage, CompactionEntry, MessageEntry, MetadataEntry, 
 from .parsing import copy_model, fresh_copy, parse_session_entry
 from .system_prompt import current_system_message
 
-_ENTRY_MODELS = frozenset({MessageEntry, MetadataEntry, CompactionEntry})
 _FLOAT_RANGE = 2**1023
 """Up to here an int is a finite number as ``is_token_count`` sees it, checked in one comparison."""
 
@@ -167,20 +166,30 @@ def _scan(active_path: Iterable[SessionEntry | Mapping[str, Any]]) -> _Scan:
     messages: list[MessageEntry] = []
     systems: list[SystemMessage] = []
     compaction: CompactionEntry | None = None
+    item: Any  # told apart by its exact type below, which mypy cannot follow through ``type(item) is``
     for item in active_path:
-        # An exact type check first: isinstance on a pydantic class goes through ABCMeta.
-        entry = (
-            cast(SessionEntry, item)
-            if type(item) in _ENTRY_MODELS or isinstance(item, BaseModel)
-            else parse_session_entry(item)
-        )
+        # Exact types first: the course's own models, told apart without reading their fields
+        # (each read is a cache miss on a long path) and without isinstance, which on a pydantic
+        # class goes through ABCMeta. Anything else is parsed (R1) or read by its ``type``.
+        kind = type(item)
+        if kind is MessageEntry:
+            entry: SessionEntry = item
+            messages.append(item)
+            if type(item.message) is SystemMessage:
+                systems.append(item.message)
+        elif kind is MetadataEntry:
+            entry = item
+        elif kind is CompactionEntry:
+            entry = compaction = item
+        else:
+            entry = cast(SessionEntry, item) if isinstance(item, BaseModel) else parse_session_entry(item)
+            if entry.type == "message":
+                messages.append(entry)
+                if entry.message.role == "system":
+                    systems.append(entry.message)
+            elif entry.type == "compaction":
+                compaction = entry
         path.append(entry)
-        if entry.type == "message":
-            messages.append(entry)
-            if entry.message.role == "system":
-                systems.append(entry.message)
-        elif entry.type == "compaction":
-            compaction = entry
     return _Scan(path, messages, systems, compaction)
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from . import tool_facts
 from .errors import InteractionError
-from .models import AssistantMessage, MessageEntry, ToolResultMessage
+from .models import AssistantMessage, MessageEntry
 from .parsing import fresh_copy
 
 
@@ -40,53 +41,83 @@ def group_interactions(message_entries: Iterable[MessageEntry]) -> list[Interact
 
 
 def interaction_spans(entries: Sequence[MessageEntry]) -> list[tuple[MessageEntry, ...]]:
-    """The groups without copies: frozen entries are shared, for readers inside the package."""
+    """The groups without copies: frozen entries are shared, for readers inside the package.
+
+    One walk over the entries (on a long path every walk is a trip through main memory):
+    a group's tool facts are gathered as its entries go by, and checked when it closes (R12).
+    The role names the course's message models, so it is read instead of asking
+    ``isinstance`` (which, on a pydantic class, goes through ``ABCMeta``).
+    """
     groups: list[tuple[MessageEntry, ...]] = []
     current: list[MessageEntry] = []
+    facts = _ToolFacts()
     for entry in entries:
         if getattr(entry, "type", None) != "message":
             raise InteractionError(
                 f"entry {entry.id!r} is a {entry.type} entry; group_interactions takes message entries",
                 entry_ids=(entry.id,),
             )
-        message = entry.message
-        role = message.role  # the role names the message's model: reading it is cheaper than isinstance
-        if role == "system":
-            continue  # R14: prompt state, never part of a group
+        message: Any = entry.message  # its role names its model (mypy cannot narrow on it)
+        role = message.role
         if role == "user":
             if current:
-                groups.append(_closed(current))
+                groups.append(facts.closed(current))
+                facts = _ToolFacts()
             current = [entry]
+        elif role == "system":
+            continue  # R14: prompt state, never part of a group
         elif not current:
-            raise tool_facts.before_first_user(entry.id, message.role)
+            raise tool_facts.before_first_user(entry.id, role)
         else:
             current.append(entry)
+            if role == "assistant":
+                facts.declare(message, entry.id)
+            elif role == "toolResult":
+                facts.answer(message.tool_call_id, entry.id)
     if current:
-        groups.append(_closed(current))
+        groups.append(facts.closed(current))
     return groups
 
 
-def _closed(group: list[MessageEntry]) -> tuple[MessageEntry, ...]:
-    """Check the group's tool facts by id only; positions and completion order do not matter (R12)."""
-    start = group[0].id
-    calls: dict[str, str] = {}
-    results: dict[str, str] = {}
-    for entry in group:
-        message = entry.message
-        if isinstance(message, AssistantMessage):
-            for call_id in tool_facts.tool_call_ids(message):
-                if call_id in calls:
-                    raise tool_facts.declared_twice(call_id, calls[call_id], entry.id)
-                calls[call_id] = entry.id
-        elif isinstance(message, ToolResultMessage):
-            call_id = message.tool_call_id
-            if call_id in results:
-                raise tool_facts.answered_twice(call_id, results[call_id], entry.id)
-            results[call_id] = entry.id
-    for call_id, result_id in results.items():
-        if call_id not in calls:
-            raise tool_facts.unknown_call(result_id, call_id, start)
-    for call_id, call_entry in calls.items():
-        if call_id not in results:
-            raise tool_facts.unanswered(call_id, call_entry, start)
-    return tuple(group)
+class _ToolFacts:
+    """One group's tool calls and results by id; positions and completion order do not matter (R12).
+
+    The first call declared twice or result given twice is kept, not raised, until the group
+    closes: a later entry that is no message at all is reported first, as it always was.
+    """
+
+    __slots__ = ("calls", "results", "error")
+
+    def __init__(self) -> None:
+        self.calls: dict[str, str] = {}
+        self.results: dict[str, str] = {}
+        self.error: InteractionError | None = None
+
+    def declare(self, message: AssistantMessage, entry_id: str) -> None:
+        calls = self.calls
+        for block in message.content:
+            if block.type == "toolCall":
+                call_id = block.id
+                if call_id in calls and self.error is None:
+                    self.error = tool_facts.declared_twice(call_id, calls[call_id], entry_id)
+                calls.setdefault(call_id, entry_id)
+
+    def answer(self, call_id: str, entry_id: str) -> None:
+        results = self.results
+        if call_id in results and self.error is None:
+            self.error = tool_facts.answered_twice(call_id, results[call_id], entry_id)
+        results.setdefault(call_id, entry_id)
+
+    def closed(self, group: list[MessageEntry]) -> tuple[MessageEntry, ...]:
+        if self.error is not None:
+            raise self.error
+        calls, results = self.calls, self.results
+        if calls.keys() != results.keys():  # the common case, a whole group, in one comparison
+            start = group[0].id
+            for call_id, result_id in results.items():
+                if call_id not in calls:
+                    raise tool_facts.unknown_call(result_id, call_id, start)
+            for call_id, call_entry in calls.items():
+                if call_id not in results:
+                    raise tool_facts.unanswered(call_id, call_entry, start)
+        return tuple(group)

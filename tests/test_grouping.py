@@ -245,3 +245,31 @@ def test_r13_fixture_groups_keep_path_order() -> None:
         ["u2", "a2"],
         ["u3", "calls", "r-test", "r-read", "a3"],
     ]
+
+
+def test_r12_the_first_broken_fact_of_a_group_is_the_one_reported() -> None:
+    """Facts are gathered as the group goes by and judged when it closes: the first duplicate
+    in path order wins, whether a call or a result, and a missing result only after that."""
+    error = _bad_group(
+        PathBuilder()
+        .user("u1", "go")
+        .assistant("c", tool_calls=[("k", "read", {}), ("m", "test", {})])
+        .tool_result("r1", "k", "read", "ok")
+        .tool_result("r2", "k", "read", "again")
+        .assistant("c2", tool_calls=[("m", "test", {})])
+    )
+    assert (error.call_id, set(error.entry_ids)) == ("k", {"r1", "r2"})
+
+
+def test_r11_an_entry_that_is_no_message_is_reported_before_its_groups_broken_facts() -> None:
+    """The group is judged when it closes, so a later metadata entry inside it is named first."""
+    path = (
+        PathBuilder()
+        .user("u1", "go")
+        .assistant("c1", tool_calls=[("k", "read", {})])
+        .assistant("c2", tool_calls=[("k", "read", {})])
+        .metadata("meta", "k", 1)
+        .entries
+    )
+    with pytest.raises(InteractionError, match="'meta'"):
+        _group(path)
