@@ -34,8 +34,9 @@ Every measurement runs in a Python process of its own (``python bench.py --part
 the process holds a large, fragmented heap that slows every allocation after it,
 and a ratio would then depend on the order of the measurements.
 
-Timing is timeit-style (best of N runs, garbage collector paused) with two
-differences. The clock is the process's CPU time (``time.process_time``): the
+Timing is timeit-style (best of N runs, garbage collector paused) with three
+differences. The calls a ratio compares take turns (``best_times``), so drift in
+the machine's speed reaches both sides of it. The clock is the process's CPU time (``time.process_time``): the
 work timed is single-threaded, so on an idle machine that is the wall time, and on
 a machine shared with other jobs it leaves out the time the process waited for a
 core, which otherwise swamps every ratio. And every run starts with cold CPU caches. Warm, a 1k
@@ -107,30 +108,43 @@ def cold_caches() -> None:
 
 
 def best_time(fn: Callable[[], object], *, repeat: int = 11, max_total: float = 4.0, collector: bool = False) -> float:
-    """Seconds for one call: the best of ``repeat`` cold-cache runs, after one warm-up.
+    """Seconds for one call: the best of ``repeat`` cold-cache runs, after one warm-up (see ``best_times``)."""
+    return best_times({"fn": fn}, repeat=repeat, max_total=max_total, collector=collector)["fn"]
 
-    ``max_total`` stops repeating a slow call early (after at least two runs),
-    so the whole benchmark stays around a minute on two cores. The garbage
+
+def best_times(
+    fns: dict[str, Callable[[], object]], *, repeat: int = 11, max_total: float = 4.0, collector: bool = False
+) -> dict[str, float]:
+    """Seconds for one call of each, by name: the best of ``repeat`` rounds, after one warm-up each.
+
+    The calls take turns, one run of each per round, so a ratio of two of them
+    compares runs made a moment apart: on a machine whose speed drifts for seconds
+    at a time (other jobs, the kernel's memory scans), timing one call eleven times
+    and then the other eleven times would let the drift into the ratio.
+    ``max_total`` stops repeating slow calls early (after at least two rounds), so
+    the whole benchmark stays around ten minutes on two cores. The garbage
     collector is paused, as timeit does, unless ``collector`` (a user's process).
     """
     gc.collect()  # start from a clean heap, not the garbage of the previous measurement
-    fn()  # warm-up: first-call costs such as building pydantic's validators
-    times: list[float] = []
+    for fn in fns.values():
+        fn()  # warm-up: first-call costs such as building pydantic's validators
+    times: dict[str, list[float]] = {name: [] for name in fns}
     gc_was_enabled = gc.isenabled()
     if not collector:
         gc.disable()  # as timeit does
     try:
-        while len(times) < max(2, repeat):
-            cold_caches()
-            start = time.process_time()
-            fn()
-            times.append(time.process_time() - start)
-            if len(times) >= 2 and sum(times) > max_total:
+        for round_ in range(1, max(2, repeat) + 1):
+            for name, fn in fns.items():
+                cold_caches()
+                start = time.process_time()
+                fn()
+                times[name].append(time.process_time() - start)
+            if round_ >= 2 and sum(map(sum, times.values())) > max_total:
                 break
     finally:
         if gc_was_enabled:
             gc.enable()
-    return min(times)
+    return {name: min(runs) for name, runs in times.items()}
 
 
 def floor(path: Sequence[MessageEntry]) -> None:
@@ -220,13 +234,15 @@ def measure(n_entries: int, workdir: Path, *, repeat: int = 11) -> Row:
     system = [entry for entry in path if entry.type == "message" and entry.message.role == "system"]
     estimated = system + candidates(path)
 
-    def timed(fn: Callable[[], object], collector: bool = False) -> float:
-        return best_time(
-            fn, repeat=repeat, max_total=max(4.0, repeat * 3.0), collector=collector
-        )  # three runs even at 100k
+    def timed(fns: dict[str, Callable[[], object]], collector: bool = False) -> dict[str, float]:
+        return best_times(fns, repeat=repeat, max_total=max(4.0, repeat * 3.0) * len(fns), collector=collector)
 
-    build = timed(lambda: build_context(path, estimate_tokens=estimate_tokens_chars, **budget))
-    floor_time = timed(lambda: floor(estimated))
+    projection = timed(  # three runs each even at 100k
+        {
+            "build": lambda: build_context(path, estimate_tokens=estimate_tokens_chars, **budget),
+            "floor": lambda: floor(estimated),
+        }
+    )
 
     jsonl = workdir / f"session-{n_entries}.jsonl"
     write_jsonl(path, jsonl)
@@ -241,20 +257,27 @@ def measure(n_entries: int, workdir: Path, *, repeat: int = 11) -> Row:
         forget_index(jsonl)
         JsonlSessionStore.open(jsonl, fsync=False).entries()
 
-    return Row(
-        entries=n_entries,
-        kept=len(result.kept_entry_ids),
-        loads=timed(lambda: json_loads_lines(jsonl)),
-        first_open=timed(first_open),
-        reopen=timed(lambda: JsonlSessionStore.open(jsonl, fsync=False).entries()),
-        resume=timed(lambda: resume(jsonl, leaf, budget)),
-        lazy_reopen=timed(lambda: JsonlSessionStore.open(jsonl, fsync=False)),
-        build=build,
-        floor=floor_time,
-        loads_collector=timed(lambda: json_loads_lines(jsonl), collector=True),
-        first_open_collector=timed(first_open, collector=True),
-        reopen_collector=timed(lambda: JsonlSessionStore.open(jsonl, fsync=False).entries(), collector=True),
+    def reopen() -> None:
+        JsonlSessionStore.open(jsonl, fsync=False).entries()
+
+    opens = timed(
+        {
+            "loads": lambda: json_loads_lines(jsonl),
+            "first_open": first_open,
+            "reopen": reopen,
+            "resume": lambda: resume(jsonl, leaf, budget),
+            "lazy_reopen": lambda: JsonlSessionStore.open(jsonl, fsync=False),
+        }
     )
+    collected = timed(
+        {
+            "loads_collector": lambda: json_loads_lines(jsonl),
+            "first_open_collector": first_open,
+            "reopen_collector": reopen,
+        },
+        collector=True,
+    )
+    return Row(entries=n_entries, kept=len(result.kept_entry_ids), **projection, **opens, **collected)
 
 
 def resume(jsonl: Path, leaf: str, budget: dict[str, int]) -> object:
@@ -296,12 +319,10 @@ def measure_import(megabytes: float, workdir: Path, *, repeat: int = 5) -> Impor
     imported = load_session(log)
     if imported.format != "pi" or imported.skipped or not imported.entries:
         raise AssertionError(f"{log} should import as pi with nothing skipped")
-    return Import(
-        megabytes=size / 1e6,
-        entries=len(imported.entries),
-        load=best_time(lambda: load_session(log), repeat=repeat, max_total=30.0),
-        loads=best_time(lambda: json_loads_lines(log), repeat=repeat, max_total=30.0),
+    timings = best_times(
+        {"load": lambda: load_session(log), "loads": lambda: json_loads_lines(log)}, repeat=repeat, max_total=60.0
     )
+    return Import(megabytes=size / 1e6, entries=len(imported.entries), **timings)
 
 
 def table(rows: Sequence[Row]) -> str:

@@ -180,3 +180,11 @@ def test_growth_is_judged_against_the_baselines_own_growth() -> None:
         large = _row(100_000, loads=15.0, first_open=15.0, reopen=reopen, resume=15.0, build=10.0, floor=10.0)
         checks = {sentence.split(" (")[0]: ok for ok, sentence in bench.verdicts([small, large])}
         assert checks[f"reopen + entries() grows {reopen:.1f}x from 10000 to 100000 entries"] is passed
+
+
+def test_the_calls_a_ratio_compares_take_turns() -> None:
+    """Drift in the machine's speed must reach both sides of a ratio: one run of each per round."""
+    order: list[str] = []
+    seconds = bench.best_times({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, repeat=3)
+    assert set(seconds) == {"a", "b"} and min(seconds.values()) >= 0
+    assert order == ["a", "b"] + ["a", "b"] * 3  # the warm-ups, then three rounds
