@@ -11,6 +11,9 @@ plain stdlib ``json.loads`` of the same lines (dicts only, no checks at all):
   every line), then every entry;
 * reopen + ``path_to(leaf)`` + ``build_context``: resuming from the leaf;
 * the lazy reopen alone (an extra row: nothing is built until asked for);
+* pydantic-core's ``validate_json`` of the same lines and nothing else (an extra
+  row: the models a reopen hands out, built at the validator's own speed, which
+  bounds from below what any reopen that builds new models can take);
 * ``build_context`` with a budget that keeps about a tenth of the candidates,
   against its floor: one ``estimate_tokens_chars`` call per message it has to
   estimate, the least work any projection that looks at every candidate does,
@@ -75,6 +78,7 @@ from course_lib import (
 )
 from course_lib.explorer import ProjectionExplorer
 from course_lib.importers import load_session
+from course_lib.parsing import ENTRY_ADAPTER
 from course_lib.store_index import CACHE_ENV, forget_index
 
 SIZES = (1_000, 10_000, 100_000)
@@ -158,6 +162,13 @@ def json_loads_lines(path: Path) -> list[object]:
     return [json.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
 
 
+def models_only(path: Path) -> list[object]:
+    """What building the entries costs at pydantic-core's own speed: every line straight into
+    the models, no checks of the store's, no tree, no index (the least a reopen does)."""
+    validate = ENTRY_ADAPTER.validator.validate_json
+    return [validate(line, by_alias=True, by_name=False) for line in path.read_bytes().splitlines() if line.strip()]
+
+
 def write_jsonl(path: Sequence[SessionEntry], target: Path) -> None:
     """The file a store would have written: one wire-format line per entry (R8)."""
     target.write_bytes(b"".join(entry.model_dump_json(by_alias=True).encode("utf-8") + b"\n" for entry in path))
@@ -176,6 +187,10 @@ class Row:
     lazy_reopen: float
     build: float
     floor: float
+    models_only: float = 0.0
+    """pydantic-core's ``validate_json`` of the same lines and nothing else: the models a reopen
+    hands out, built at the validator's own speed (information: the least any reopen that builds
+    them can take)."""
     loads_collector: float = 0.0
     """The same three, with the garbage collector on as in a user's process (not a target)."""
     first_open_collector: float = 0.0
@@ -191,6 +206,7 @@ OPERATIONS = (
     ("reopen + entries()", "reopen"),
     ("reopen + path_to + build_context", "resume"),
     ("lazy reopen", "lazy_reopen"),
+    ("models only: validate_json of the lines", "models_only"),
 )
 """The user-level rows of the table, each shown against json.loads of the same lines."""
 
@@ -267,6 +283,7 @@ def measure(n_entries: int, workdir: Path, *, repeat: int = 11) -> Row:
             "reopen": reopen,
             "resume": lambda: resume(jsonl, leaf, budget),
             "lazy_reopen": lambda: JsonlSessionStore.open(jsonl, fsync=False),
+            "models_only": lambda: models_only(jsonl),
         }
     )
     collected = timed(
@@ -440,6 +457,12 @@ def references(rows: Sequence[Row], redraws: Sequence[Redraw] = ()) -> list[str]
             for small, large in zip(rows, rows[1:])
         )
         lines.append(f"{name} grows {growth}")
+    lines += [
+        f"building the models alone (pydantic-core's validate_json of the lines) takes {row.models_only / row.loads:.2f}x"
+        f" json.loads at {row.entries} entries: no reopen that hands out new models can be faster"
+        for row in rows
+        if row.models_only and row.entries in TARGET_SIZES
+    ]
     lines += [f"the page slider redraws in {_ms(redraw.page_slider)} at {redraw.entries} entries" for redraw in redraws]
     return lines
 

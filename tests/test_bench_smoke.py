@@ -7,6 +7,7 @@ PASS/MISS lines must follow from the measured numbers.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -78,10 +79,19 @@ def test_the_pi_log_imports_the_same_messages(tmp_path: Path) -> None:
 def test_measure_runs_every_timing_on_a_tiny_session(tmp_path: Path) -> None:
     row = bench.measure(200, tmp_path, repeat=2)
     assert row.entries == 200 and 0 < row.kept < 200
-    timings = (row.loads, row.first_open, row.reopen, row.resume, row.lazy_reopen, row.build, row.floor)
+    timings = (
+        row.loads,
+        row.first_open,
+        row.reopen,
+        row.resume,
+        row.lazy_reopen,
+        row.models_only,
+        row.build,
+        row.floor,
+    )
     assert all(seconds > 0 for seconds in timings)
     lines = bench.table([row]).splitlines()
-    assert [line.split(" (")[0].rsplit(" ", 2)[0].strip() for line in lines[1:6]] == [
+    assert [line.split(" (")[0].rsplit(" ", 2)[0].strip() for line in lines[1:7]] == [
         "json.loads of the lines",
         *(name for name, _ in bench.OPERATIONS),
     ]
@@ -188,3 +198,14 @@ def test_the_calls_a_ratio_compares_take_turns() -> None:
     seconds = bench.best_times({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, repeat=3)
     assert set(seconds) == {"a", "b"} and min(seconds.values()) >= 0
     assert order == ["a", "b"] + ["a", "b"] * 3  # the warm-ups, then three rounds
+
+
+def test_the_models_alone_are_reported_as_the_least_a_reopen_can_take() -> None:
+    """An INFO line, not a target: building the models at pydantic-core's speed, against json.loads."""
+    row = dataclasses.replace(
+        _row(10_000, loads=1.0, first_open=2.0, reopen=1.5, resume=2.0, build=3.0, floor=1.0), models_only=1.2
+    )
+    assert any(
+        line.startswith("building the models alone") and "1.20x json.loads at 10000 entries" in line
+        for line in bench.references([row])
+    )
