@@ -83,7 +83,7 @@ class _ToolFacts:
     """One group's tool calls and results by id; positions and completion order do not matter (R12).
 
     The first call declared twice or result given twice is kept, not raised, until the group
-    closes: a later entry that is no message at all is reported first, as it always was.
+    closes, so a later entry of the group that is no message at all is reported before it.
     """
 
     __slots__ = ("calls", "results", "error")
