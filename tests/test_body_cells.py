@@ -213,6 +213,7 @@ def test_no_body_cell_praises_a_mutant_the_checklist_fails(mutant: Mutant) -> No
     assert not found, f"{run.checklist.summary} for {mutant.description!r} ({mutant.rule}), yet:\n" + "\n".join(found)
 
 
+@pytest.mark.slow  # seconds of work (subprocesses, searches): make test runs it, make check does not
 def test_the_solutions_show_no_failure() -> None:
     """Every lab's solution: a checklist that passes and no ❌, ⚠️ or crash in any body cell."""
     for lab in sorted({m.lab for m in MUTANTS}):

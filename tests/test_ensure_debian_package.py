@@ -10,6 +10,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "ensure-debian-package.sh"
 
 
@@ -30,6 +32,7 @@ def test_a_present_program_needs_nothing() -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
+@pytest.mark.slow  # seconds of work (subprocesses, searches): make test runs it, make check does not
 def test_without_a_terminal_or_consent_it_says_what_it_would_install_and_refuses(tmp_path: Path) -> None:
     missing = tmp_path / "chromium"
     done = run("chromium", "the browser test (make test-browser)", str(missing), "about 130 packages")

@@ -78,6 +78,7 @@ def test_answers_hard_coded_to_the_example_fail_the_hidden_cases(tmp_path: Path)
     assert [t.passed for t in result.tests if t.hidden] == [False] * 4
 
 
+@pytest.mark.slow  # seconds of work (subprocesses, searches): make test runs it, make check does not
 def test_a_failed_hidden_test_shows_a_shrunk_practice_counterexample(tmp_path: Path) -> None:
     """The counterexample comes from the practice seed, is shrunk, and shows budget, expected and got at one path."""
     result = grade_in_process("11.3", namespace("11.3", corpus("partly_correct")))
@@ -143,6 +144,7 @@ def test_numbers_compare_by_value() -> None:
 
 
 @pytest.mark.parametrize("lab", LABS)
+@pytest.mark.slow  # seconds of work (subprocesses, searches): make test runs it, make check does not
 def test_every_seed_holds_the_fixed_covering_set(lab: str) -> None:
     """The covering calls are in every run whatever the seed, with the same inputs and expectations."""
     fixed = [

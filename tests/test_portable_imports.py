@@ -10,6 +10,8 @@ import pkgutil
 import subprocess
 import sys
 
+import pytest
+
 import course_lib
 
 LEARNER_MODULES = sorted(
@@ -32,6 +34,7 @@ def test_the_list_covers_the_modules_learners_meet() -> None:
         assert name in LEARNER_MODULES
 
 
+@pytest.mark.slow  # seconds of work (subprocesses, searches): make test runs it, make check does not
 def test_learner_modules_import_without_fcntl_and_resource() -> None:
     code = (
         "import importlib, sys\n"

@@ -337,6 +337,7 @@ def _has_nan(value: Any) -> bool:
 
 @SETTINGS
 @given(entries, st.data())
+@pytest.mark.slow  # seconds of work (subprocesses, searches): make test runs it, make check does not
 def test_r1_several_mutations_never_raise_anything_but_session_entry_error(entry: Any, data: st.DataObject) -> None:
     wire = to_json_dict(entry)
     for _ in range(data.draw(st.integers(2, 4))):

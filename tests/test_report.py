@@ -134,6 +134,7 @@ def test_hostile_student_ids_are_text_in_the_page_and_the_charts(tmp_path: Path)
     assert "No companion file with the results" in page
 
 
+@pytest.mark.slow  # seconds of work (subprocesses, searches): make test runs it, make check does not
 def test_the_command_writes_the_report_and_refuses_what_is_not_a_grades_csv(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -116,6 +116,7 @@ def _recover(source: Path, target: Path) -> Callable[[int], None]:
     return work
 
 
+@pytest.mark.slow  # seconds of work (subprocesses, searches): make test runs it, make check does not
 def test_r8_a_recovery_killed_at_random_points_leaves_no_half_target(tmp_path: Path) -> None:
     source = tmp_path / "crashed.jsonl"
     with JsonlSessionStore.open(source, fsync=False) as store:

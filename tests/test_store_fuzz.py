@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from wire_samples import ALL_WIRE_FACTORIES
@@ -143,6 +144,7 @@ def mutated_lines(draw: st.DrawFn) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
+@pytest.mark.slow  # seconds of work (subprocesses, searches): make test runs it, make check does not
 @FUZZ
 @given(raw=mutated_lines())
 def test_r2_r8_every_refusal_is_short_in_the_course_words_and_names_the_line(raw: bytes) -> None:

@@ -51,6 +51,7 @@ def _mutant(name: str) -> Mutant:
     return next(m for m in MUTANTS if m.name == name)
 
 
+@pytest.mark.slow  # seconds of work (subprocesses, searches): make test runs it, make check does not
 def test_system_replayed_from_the_suffix_is_r16_both_ways() -> None:
     """The row of the issue: inline ✅ and graded ❌ R23 before; now both ❌ naming R16."""
     mutant = _mutant("11_5_system_from_suffix")
