@@ -72,7 +72,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import jiter
 from sessions import candidates, generate_session, tenth_budget, write_pi_log
 
 from course_lib import (
@@ -86,6 +85,7 @@ from course_lib.explorer import ProjectionExplorer
 from course_lib.importers import load_session
 from course_lib.parsing import ENTRY_ADAPTER
 from course_lib.store_index import CACHE_ENV, forget_index
+from course_lib.store_lines import validate_lines
 
 SIZES = (1_000, 10_000, 100_000)
 EXPLORER_SIZES = (10_000, 100_000)
@@ -132,7 +132,7 @@ def best_times(
     at a time (other jobs, the kernel's memory scans), timing one call eleven times
     and then the other eleven times would let the drift into the ratio.
     ``max_total`` stops repeating slow calls early (after at least two rounds), so
-    the whole benchmark stays around ten minutes on two cores. The garbage
+    the whole benchmark stays around thirteen minutes on two cores. The garbage
     collector is paused, as timeit does, unless ``collector`` (a user's process).
     """
     gc.collect()  # start from a clean heap, not the garbage of the previous measurement
@@ -175,16 +175,11 @@ def models_only(path: Path) -> list[object]:
     return [validate(line, by_alias=True, by_name=False) for line in path.read_bytes().splitlines() if line.strip()]
 
 
-def checked_models(path: Path) -> list[object]:
-    """What validating the lines costs with no store around it: ``models_only`` plus jiter's read of
-    each line for repeated keys, which pydantic-core does not refuse (the least a first open does)."""
-    validate, check_keys = ENTRY_ADAPTER.validator.validate_json, jiter.from_json
-    models = []
-    for line in path.read_bytes().splitlines():
-        if line.strip():
-            check_keys(line, catch_duplicate_keys=True, cache_mode="keys")
-            models.append(validate(line, by_alias=True, by_name=False))
-    return models
+def checked_models(path: Path) -> list[object] | None:
+    """What validating the lines costs with no store around it: the store's own bulk check
+    (``store_lines.validate_lines``: jiter's read of each line for repeated keys, which
+    pydantic-core does not refuse, then ``models_only``), nothing else (the least a first open does)."""
+    return validate_lines([line for line in path.read_bytes().splitlines() if line.strip()])
 
 
 def write_jsonl(path: Sequence[SessionEntry], target: Path) -> None:
