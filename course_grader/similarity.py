@@ -30,7 +30,6 @@ in docs/grading.md (``python scripts/similarity_figures.py`` measures them).
 from __future__ import annotations
 
 import ast
-import importlib.util
 import io
 import os
 import re
@@ -61,6 +60,8 @@ MIN_SHARED = 250
 rules all but dictate the code (the course's own 11.4 solution shares 58 % with ``course_lib``'s, in 207)."""
 MAX_CELL = 200_000
 """Characters of a cell compared (the first ones): a 20 MB cell is not worth a minute of tokenising."""
+NAMED = 5
+"""Other submissions a cell's notes name, the closest first (the rest are counted)."""
 PREFIX = "similarity (reported, not judged; the score is unchanged): "
 """How every similarity note starts: the report finds them by it, the feedback pages leave them out."""
 
@@ -152,7 +153,7 @@ def is_similarity_note(text: str) -> bool:
 
 
 def _percent(share: float) -> int:
-    return int(share * 100)  # floored: 59.9 % is not shown as the threshold's 60 %
+    return int(share * 100)  # floored: 49.9 % is never shown as the threshold's 50 %
 
 
 @cache
@@ -168,12 +169,15 @@ def reference_texts(lab: str) -> tuple[Text, ...]:
     Read from the installed package (the one a learner can open and paste),
     without importing it.
     """
+    package = Path(lab_registry.__file__).parent  # course_lib, as installed
     texts: list[Text] = []
     for withheld in lab_registry.lab(lab).withheld:
-        spec = importlib.util.find_spec(withheld.module)
-        if spec is None or spec.origin is None:
+        top, *parts = withheld.module.split(".")
+        module = package.joinpath(*parts)
+        path = module.with_suffix(".py") if module.with_suffix(".py").is_file() else module / "__init__.py"
+        if top != package.name or not path.is_file():
             continue
-        source = Path(spec.origin).read_text(encoding="utf-8")
+        source = path.read_text(encoding="utf-8")
         if withheld.names:
             tree = ast.parse(source)
             wanted = [
@@ -183,8 +187,7 @@ def reference_texts(lab: str) -> tuple[Text, ...]:
                 and node.name in withheld.names
             ]
             source = "\n\n\n".join(wanted)
-        root = Path(spec.origin).parents[withheld.module.count(".")]
-        texts.append(Text(Path(spec.origin).relative_to(root).as_posix(), None, 0, source))
+        texts.append(Text(path.relative_to(package.parent).as_posix(), None, 0, source))
     return tuple(texts)
 
 
@@ -267,6 +270,23 @@ def compare_lab(
     return sorted(found.values(), key=lambda m: (m.file, m.cell, m.other_student is not None, m.other, m.other_cell))
 
 
+def closest_per_cell(found: Iterable[Match]) -> list[tuple[tuple[str, int], list[Match], int]]:
+    """Per submitted cell, its references and its ``NAMED`` closest other cells, and how many more there are.
+
+    Where a whole class hands in one leaked solution, each row names a few
+    others, not the class; the report shows every pair a note names.
+    """
+    cells: dict[tuple[str, int], list[Match]] = {}
+    for match in found:
+        cells.setdefault((match.file, match.cell), []).append(match)
+    kept = []
+    for key, matches in cells.items():
+        references = [m for m in matches if m.reference]
+        others = sorted((m for m in matches if not m.reference), key=lambda m: (-max(m.share, m.other_share), m.other))
+        kept.append((key, references + others[:NAMED], max(0, len(others) - NAMED)))
+    return kept
+
+
 def noted(
     results: Sequence[GradeResult], root: str | os.PathLike[str], labs_dir: str | Path | None = None
 ) -> list[GradeResult]:
@@ -301,8 +321,10 @@ def noted(
         except Exception as exc:  # noqa: BLE001 - a report, never a lost batch: the grades are already made
             print(f"warning: similarity of Lab {lab} not compared ({type(exc).__name__}: {exc})", file=sys.stderr)
             continue
-        for match in found:
-            notes.setdefault(match.file, []).append(note(match))
+        for (file, cell), named, more in closest_per_cell(found):
+            notes.setdefault(file, []).extend(note(match) for match in named)
+            if more:
+                notes[file].append(f"{PREFIX}exercise cell {cell} is alike {more} more submissions' cells than these")
     return [
         result.model_copy(update={"notes": (*result.notes, *notes[result.submission])})
         if result.submission in notes

@@ -87,6 +87,14 @@ def test_two_students_with_the_same_code_are_both_noted_and_nothing_else_changes
         assert after.notes[: len(before.notes)] == before.notes
 
 
+def test_a_class_handing_in_one_solution_names_the_closest_few_and_counts_the_rest(tmp_path: Path) -> None:
+    rows = batch(tmp_path, {f"s{index}": solution("11.2") for index in range(similarity.NAMED + 3)}, lab="11.2")
+    first = similarity.noted(rows, tmp_path)[0]
+    added = first.notes[len(rows[0].notes) :]
+    assert len(added) == similarity.NAMED + 1
+    assert added[-1] == f"{similarity.PREFIX}exercise cell 1 is alike 2 more submissions' cells than these"
+
+
 def test_one_students_own_duplicates_are_not_a_copy(tmp_path: Path) -> None:
     rows = batch(tmp_path, {"alice": solution("11.3")})
     again = tmp_path / "alice" / "lab_11_3_build_context-1.ipynb"
