@@ -520,6 +520,9 @@ def main(argv: list[str] | None = None) -> int:
         results = grade_folder(
             target, options, jobs=arguments.jobs, progress=not arguments.no_progress, course=course, shard=shard
         )
+        from .similarity import noted  # reported, not judged; copydetect loads only here
+
+        results = noted(results, target, options.labs_dir)
         column = shard_column(*shard, course.settings.duplicates) if shard else None
         frame = write_csv(results, arguments.out, course, shard=column)
         _after_batch(arguments, results, scorer=lambda graded: score(graded, course))

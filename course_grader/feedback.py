@@ -34,6 +34,7 @@ from .pages import render
 from .practice import COUNTEREXAMPLE
 from .results import GradeResult, TestResult, write_atomically
 from .safe_text import shown
+from .similarity import is_similarity_note
 
 MESSAGE_LIMIT = 4_000
 """Characters of a test's message shown (a learner's exception may quote megabytes)."""
@@ -163,7 +164,9 @@ def render_page(result: GradeResult, *, score: ScoreRecord | None = None, rules_
         lab=lab_heading(result.lab),
         status=result.status,
         status_meaning=STATUS_MEANING.get(result.status, ""),
-        notes=[shown(note, NOTE_LIMIT) for note in result.notes],
+        notes=[
+            shown(note, NOTE_LIMIT) for note in result.notes if not is_similarity_note(note)
+        ],  # names others: the CSV's
         checklist=[test for test in tests if not test.hidden],
         hidden=[test for test in tests if test.hidden],
         passed=sum(test.passed for test in tests),

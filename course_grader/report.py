@@ -16,7 +16,10 @@ The page holds, each chart an inline picture drawn with matplotlib:
   *other* tests (undefined, shown as "—", when either does not vary);
 * the most common failure messages, with digits folded (``3 of 17`` and
   ``5 of 17`` are one message) and a hidden test's first failing case left
-  out (``without_case``), so one mistake is one row.
+  out (``without_case``), so one mistake is one row;
+* similarity, reported and not judged: the exercise cells the batch found
+  alike ``course_lib``'s implementation of the lab or another student's
+  (``similarity.py``; read back from the rows' notes), each pair once.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from matplotlib.figure import Figure
 
 from course_lib import lab_registry
 
+from . import similarity
 from .citations import in_rule_order, rules_cited
 from .errors import GradingError
 from .feedback import NAME_LIMIT, lab_heading
@@ -359,8 +363,25 @@ def build_report(grades: Grades, results: list[GradeResult] | None, source: str)
         rules=[{"id": rule, "share": share, "tests": _citing(grades, rule)} for rule, share in shares.items()],
         items=item_stats(grades),
         messages=failure_messages(results, counted_files=set(grades.frame["file"])) if results is not None else None,
+        similar=similar_cells(grades, results),
+        similarity=similarity,
         isnan=math.isnan,
     )
+
+
+def similar_cells(grades: Grades, results: list[GradeResult] | None) -> list[similarity.Match]:
+    """The similarity notes of the counted rows (the records' whole notes, else the CSV's, joined with `` | ``)."""
+    frame = grades.frame
+    rows: list[tuple[str | None, str, str, Sequence[str]]]
+    if results is not None:
+        counted = set(frame["file"])
+        rows = [(r.lab, r.submission, r.student, r.notes) for r in results if valid(r.submission) in counted]
+    else:
+        rows = [
+            (lab, file, student, str(notes).split(" | "))
+            for lab, file, student, notes in zip(frame["lab"], frame["file"], frame["student"], frame["notes"])
+        ]
+    return similarity.pairs(similarity.matches(rows))
 
 
 def _citing(grades: Grades, rule: str) -> str:
