@@ -258,8 +258,9 @@ def _kept_start(path: Sequence[SessionEntry], first_kept: str, compaction_id: st
     else ``None``. One walk from the end: the latest compaction and the entry it keeps from
     are near the end of a long path, so this reads only the tail."""
     compaction_seen = False
+    ids = path.ids() if type(path) is StoredEntries else None  # a store's ids, read without building its entries
     for position in range(len(path) - 1, -1, -1):
-        entry_id = path[position].id
+        entry_id = path[position].id if ids is None else ids[position]
         if entry_id == compaction_id:
             compaction_seen = True
         if entry_id == first_kept:

@@ -26,7 +26,7 @@ import gc
 import json
 import math
 import operator
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
@@ -198,7 +198,9 @@ class StoredEntries(Sequence[SessionEntry]):
     def __getitem__(self, index: slice) -> list[SessionEntry]: ...
     def __getitem__(self, index: int | slice) -> SessionEntry | list[SessionEntry]:
         if isinstance(index, slice):
-            return [self._entry(position) for position in range(*index.indices(len(self._items)))]
+            positions = range(*index.indices(len(self._items)))
+            self._build(positions)
+            return [self._built[position] for position in positions]
         position = operator.index(index)
         if position < 0:
             position += len(self._items)
@@ -213,12 +215,17 @@ class StoredEntries(Sequence[SessionEntry]):
             self._missing -= 1
         return built
 
+    def _build(self, positions: Iterable[int]) -> None:
+        """The entries at ``positions`` not built yet, built together (``hand_out``: one bulk build)."""
+        built = self._built
+        missing = [position for position in positions if built[position] is _UNBUILT]
+        for position, entry in zip(missing, hand_out([self._items[position] for position in missing])):
+            built[position] = entry
+        self._missing -= len(missing)
+
     def __iter__(self) -> Iterator[SessionEntry]:
         if self._missing:
-            missing = [position for position, built in enumerate(self._built) if built is _UNBUILT]
-            for position, entry in zip(missing, hand_out([self._items[position] for position in missing])):
-                self._built[position] = entry
-            self._missing = 0
+            self._build(range(len(self._items)))
         return iter(self._built)
 
     def __eq__(self, other: object) -> bool:
@@ -236,6 +243,10 @@ class StoredEntries(Sequence[SessionEntry]):
 
     def __repr__(self) -> str:
         return repr(list(self))
+
+    def ids(self) -> list[str]:
+        """Each entry's id, read from the kept lines (or the snapshots): nothing is built."""
+        return [item.id for item in self._items]
 
     def kinds(self) -> str:
         """Each entry's letter in ``KINDS``, read from the kept lines: nothing is built."""
