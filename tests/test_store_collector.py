@@ -57,7 +57,8 @@ def test_objects_the_process_froze_stay_frozen(session: Path) -> None:
     frozen = gc.get_freeze_count()
     assert frozen > 0
     every_way_in(session)
-    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    # Frozen objects that die leave the count, so it may fall a little; settling would have emptied it.
+    assert gc.isenabled() and frozen // 2 < gc.get_freeze_count() <= frozen
 
 
 def test_the_state_is_restored_when_a_line_is_refused(tmp_path: Path) -> None:
