@@ -12,10 +12,13 @@ those promises fast on a long session:
   between them; any refusal sends the caller back line by line (``validate_line``, then
   ``parse_line``, the slow path that words the error with the line and the field, R2, R8).
 * **the index** (``vouched_lines``): the lines the file's validated index covers
-  (``store_index``) are taken as they stand, with the ids and parents it names.
-* **no collection while building** (``collector_paused``): reading a file and handing its
-  entries out pause Python's cyclic garbage collector, which would otherwise walk the
-  new models again and again.
+  (``store_index``) are taken as they stand, with the ids, parents and kinds it names.
+* **entries built when read** (``StoredEntries``): ``entries()`` and ``path_to`` hand out a
+  read-only sequence that builds each model when it is first read, so reading the newest
+  entries of a long session, or resuming from its latest compaction, builds only those.
+* **no collection while building, nor just after** (``collector_paused``): reading a file and
+  handing its entries out pause Python's cyclic garbage collector, which would otherwise walk
+  the new models again and again, and leave what they built in its oldest generation.
 """
 
 from __future__ import annotations
