@@ -1,16 +1,75 @@
 """The whole test run (tests, notebooks, labs) keeps the session indexes it writes (``course_lib.store_index``) in a
 folder of its own, so no test reads or fills the user's cache; notebooks run by nbval
-inherit it through the environment."""
+inherit it through the environment.
+
+It also imports ``course_grader`` before any test module does: importing it keeps nbformat's
+jsonschema from building a grammar nothing uses (3-4 s of every pytest worker's start, issue 31).
+The package itself is lazy, so that import costs a few milliseconds. And a test module whose
+every test the ``-m`` expression deselects is not imported at all (``pytest_ignore_collect``)."""
 
 from __future__ import annotations
 
+import ast
 import atexit
+import itertools
 import os
+import re
 import shutil
 import tempfile
+from pathlib import Path
 
+import pytest
+from _pytest.mark.expression import Expression  # how pytest itself reads -m (no public name for it)
+
+import course_grader  # noqa: F401 - first, so that no test's nbformat builds rfc3987_syntax's grammar (see its __init__)
 from course_lib.store_index import CACHE_ENV
 
 _INDEXES = tempfile.mkdtemp(prefix="course-lib-test-indexes-")
 os.environ[CACHE_ENV] = _INDEXES
 atexit.register(shutil.rmtree, _INDEXES, ignore_errors=True)
+
+
+# --- collecting only what the chosen marks can run --------------------------------------------
+
+_WORDS = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def _module_marks(path: Path) -> set[str] | None:
+    """The marks a test module's ``pytestmark = ...`` gives every test in it, read without importing it."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "pytestmark" for t in node.targets):
+            values = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+            return {
+                value.attr
+                for value in values
+                if isinstance(value, ast.Attribute) and ast.unparse(value.value) == "pytest.mark"
+            }
+    return None
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Leave unimported a test module whose every test the ``-m`` expression deselects.
+
+    Why: make check runs ``-m "not slow and not sandboxed"``, and every pytest worker imports
+    every test module it collects before the marks deselect its tests; the sandboxed modules
+    import the grader's kernel machinery, pandas and the like, for nothing. A module is left out
+    only when its ``pytestmark`` marks, with any others a test in it adds, can never match the
+    expression, so the tests that run are exactly the ones that would have run.
+    """
+    expression = config.option.markexpr
+    if not expression or collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    marks = _module_marks(collection_path)
+    if not marks:
+        return None
+    compiled = Expression.compile(expression)
+    free = sorted({word for word in _WORDS.findall(expression) if word not in {"and", "or", "not"}} - marks)
+    for extra in itertools.chain.from_iterable(itertools.combinations(free, n) for n in range(len(free) + 1)):
+        present = marks | set(extra)
+        if compiled.evaluate(lambda name, /, present=present, **_: name in present):
+            return None  # a test with these marks would run
+    return True

@@ -27,7 +27,17 @@ The names below are loaded on first use, so ``course-grade --help`` starts fast.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
+
+# The grader reads notebooks with nbformat (and runs them with nbclient), which imports jsonschema,
+# which imports rfc3987_syntax when it is installed (jupyter_events pulls it in, with jsonschema's
+# format-nongpl extra) to check the "iri" string formats; importing it builds a Lark grammar, 3-4 s of
+# CPU, most of what starting the grader took. nbformat's schemas use no "iri" format, so nothing here
+# ever needs it. A None in sys.modules makes that one import fail with ImportError (the import
+# system's documented way to block a module), which jsonschema expects: it then registers no "iri"
+# checker. Left alone when the process imported it already (tests/test_grader_start.py).
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None blocks the import
 
 _EXPORTS = {
     "ScoreRecord": "feedback", "render_page": "feedback", "write_feedback": "feedback", "read_records": "records",

@@ -28,9 +28,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from tqdm import tqdm
 
 from course_lib import lab_registry
@@ -45,6 +44,9 @@ from .results import GradeResult, Status
 from .roster import attribute
 from .scoring import score
 from .shard import shard_of
+
+if TYPE_CHECKING:  # pandas loads where a frame is made, so the grader starts without it (issue 31)
+    import pandas as pd
 
 Grade = Callable[..., GradeResult]
 """``grade(path, options, root=root)``, like ``grade_notebook``; module-level, so a spawned worker can import it."""
@@ -394,6 +396,8 @@ def results_frame(
     The columns come in a fixed order (``grades_csv.columns``), whatever order the submissions arrive in;
     the rows in the order given (``grade_folder``'s: path order).
     """
+    import pandas as pd  # loaded on first use, so the grader starts without it (issue 31)
+
     rows: list[dict[str, Any]] = []
     tests: set[str] = set()
     for result in results:

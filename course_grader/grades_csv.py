@@ -22,14 +22,15 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from course_lib import lab_registry
 
 from .errors import GradingError
 from .results import write_atomically
+
+if TYPE_CHECKING:  # pandas loads where a frame is made, so the grader starts without it (issue 31)
+    import pandas as pd
 
 FIRST = ["student", "student_from", "file", "lab"]
 COURSE = ["points", "max_points", "late", "penalty", "score", "submitted", "submitted_from"]
@@ -73,6 +74,8 @@ def row_key(file: str) -> tuple[str, ...]:
 
 def typed(frame: pd.DataFrame) -> pd.DataFrame:
     """Every column in its one type, so a shard's frame and a whole run's write a value the same way."""
+    import pandas as pd  # loaded on first use, so the grader starts without it (issue 31)
+
     frame = frame.copy()
     for column in frame.columns:
         if column in TEXT or SHARD_COLUMN.fullmatch(column):
@@ -89,6 +92,8 @@ def typed(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _missing(value: Any) -> bool:
+    import pandas as pd  # loaded on first use, so the grader starts without it (issue 31)
+
     return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)) or value == ""
 
 
@@ -106,6 +111,8 @@ def write_frame(frame: pd.DataFrame, path: str | Path) -> None:
 
 def read_frame(path: str | Path) -> pd.DataFrame:
     """A grades CSV as the data it was written from: cells un-neutralised, each column in its type."""
+    import pandas as pd  # loaded on first use, so the grader starts without it (issue 31)
+
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -228,6 +235,8 @@ def merge(paths: Sequence[str | Path]) -> pd.DataFrame:
     Refuses anything but one complete set: every file a shard's CSV
     (``--shard I/N``), one N and one duplicates policy, each of 1…N exactly once.
     """
+    import pandas as pd  # loaded on first use, so the grader starts without it (issue 31)
+
     frames = [read_frame(path) for path in paths]
     seen: dict[int, str] = {}
     totals, policies = set(), set()

@@ -30,8 +30,10 @@ from .paths import walk_path
 from .store_lines import (
     KeptLine,
     Parser,
+    StoredEntries,
     collector_paused,
     hand_out,
+    kind_of,
     line_prefix,
     parse_line,
     remember_lines,
@@ -175,6 +177,20 @@ class JsonlSessionStore(InMemorySessionStore):
             return SessionReadResult(entries=[])
         return _read_jsonl(self.path.read_bytes(), self._parse, session=self.path).as_result()
 
+    def entries(self) -> StoredEntries:  # type: ignore[override]  # a read-only sequence equal to the list (issue 31)
+        """Every entry as a copy (R7): a model nobody else holds, built when it is read.
+
+        A read-only sequence equal to the list of the same entries (``StoredEntries``;
+        ``list(...)`` gives the list): ``len`` builds nothing, and reading the newest entries of
+        a long session, or the latest compaction and what it keeps, builds only those. The
+        in-memory store, which keeps models rather than lines, hands out a list.
+        """
+        return StoredEntries(list(self._entries))
+
+    def path_to(self, leaf_id: str) -> StoredEntries:  # type: ignore[override]  # as entries()
+        """Root → leaf copies (R10), as ``entries()``: only the chain's entries, each built when read."""
+        return StoredEntries(walk_path(self._entries, leaf_id))
+
     def lock_for_appending(self) -> JsonlSessionStore:
         """Become the file's only writer now, rather than at the first append (R8).
 
@@ -270,7 +286,11 @@ class JsonlSessionStore(InMemorySessionStore):
             self._refusal = f"{self.path}: a write failed ({exc}); the store refuses further appends"
             raise SessionStoreError(self._refusal, entry_id=entry.id) from exc
         self._seen = _FileState(identity=self._seen.identity, size=self._seen.size + len(line))
-        return KeptLine(entry.id, entry.parent_id, line[:-1], 0) if self._parse is parse_session_entry else entry
+        return (
+            KeptLine(entry.id, entry.parent_id, line[:-1], 0, kind_of(entry))
+            if self._parse is parse_session_entry
+            else entry
+        )
 
 
 class _FileState(NamedTuple):
@@ -392,14 +412,14 @@ def _read_jsonl(data: bytes, parse: Parser, *, session: Path | None = None) -> _
             entry = _validate_line(raw, number) if course else parse_line(raw, number, parse)
             _check_place(ids, entry, line=number)
             ids.add(entry.id)
-            entries.append(KeptLine(entry.id, entry.parent_id, raw, number, entry) if course else entry)
+            entries.append(KeptLine(entry.id, entry.parent_id, raw, number, kind_of(entry), entry) if course else entry)
     else:
         for number, raw, entry in zip(new_numbers, new_raws, models):
             entry_id, parent_id = entry.id, entry.parent_id
             if entry_id in ids or (parent_id is not None and parent_id not in ids):
                 _check_place(ids, entry, line=number)  # the same test, which words the refusal
             ids.add(entry_id)
-            entries.append(KeptLine(entry_id, parent_id, raw, number, entry))
+            entries.append(KeptLine(entry_id, parent_id, raw, number, kind_of(entry), entry))
     result.entries = vouched + entries if vouched else entries
     if tail.strip():
         line = len(lines) + 1

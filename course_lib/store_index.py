@@ -5,7 +5,7 @@ repeated keys; on a long session that is most of the time a reopen takes. Yet a
 line that passed once passes again: the verdict depends only on its bytes and on
 the code that judged them. So after reading a file the store records the verdict
 in a small index: how many bytes it covers, their sha256, the code's fingerprint,
-and each entry's id and parent (what the tree checks of R7 need). A reopen that
+and each entry's id and parent (what the tree checks of R7 need) and kind. A reopen that
 finds the same bytes under the same fingerprint takes the verdict, checks only the
 lines appended since, and builds each covered entry's model when it is first used.
 
@@ -30,7 +30,7 @@ import pydantic
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 MIN_BYTES = 256 * 1024
 """Smaller sessions get no index: they validate in a few milliseconds, and the files a test
 or a checklist writes and deletes by the hundred would only leave stale indexes behind."""
@@ -49,6 +49,9 @@ class SessionIndex(BaseModel):
     sha256: str
     ids: list[str]
     parents: list[str | None]
+    kinds: Annotated[str, Field(pattern=r"^[smcd]*$")]
+    """One letter per entry (``store_lines.KINDS``): where the compactions and system messages are,
+    so a reader of the newest entries builds no others (R16, R18)."""
 
 
 JUDGING_MODULES = ("models.py", "parsing.py", "store.py", "store_lines.py", "store_index.py")
@@ -98,13 +101,13 @@ def load_index(session: Path, data: bytes) -> SessionIndex | None:
         and index.fingerprint == fingerprint()
         and index.size <= len(data)
         and (index.size == 0 or data[index.size - 1] == ord("\n"))
-        and len(index.ids) == len(index.parents)
+        and len(index.ids) == len(index.parents) == len(index.kinds)
         and hashlib.sha256(memoryview(data)[: index.size]).hexdigest() == index.sha256
     )
     return index if usable else None
 
 
-def save_index(session: Path, data: bytes, size: int, ids: list[str], parents: list[str | None]) -> None:
+def save_index(session: Path, data: bytes, size: int, ids: list[str], parents: list[str | None], kinds: str) -> None:
     """Record that ``data[:size]`` holds these entries; best effort, replaced in one step."""
     where = index_path(session) if len(data) >= MIN_BYTES else None
     if where is None:
@@ -116,6 +119,7 @@ def save_index(session: Path, data: bytes, size: int, ids: list[str], parents: l
         sha256=hashlib.sha256(memoryview(data)[:size]).hexdigest(),
         ids=ids,
         parents=parents,
+        kinds=kinds,
     )
     temporary = where.with_name(f".{where.name}.{secrets.token_hex(4)}")
     try:

@@ -12,10 +12,13 @@ those promises fast on a long session:
   between them; any refusal sends the caller back line by line (``validate_line``, then
   ``parse_line``, the slow path that words the error with the line and the field, R2, R8).
 * **the index** (``vouched_lines``): the lines the file's validated index covers
-  (``store_index``) are taken as they stand, with the ids and parents it names.
-* **no collection while building** (``collector_paused``): reading a file and handing its
-  entries out pause Python's cyclic garbage collector, which would otherwise walk the
-  new models again and again.
+  (``store_index``) are taken as they stand, with the ids, parents and kinds it names.
+* **entries built when read** (``StoredEntries``): ``entries()`` and ``path_to`` hand out a
+  read-only sequence that builds each model when it is first read, so reading the newest
+  entries of a long session, or resuming from its latest compaction, builds only those.
+* **no collection while building, nor just after** (``collector_paused``): reading a file and
+  handing its entries out pause Python's cyclic garbage collector, which would otherwise walk
+  the new models again and again, and leave what they built in its oldest generation.
 """
 
 from __future__ import annotations
@@ -25,14 +28,16 @@ import contextlib
 import gc
 import json
 import math
-from collections.abc import Callable, Iterator
+import operator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import jiter
 from pydantic import BaseModel
 
 from .errors import CourseError, NotFiniteJsonError, SessionEntryError, SessionStoreError, quoted
+from .models import CompactionEntry, MessageEntry, MetadataEntry, SessionEntry, SystemMessage
 from .parsing import ENTRY_ADAPTER, fresh_copy, parse_session_entry, to_json_dict
 from .store_index import load_index, save_index
 
@@ -46,7 +51,7 @@ def line_prefix(line: int | None) -> str:
 
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
-    """Build models in bulk without Python's cyclic garbage collector running meanwhile.
+    """Build models in bulk without Python's cyclic garbage collector running meanwhile, or just after.
 
     Why: validating N lines allocates about 15N containers (models, their ``__dict__``
     and fields-set, tuples, free JSON), every one of them reachable from the list being
@@ -56,6 +61,12 @@ def collector_paused() -> Iterator[None]:
     process. Pausing is safe: only the cycle collector stops (reference counting still
     frees everything at once), nothing here makes cycles, and the collector runs again as
     soon as the build returns or raises. A caller who had paused it already keeps it paused.
+
+    Pausing alone only postpones the work: the allocations still count, so the first
+    collections after the pause walk everything just built (two of them took 57–66 ms of
+    a 150 ms reopen at 10k entries). So when the build ends, what it built is moved
+    straight into the oldest generation (``settled``), where only a full collection
+    looks, and CPython starts one only once the old generation has grown by a quarter.
     """
     if not gc.isenabled():
         yield
@@ -64,7 +75,22 @@ def collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        settled()
         gc.enable()
+
+
+def settled() -> None:
+    """Move every object the collector tracks into its oldest generation, and reset the young counts.
+
+    ``gc.freeze()`` puts them all in the permanent generation (counts reset) and
+    ``gc.unfreeze()`` hands them back to the oldest one: the collector ends as it began
+    (enabled or not, thresholds, nothing frozen), but the young collections no longer
+    walk what a bulk build made. Skipped when the process froze objects itself: its
+    frozen ones must stay frozen (tests/test_store_collector.py checks both).
+    """
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 # --- kept lines and handing them out -------------------------------------------
@@ -79,15 +105,43 @@ class KeptLine:
     copy. After that, handing the line out builds a new model from the bytes.
     """
 
-    __slots__ = ("id", "parent_id", "raw", "number", "fresh")
+    __slots__ = ("id", "parent_id", "raw", "number", "kind", "fresh")
 
-    def __init__(self, id: str, parent_id: str | None, raw: bytes, number: int, fresh: Any = None) -> None:
+    def __init__(self, id: str, parent_id: str | None, raw: bytes, number: int, kind: str, fresh: Any = None) -> None:
         self.id = id
         self.parent_id = parent_id
         self.raw = raw
         self.number = number
         """Its line in the file, for the message should the line not match its index; 0 if written here."""
+        self.kind = kind
+        """What the entry is (``kind_of``), so a reader can find the compactions and the system
+        messages (R16, R18) without building every model."""
         self.fresh = fresh
+
+
+KINDS = {"system": "s", "message": "m", "compaction": "c", "metadata": "d", "other": "?"}
+"""One letter per entry kind, as the index records them: a system message, any other message, a
+compaction, metadata; ``?`` for an entry of a custom parser's own type (never read by kind)."""
+_COURSE_KINDS: dict[type, str] = {MessageEntry: "m", CompactionEntry: "c", MetadataEntry: "d"}
+
+
+def kind_of(entry: Any) -> str:
+    """The entry's letter in ``KINDS``, read from its exact type (the course's models only)."""
+    kind = _COURSE_KINDS.get(type(entry), "?")
+    if kind == "m" and type(entry.message) is SystemMessage:
+        return "s"
+    return kind
+
+
+def _hand_out_one(item: Any) -> Any:
+    """One model nobody else holds (R3, R7): the one waiting, built from the line, or a copy."""
+    if type(item) is not KeptLine:
+        return fresh_copy(item)
+    fresh = item.fresh
+    if fresh is not None:
+        item.fresh = None  # handed out: from now on the bytes are the only copy the store keeps
+        return fresh
+    return _from_lines([item])[0]
 
 
 @collector_paused()
@@ -113,14 +167,103 @@ def hand_out(items: list[Any]) -> list[Any]:
     return out
 
 
+_UNBUILT: Any = object()
+
+
+class StoredEntries(Sequence[SessionEntry]):
+    """What ``entries()`` and ``path_to`` return: the entries as a read-only sequence, each model
+    built when it is first read (R3, R7, R10).
+
+    It behaves as the list it replaces: ``len`` (nothing is built), indices (negative too),
+    slices (lists), iteration, ``in``, ``reversed``, and equality with a list of the same
+    entries. Each entry is built once per sequence, from the store's kept line (or copied from
+    its snapshot): a model nobody else holds, as the list's were. Reading a few entries of a
+    long session (the newest rows, the latest compaction and what it keeps) builds only
+    those; iterating builds the rest in one bulk build (``hand_out``). A line the index
+    vouched for that no longer matches it is refused when it is read, naming its line.
+    ``list(...)`` gives a real list.
+    """
+
+    __slots__ = ("_items", "_built", "_missing")
+
+    def __init__(self, items: list[Any]) -> None:
+        self._items = items
+        """The store's kept lines (or snapshots) at the time of the call: later appends do not show."""
+        self._built: list[Any] = [_UNBUILT] * len(items)
+        self._missing = len(items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> SessionEntry: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[SessionEntry]: ...
+    def __getitem__(self, index: int | slice) -> SessionEntry | list[SessionEntry]:
+        if isinstance(index, slice):
+            positions = range(*index.indices(len(self._items)))
+            self._build(positions)
+            return [self._built[position] for position in positions]
+        position = operator.index(index)
+        if position < 0:
+            position += len(self._items)
+        if not 0 <= position < len(self._items):
+            raise IndexError(f"entry index {index} out of range for {len(self._items)} entries")
+        return self._entry(position)
+
+    def _entry(self, position: int) -> SessionEntry:
+        built = self._built[position]
+        if built is _UNBUILT:
+            built = self._built[position] = _hand_out_one(self._items[position])
+            self._missing -= 1
+        return built
+
+    def _build(self, positions: Iterable[int]) -> None:
+        """The entries at ``positions`` not built yet, built together (``hand_out``: one bulk build)."""
+        built = self._built
+        missing = [position for position in positions if built[position] is _UNBUILT]
+        for position, entry in zip(missing, hand_out([self._items[position] for position in missing])):
+            built[position] = entry
+        self._missing -= len(missing)
+
+    def __iter__(self) -> Iterator[SessionEntry]:
+        if self._missing:
+            self._build(range(len(self._items)))
+        return iter(self._built)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (list, StoredEntries)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a list is
+
+    def __add__(self, other: Any) -> list[SessionEntry]:
+        return [*self, *other] if isinstance(other, (list, StoredEntries)) else NotImplemented
+
+    def __radd__(self, other: Any) -> list[Any]:
+        return [*other, *self] if isinstance(other, list) else NotImplemented
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+    def ids(self) -> list[str]:
+        """Each entry's id, read from the kept lines (or the snapshots): nothing is built."""
+        return [item.id for item in self._items]
+
+    def kinds(self) -> str:
+        """Each entry's letter in ``KINDS``, read from the kept lines: nothing is built."""
+        return "".join(item.kind if type(item) is KeptLine else kind_of(item) for item in self._items)
+
+
 def _from_lines(lines: list[KeptLine]) -> list[Any]:
-    """The models of lines the store vouches for, checked against the ids and parents they were kept under."""
+    """The models of lines the store vouches for, checked against the ids, parents and kinds they were kept under."""
     try:
         entries = [_VALIDATE_JSON(line.raw, by_alias=True, by_name=False) for line in lines]
     except ValueError:  # only if the bytes were not what was vouched for
         entries = [parse_line(line.raw, line.number, parse_session_entry) for line in lines]
     for line, entry in zip(lines, entries):
-        if entry.id != line.id or entry.parent_id != line.parent_id:
+        if entry.id != line.id or entry.parent_id != line.parent_id or kind_of(entry) != line.kind:
             raise SessionStoreError(
                 f"{line_prefix(line.number or None)}entry {quoted(entry.id)} is not the entry {quoted(line.id)} the "
                 "session's index names; remove the index (course_lib.store_index.forget_index) and open the file again",
@@ -131,22 +274,29 @@ def _from_lines(lines: list[KeptLine]) -> list[Any]:
 
 
 def vouched_lines(session: Path, data: bytes, numbers: list[int], raws: list[bytes]) -> tuple[list[KeptLine], set[str]]:
-    """The lines the session's validated index covers, with the ids and parents it names for
-    them, and the set of those ids; none without a usable index, or when it does not cover
+    """The lines the session's validated index covers, with the ids, parents and kinds it names
+    for them, and the set of those ids; none without a usable index, or when it does not cover
     whole lines of this file or names an id twice (R7)."""
     index = load_index(session, data)
     if index is None:
         return [], set()
     covered = bisect.bisect_right(numbers, data.count(b"\n", 0, index.size))
     ids = set(index.ids)
-    if covered != len(index.ids) or len(ids) != covered:
+    if covered != len(index.ids) or len(ids) != covered or len(index.kinds) != covered:
         return [], set()
-    return list(map(KeptLine, index.ids, index.parents, raws[:covered], numbers[:covered])), ids
+    return list(map(KeptLine, index.ids, index.parents, raws[:covered], numbers[:covered], index.kinds)), ids
 
 
 def remember_lines(session: Path, data: bytes, size: int, lines: list[KeptLine]) -> None:
     """Record in the session's index that ``data[:size]`` holds these lines, for the next open."""
-    save_index(session, data, size, [line.id for line in lines], [line.parent_id for line in lines])
+    save_index(
+        session,
+        data,
+        size,
+        [line.id for line in lines],
+        [line.parent_id for line in lines],
+        "".join(line.kind for line in lines),
+    )
 
 
 # --- validating new lines ------------------------------------------------------

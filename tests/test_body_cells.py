@@ -39,15 +39,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import matplotlib
-import pandas as pd
 import pytest
 from mutants import MUTANTS, Mutant
 from nbformat import NotebookNode
 
 from course_lib.checklist.runner import ChecklistReport
-
-matplotlib.use("Agg")
 
 PASS = "✅"
 FAILS = ("❌", "⚠️")
@@ -79,6 +75,9 @@ class Run:
 
 def run_body(notebook: NotebookNode, name: str) -> Run:
     """Every code cell in order, in one fresh module, as a kernel would; what each body cell shows."""
+    import matplotlib  # imported by the tests that run a notebook, not by every worker that collects this file
+
+    matplotlib.use("Agg")
     module = types.ModuleType(f"body_cells_{name}")
     sys.modules[module.__name__] = module  # pydantic resolves a model's annotations through its module
     names = module.__dict__
@@ -147,6 +146,8 @@ def _showing(shown: Cell, names: dict[str, Any]) -> Iterator[None]:
 
 
 def _show(value: Any, shown: Cell) -> None:
+    import pandas as pd  # imported by the tests that show a frame, not by every worker that collects this file
+
     if isinstance(value, pd.DataFrame):  # one item per row, so a difference reads as the row it is in
         for label, row in value.iterrows():
             text = f"row {label!r}: " + " | ".join(f"{column}={row[column]}" for column in value.columns)
