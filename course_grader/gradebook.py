@@ -35,7 +35,7 @@ from course_lib import lab_registry
 from .course import NO_COURSE, Course
 from .grades_csv import GradesCsvError, neutralised
 from .results import write_atomically
-from .roster import Roster, Student
+from .roster import UNKNOWN, Roster, Student
 
 Layout = Literal["canvas", "moodle"]
 Missing = Literal["empty", "zero"]
@@ -83,14 +83,17 @@ def build(
     labs: Iterable[str] | None = None,
 ) -> Gradebook:
     """The gradebook of ``grades`` (``grades_csv.read_frame``) for ``roster``, in ``layout``."""
-    for needed in ("student", "lab", "counts", "score"):
+    for needed in ("student", "student_from", "lab", "counts", "score"):
         if needed not in grades.columns:
             raise GradesCsvError(f"the grades CSV has no column {needed!r}: write it with this course-grade")
     chosen = tuple(labs) if labs is not None else labs_of(grades, course)
     counting = grades[grades["counts"] & (grades["lab"] != "")]
-    scores = {(row.student, row.lab): float(row.score) for row in counting.itertuples()}
     ids = {student.id for student in roster.students}
-    unknown = sum(student not in ids for student, _ in scores)
+    # a row the grader could not give to one roster student (unknown, ambiguous, a conflict) is in nobody's row,
+    # whatever its student cell says: an older CSV may name a real student there
+    named = counting["student"].isin(ids) & ~counting["student_from"].str.startswith(UNKNOWN)
+    unknown = int((~named).sum())
+    scores = {(row.student, row.lab): float(row.score) for row in counting[named].itertuples()}
     buffer = io.StringIO()
     writer = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
     writer.writerow([*HEADERS[layout], *(course.column(lab) for lab in chosen)])
