@@ -374,7 +374,15 @@ def recorded_scorer(results: list[GradeResult], grades: list[Path], given: Path 
             return None, "no grades CSV beside the records: the pages score 1 point per passed test, no late policy"
         return None, ""
     fingerprint, _, recorded = (stamp or "").partition(" ")
-    course = load_course(given if given is not None else recorded)
+    try:
+        course = load_course(given if given is not None else recorded)
+    except GradingError as exc:
+        if given is not None:
+            raise
+        raise FeedbackCourseError(
+            f"the grades were scored by the course file {recorded}, which cannot be used here ({exc}): "
+            "give it with --course FILE"
+        ) from None
     if stamp not in (None, UNRECORDED) and course.fingerprint != fingerprint:
         graded = f"the course file {recorded} ({fingerprint})" if stamp else "no course file"
         changed = " has changed since" if given is None else f" ({course.fingerprint}) is not what"

@@ -360,3 +360,30 @@ def test_a_notebook_handed_in_through_another_assignment_is_late_by_that_ones_de
         "handed in through the Lab 11.3 assignment (its folder lab_11_3/) but its file name says Lab 11.2: "
         "it is late or not by Lab 11.3's deadline",
     )
+
+
+def test_feedback_refuses_without_the_course_file_the_grades_used(
+    term: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert grade(term, "--out", "grades.csv") == 0
+    shutil.move(term / "course.toml", term / "moved.toml")
+    err = refused(capsys, "feedback", "grades.jsonl", "-o", "pages")
+    assert f"scored by the course file {term / 'course.toml'}, which cannot be used here" in err, err
+    assert "give it with --course FILE" in err
+    assert cli.main(["feedback", "grades.jsonl", "--course", "moved.toml", "-o", "pages"]) == 0  # the same file
+    assert "1 day late" in (term / "pages" / "alice_lab_11_3.html").read_text(encoding="utf-8")
+
+
+def test_feedback_from_an_older_csv_needs_the_course_file_and_matches_its_scores(
+    term: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A grades CSV without the ``course`` column (an older grader) whose scores show a course file was used."""
+    assert grade(term, "--out", "grades.csv") == 0
+    frame = read_frame(term / "grades.csv").drop(columns=["course"])
+    write_frame(frame, term / "grades.csv")
+    assert "does not name (an older course-grade wrote it)" in refused(capsys, "feedback", "grades.jsonl", "-o", "p")
+    assert cli.main(["feedback", "grades.jsonl", "--course", "course.toml", "-o", "pages"]) == 0
+    frame.loc[frame["file"] == "alice/lab_11_3.ipynb", "score"] = 7.5  # as if nobody had been late
+    write_frame(frame, term / "grades.csv")
+    err = refused(capsys, "feedback", "grades.jsonl", "--course", "course.toml", "-o", "pages")
+    assert "grades.csv: 'alice/lab_11_3.ipynb' scores 7.5 there, but 3.75 under" in err, err
