@@ -8,7 +8,10 @@ are read (docs/grading.md, *The course file*). Flags still override it, and
 without one everything works as before (``Course()`` is the empty course).
 
 Validation is strict (unknown keys are errors: a typo must not silently grade
-with the default) and every error names the file and the key.
+with the default; so are weights for tests a lab does not have, all-zero
+weights and a test weighted twice) and every error names the file and the key.
+The manifest's paths are matched to the files graded (``for_submissions``): one
+that matches none is an error naming its line.
 """
 
 from __future__ import annotations
@@ -158,8 +161,9 @@ class Course(BaseModel):
     manifest_lines: dict[str, int] = {}
     """The manifest line of each ``submitted_at`` key (what an error about it names)."""
     fingerprint: str = ""
-    """What the file says, hashed (``fingerprint``): the grades record it, so ``merge`` and ``feedback`` can tell
-    that shards or pages were scored by the same course file. Empty for the empty course."""
+    """The settings and the manifest, hashed (SHA-256, 16 hex digits; comments and layout aside): the grades record
+    it, so ``merge`` and ``feedback`` can tell that shards or pages were scored by the same course file. Empty for
+    the empty course."""
 
     @property
     def stamp(self) -> str:
