@@ -387,3 +387,21 @@ def test_feedback_from_an_older_csv_needs_the_course_file_and_matches_its_scores
     write_frame(frame, term / "grades.csv")
     err = refused(capsys, "feedback", "grades.jsonl", "--course", "course.toml", "-o", "pages")
     assert "grades.csv: 'alice/lab_11_3.ipynb' scores 7.5 there, but 3.75 under" in err, err
+
+
+def test_a_late_flag_costs_its_percent_even_where_the_graded_lab_has_no_deadline(tmp_path: Path) -> None:
+    """A Lab 11.2 notebook in a flat download of the 11.3 assignment: the LMS's LATE flag is the only witness."""
+    path = write(
+        tmp_path / "course.toml",
+        '[late]\nsubmitted = "file-name"\nflag_percent = 50\n'
+        '[labs."11.2"]\npoints = 10\n[labs."11.3"]\npoints = 10\ndeadline = 2026-10-16T23:59:00Z\n',
+    )
+    tests = tuple(TestResult(name=f"t{n}", number=str(n), lab="11.2", score=1.0) for n in range(4))
+    flagged = GradeResult(
+        submission="smithjudy_LATE_48213_9981377_lab_11_2.ipynb", student="jsmith", lab="11.2", status="ok", tests=tests
+    )
+    record = score(flagged, load_course(path))
+    assert (record.score, record.late) == (5, "LATE flag")
+    assert "no deadline for Lab 11.2 here, but late (the LMS name says LATE" in record.explanation
+    unflagged = flagged.model_copy(update={"submission": "smithjudy_48213_9981377_lab_11_2.ipynb"})
+    assert score(unflagged, load_course(path)).score == 10
