@@ -7,7 +7,7 @@
     course-grade bundle --lab 11.3 -o autograder.zip
     course-grade autograder --lab 11.3 [--root /autograder]     (what the bundle runs)
     course-grade report grades.csv -o report.html               (the class picture, report.py)
-    course-grade feedback grades.jsonl … -o DIR                 (the pages again, from a batch's records)
+    course-grade feedback grades.jsonl … -o DIR [--course FILE] (the pages again, from a batch's records)
     ... --feedback DIR                                          (a page per student and lab, feedback.py)
 
 Everything that can be checked before grading is checked first (limits, the

@@ -32,7 +32,8 @@ def check_shards(paths: Sequence[str], parts: Sequence[pd.DataFrame], matches: S
     _same_run(paths, matches)
     _rows_in_their_shard(paths, parts, matches)
     _same_seed_and_course(paths, parts, matches)
-    _same_lab_maxima(paths, parts)
+    if matches[0].group(4) is None:  # no run record to compare course files by: the labs' points tell
+        _same_lab_maxima(paths, parts)
     for path, part in zip(paths, parts):
         _possible_scores(path, part)
     _whole_folder(paths, parts, matches)
