@@ -5,8 +5,10 @@ several machines (``merge``) or weeks ago; the gradebook is the counting row
 (``counts``) of each student and lab, its ``score`` (after weights and the
 late penalty, ``scoring.py``). A student with no submission for a lab gets an
 empty cell (``missing="empty"``: the LMS shows it ungraded) or 0
-(``missing="zero"``). Rows that name no roster student (unknown) are left out
-and counted, so the instructor sees them.
+(``missing="zero"``). Rows that name no roster student (unknown, ambiguous or
+a conflict: ``student_from`` says ``unknown``) are left out and counted, so the
+instructor sees them; such a row never lands in a real student's row, whatever
+its ``student`` cell says.
 
 Two layouts (docs/grading.md, *Exports*):
 

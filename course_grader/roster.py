@@ -13,7 +13,10 @@ pattern is anchored at the start of the path under the submissions folder, so
 a learner who uploads a file named like someone else's download
 (``smithjudy_48213_1_lab_11_3.ipynb``) gets their own LMS prefix in front of
 it and stays themselves. A name that matches no student, or more than one, is
-reported as unknown, never guessed.
+reported as unknown, never guessed; so is one whose parts (a Canvas user id
+and login) name two different students: a conflict, never settled by the
+first part. A file in a folder named for a lab alone (``lab_11_3/``) was handed
+in through that assignment (``assignment``): its LMS name is read inside it.
 """
 
 from __future__ import annotations
