@@ -429,6 +429,7 @@ def results_frame(
             "sandbox": result.sandbox,
             "seed": result.seed,
             "notes": " | ".join(result.notes),
+            "course": course.stamp,  # which course file scored the row (merge and feedback check it)
         }
         if shard:
             row[shard] = ""

@@ -7,7 +7,7 @@
     course-grade bundle --lab 11.3 -o autograder.zip
     course-grade autograder --lab 11.3 [--root /autograder]     (what the bundle runs)
     course-grade report grades.csv -o report.html               (the class picture, report.py)
-    course-grade feedback grades.jsonl … -o DIR                 (the pages again, from a batch's records)
+    course-grade feedback grades.jsonl … -o DIR [--course FILE] (the pages again, from a batch's records)
     ... --feedback DIR                                          (a page per student and lab, feedback.py)
 
 Everything that can be checked before grading is checked first (limits, the
@@ -41,13 +41,13 @@ from .errors import GradingError
 from .feedback import Scorer, write_feedback
 from .grade import GradeOptions, grade_notebook
 from .grades_csv import merge, read_frame, shard_column, write_frame
-from .notebook import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal
+from .notebook import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal, submission_name
 from .records import companion, counted_files, read_records, with_counts, write_records
 from .results import GradeResult, format_table, to_gradescope, write_atomically
 from .roster import UNKNOWN, Names, Roster, load_roster
 from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
 from .scoring import score
-from .shard import parse_shard
+from .shard import parse_shard, run_record
 
 
 def _lab(text: str) -> str:
@@ -237,6 +237,13 @@ def _merge_main(argv: list[str]) -> int:
         results.sort(key=lambda result: order.get(result.submission, len(order)))
         print(f"wrote {write_records(results, companion(arguments.output))}")
     return 0
+
+
+def _listing(folder: Path) -> list[str]:
+    """Every entry a batch of ``folder`` gives a row (its notebooks and unreadable folders), as the CSV names them."""
+    unreadable: list[Path] = []
+    found = find_submissions(folder, unreadable)
+    return [submission_name(path, folder) for path in [*found, *unreadable]]
 
 
 def _export_main(argv: list[str]) -> int:
@@ -515,15 +522,21 @@ def main(argv: list[str] | None = None) -> int:
 
     if target.is_dir():
         _writable(parser, arguments.out, "--out")
-        if not find_submissions(target):
+        listing = _listing(target)
+        if not listing:
             parser.error(f"no notebooks (.ipynb) under {target}")
+        try:  # the manifest's paths as graded: an entry that names no file stops here
+            course = course.for_submissions(listing, target)
+        except GradingError as exc:
+            parser.error(str(exc))
         results = grade_folder(
             target, options, jobs=arguments.jobs, progress=not arguments.no_progress, course=course, shard=shard
         )
         from .similarity import noted  # reported, not judged; copydetect loads only here
 
         results = noted(results, target, options.labs_dir)
-        column = shard_column(*shard, course.settings.duplicates) if shard else None
+        run = run_record(options.seed, course.fingerprint, listing)
+        column = shard_column(*shard, course.settings.duplicates, run) if shard else None
         frame = write_csv(results, arguments.out, course, shard=column)
         _after_batch(arguments, results, scorer=lambda graded: score(graded, course))
         counts = Counter(result.status for result in results)

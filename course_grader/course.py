@@ -8,16 +8,22 @@ are read (docs/grading.md, *The course file*). Flags still override it, and
 without one everything works as before (``Course()`` is the empty course).
 
 Validation is strict (unknown keys are errors: a typo must not silently grade
-with the default) and every error names the file and the key.
+with the default; so are weights for tests a lab does not have, all-zero
+weights and a test weighted twice) and every error names the file and the key.
+The manifest's paths are matched to the files graded (``for_submissions``): one
+that matches none is an error naming its line.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import math
+import os
 import tomllib
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -152,6 +158,65 @@ class Course(BaseModel):
     """The course file, when there is one (its folder anchors the relative paths in it)."""
     submitted_at: dict[str, datetime] = {}
     """The manifest: when each file (its path under the submissions folder) was submitted."""
+    manifest_lines: dict[str, int] = {}
+    """The manifest line of each ``submitted_at`` key (what an error about it names)."""
+    fingerprint: str = ""
+    """The settings and the manifest, hashed (SHA-256, 16 hex digits; comments and layout aside): the grades record
+    it, so ``merge`` and ``feedback`` can tell that shards or pages were scored by the same course file. Empty for
+    the empty course."""
+
+    @property
+    def stamp(self) -> str:
+        """How a grades CSV records the course file (its ``course`` column): ``<fingerprint> <path>``, or empty."""
+        return f"{self.fingerprint} {self.path}" if self.path is not None else ""
+
+    @property
+    def manifest_path(self) -> Path | None:
+        return self._relative(self.settings.late.manifest) if self.settings.late.submitted == "manifest" else None
+
+    def for_submissions(self, files: Iterable[str], root: str | os.PathLike[str], *, strict: bool = True) -> Course:
+        """The course with its manifest's entries matched to the files graded (their paths under ``root``).
+
+        An instructor writes a manifest by hand or from an LMS export: ``./alice/x.ipynb``,
+        ``Alice/X.ipynb`` or ``submissions/alice/x.ipynb`` all mean ``alice/x.ipynb``
+        (``manifest_key``), so they are matched as that; an entry that matches no
+        file, several, or a file another entry already gave a time is a
+        ``CourseFileError`` naming the manifest line (``strict``; otherwise such an
+        entry is left out, for pages made from only some shards' records).
+        """
+        if not self.submitted_at:
+            return self
+        names = list(dict.fromkeys(files))
+        exact = set(names)
+        folded: dict[str, list[str]] = {}
+        for name in names:
+            folded.setdefault(name.casefold(), []).append(name)
+        prefixes = _root_prefixes(root)
+        matched: dict[str, datetime] = {}
+        lines: dict[str, int] = {}
+        where = self.manifest_path or "the manifest"
+        for entry, when in self.submitted_at.items():
+            line = self.manifest_lines.get(entry, 0)
+            found = _match_entry(entry, exact, folded, prefixes, loose=not strict)
+            problem = ""
+            if isinstance(found, str) and found in matched:
+                problem = (
+                    f"{entry!r} names {found!r}, which line {lines[found]} ({_entry_at(self, lines[found])!r}) "
+                    "already gives a time"
+                )
+            elif isinstance(found, list):
+                problem = (
+                    f"{entry!r} matches no submission under {os.fspath(root)}"
+                    if not found
+                    else f"{entry!r} matches {len(found)} submissions ({', '.join(found)}): write the path exactly"
+                )
+            if problem:
+                if strict:
+                    raise CourseFileError(f"manifest {where}, line {line}: {problem}")
+                continue
+            assert isinstance(found, str)
+            matched[found], lines[found] = when, line
+        return self.model_copy(update={"submitted_at": matched, "manifest_lines": lines})
 
     @property
     def roster_path(self) -> Path | None:
@@ -173,6 +238,51 @@ class Course(BaseModel):
 
     def column(self, lab: str) -> str:
         return self.lab(lab).column or lab_registry.lab(lab).label
+
+
+def _entry_at(course: Course, line: int) -> str:
+    return next((entry for entry, at in course.manifest_lines.items() if at == line), "")
+
+
+def manifest_key(entry: str) -> str:
+    """A manifest path as a path under the submissions folder: ``/`` separators, no ``./``, no doubled ``/``."""
+    parts = [part for part in entry.strip().replace("\\", "/").split("/") if part not in ("", ".")]
+    return "/".join(parts)
+
+
+def _root_prefixes(root: str | os.PathLike[str]) -> tuple[str, ...]:
+    """How a manifest may write the submissions folder in front of a path: as given, absolute, or by its name."""
+    given = manifest_key(os.fspath(root))
+    absolute = manifest_key(os.path.abspath(root))
+    return tuple(dict.fromkeys(p for p in (given, absolute, PurePosixPath(given).name) if p))
+
+
+def _match_entry(
+    entry: str, exact: set[str], folded: dict[str, list[str]], prefixes: tuple[str, ...], *, loose: bool = False
+) -> str | list[str]:
+    """The one file ``entry`` names, else the files it could name (none, or several in another letter case).
+
+    ``loose`` (no submissions folder known, e.g. pages from records): a path with any
+    folder in front of exactly one file's path names that file.
+    """
+    key = manifest_key(entry)
+    forms = [entry.strip(), key]
+    for prefix in prefixes:
+        if key.casefold().startswith(prefix.casefold() + "/"):
+            forms.append(key[len(prefix) + 1 :])
+    for form in forms:
+        if form in exact:
+            return form
+    for form in forms:
+        candidates = folded.get(form.casefold(), [])
+        if len(candidates) == 1:
+            return candidates[0]
+        if candidates:
+            return candidates
+    if loose:
+        ends = [name for name in exact if key.casefold().endswith("/" + name.casefold())]
+        return ends[0] if len(ends) == 1 else ends
+    return []
 
 
 NO_COURSE = Course()
@@ -197,22 +307,86 @@ def load_course(path: str | Path) -> Course:
     except ValidationError as exc:
         problems = "; ".join(f"key {_where(e)}: {e['msg']}" for e in exc.errors())
         raise CourseFileError(f"course file {path}: {problems}") from None
+    wrong_weights = weight_problems(settings)
+    if wrong_weights:
+        raise CourseFileError(f"course file {path}: {'; '.join(wrong_weights)}")
     course = Course(settings=settings, path=path.resolve())
-    if settings.late.submitted == "manifest":
-        manifest = course._relative(settings.late.manifest)
-        assert manifest is not None  # the validator requires it
-        course = course.model_copy(update={"submitted_at": read_manifest(manifest)})
-    return course
+    rows: list[tuple[int, str, datetime]] = []
+    if course.manifest_path is not None:
+        rows = manifest_rows(course.manifest_path)
+    digest = hashlib.sha256(settings.model_dump_json().encode())
+    for _, file, when in sorted(rows, key=lambda row: row[1]):
+        digest.update(f"\n{file}\t{iso(when)}".encode("utf-8", "surrogateescape"))
+    return course.model_copy(
+        update={
+            "submitted_at": {file: when for _, file, when in rows},
+            "manifest_lines": {file: line for line, file, _ in rows},
+            "fingerprint": digest.hexdigest()[:16],
+        }
+    )
+
+
+def lab_tests(lab: str) -> tuple[tuple[str, str], ...]:
+    """Every test of ``lab`` as (number, name): its checklist tests, then its hidden ones (``H1``, …)."""
+    from course_lib.checklist.runner import select
+
+    from .hidden_cases import hidden_tests
+
+    checklist = tuple((str(case.number), case.name) for case in select(lab))
+    return checklist + tuple((f"H{index}", test.name) for index, test in enumerate(hidden_tests(lab), start=1))
+
+
+def weight_problems(settings: CourseSettings) -> list[str]:
+    """What is wrong with the labs' ``weights``, each naming its key.
+
+    A weight for a test the lab does not have would be ignored (a typo
+    grading with the default); all weights 0 would give everyone 0 of 0; a
+    test weighted by its number and by its name would leave one of the two
+    unused. Each is refused instead.
+    """
+    problems: list[str] = []
+    for lab, lab_settings in settings.labs.items():
+        weights = lab_settings.weights
+        if not weights:
+            continue
+        tests = lab_tests(lab)
+        label = lab_registry.lab(lab).label
+        before = len(problems)
+        known = {part for test in tests for part in test}
+        for key in weights:
+            if key not in known:
+                problems.append(
+                    f"key labs.{lab}.weights.{key}: {label} has no test {key!r} "
+                    f"(its tests: {', '.join(number for number, _ in tests)}, by number or name)"
+                )
+        for number, name in tests:
+            if number in weights and name in weights and number != name:
+                problems.append(
+                    f"key labs.{lab}.weights.{number}: test {number} is weighted twice, as {number!r} "
+                    f"({weights[number]:g}) and by its name {name!r} ({weights[name]:g}); keep one"
+                )
+        if len(problems) == before and all(weights.get(number, weights.get(name, 1.0)) == 0 for number, name in tests):
+            problems.append(
+                f"key labs.{lab}.weights: every test of {label} weighs 0, so nobody could earn a point; "
+                "give a test a weight above 0"
+            )
+    return problems
 
 
 def read_manifest(path: Path) -> dict[str, datetime]:
     """``file,submitted_at`` rows (ISO 8601 with an offset): when each submission arrived, per the LMS."""
+    return {file: when for _, file, when in manifest_rows(path)}
+
+
+def manifest_rows(path: Path) -> list[tuple[int, str, datetime]]:
+    """``read_manifest``'s rows with their line numbers; a file given twice is an error naming both lines."""
     try:
         with path.open(newline="", encoding="utf-8") as file:
             rows = list(csv.DictReader(file))
     except OSError as exc:
         raise CourseFileError(f"manifest {path} (late.manifest): cannot be read ({exc.strerror or exc})") from None
-    times: dict[str, datetime] = {}
+    found: list[tuple[int, str, datetime]] = []
+    lines: dict[str, int] = {}
     for number, row in enumerate(rows, start=2):
         if "file" not in row or "submitted_at" not in row:
             raise CourseFileError(f"manifest {path}: needs the columns file,submitted_at")
@@ -226,8 +400,14 @@ def read_manifest(path: Path) -> dict[str, datetime]:
             raise CourseFileError(
                 f"manifest {path}, line {number}: submitted_at {row['submitted_at']!r} has no time zone"
             )
-        times[row["file"].strip()] = when
-    return times
+        name = row["file"].strip()
+        if not name:
+            raise CourseFileError(f"manifest {path}, line {number}: no file")
+        if name in lines:
+            raise CourseFileError(f"manifest {path}, line {number}: {name!r} is there twice (also line {lines[name]})")
+        lines[name] = number
+        found.append((number, name, when))
+    return found
 
 
 def days_late(submitted: datetime, deadline: datetime, grace_minutes: float = 0) -> int:

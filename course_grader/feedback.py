@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from .errors import GradingError
 from .pages import render
 from .practice import COUNTEREXAMPLE
 from .results import GradeResult, TestResult, write_atomically
-from .safe_text import shown
+from .safe_text import shown, valid
 from .similarity import is_similarity_note
 
 MESSAGE_LIMIT = 4_000
@@ -279,8 +280,10 @@ def write_feedback(
 def main(argv: list[str]) -> int:
     """``course-grade feedback grades.jsonl -o DIR``: the pages again from a batch's records, without regrading.
 
-    For shards (their ``.jsonl`` files joined: every page and one index) and
-    for a new score (weights or late policy) on results already graded.
+    For shards (their ``.jsonl`` files joined: every page and one index). The
+    score on each page is the one the grades CSV holds: the course file the
+    grades were scored by (their ``course`` column) is used again, and a page
+    is never written under another one (``recorded_course``).
     """
     import argparse
 
@@ -300,15 +303,107 @@ def main(argv: list[str]) -> int:
         "--grades",
         type=Path,
         metavar="CSV",
-        help="the (merged) grades CSV: which of a student's duplicates counts, decided across shards",
+        help="the (merged) grades CSV: which of a student's duplicates counts, decided across shards "
+        "(default: each records file's own CSV beside it, grades.jsonl → grades.csv)",
+    )
+    parser.add_argument(
+        "--course",
+        type=Path,
+        metavar="FILE",
+        help="the course file the grades were scored by (default: the one the grades CSV records); "
+        "another one is refused",
     )
     arguments = parser.parse_args(argv)
     try:
         results = [result for path in arguments.records for result in read_records(path)]
         if arguments.grades:
             results = with_counts(results, counted_files(arguments.grades))
+        grades = [arguments.grades] if arguments.grades else [p.with_suffix(".csv") for p in arguments.records]
+        scorer, warning = recorded_scorer(results, [path for path in grades if path.is_file()], arguments.course)
     except (OSError, GradingError) as exc:
         parser.error(str(exc))
-    pages = write_feedback(results, arguments.output, rules_base=arguments.rules_url)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
+    pages = write_feedback(results, arguments.output, scorer=scorer, rules_base=arguments.rules_url)
     print(f"wrote {len(pages) - 1} feedback pages to {arguments.output} (list: {pages[-1]})")
     return 0
+
+
+class FeedbackCourseError(GradingError):
+    """The pages would not show the grades' scores: another course file, none where the grades used one, or a mismatch."""
+
+
+def recorded_scorer(results: list[GradeResult], grades: list[Path], given: Path | None) -> tuple[Scorer | None, str]:
+    """How pages made from records are scored, and a warning when nothing says which course file the grades used.
+
+    The grades CSVs (``grades``) record the course file each row was scored
+    by (``Course.stamp``). That file is loaded again (or ``given``, which must
+    be the same file: same fingerprint); grades made without one get the
+    grader's own score. Every page's score is checked against the row's
+    ``score`` in the CSV first, so a page never says "5 of 5" where the
+    gradebook has 7/10. A CSV from before the ``course`` column says only
+    whether a course file changed its scores; then ``given`` is needed.
+    """
+    from .course import load_course
+    from .grades_csv import read_frame
+    from .scoring import score
+
+    rows: dict[str, tuple[float, str]] = {}
+    stamps: dict[str, str] = {}
+    for path in grades:
+        frame = read_frame(path)
+        if "course" in frame.columns:
+            for stamp in frame["course"]:
+                stamps.setdefault(stamp, str(path))
+        else:
+            scored_otherwise = (
+                (frame["points"] != frame["total"])
+                | (frame["max_points"] != frame["max_score"])
+                | (frame["penalty"] != 0)
+            )
+            stamps.setdefault(UNRECORDED if scored_otherwise.any() else "", str(path))
+        rows |= {file: (float(value), str(path)) for file, value in zip(frame["file"], frame["score"])}
+    if len(stamps) > 1:
+        shown_stamps = "; ".join(f"{stamp or 'no course file'} in {path}" for stamp, path in stamps.items())
+        raise FeedbackCourseError(f"the grades were scored by different course files ({shown_stamps})")
+    stamp = next(iter(stamps), None)
+    if given is None and stamp == UNRECORDED:
+        raise FeedbackCourseError(
+            f"{stamps[stamp]} was scored by a course file it does not name (an older course-grade wrote it): "
+            "give that file with --course FILE"
+        )
+    if given is None and not stamp:
+        if stamp is None:
+            return None, "no grades CSV beside the records: the pages score 1 point per passed test, no late policy"
+        return None, ""
+    fingerprint, _, recorded = (stamp or "").partition(" ")
+    try:
+        course = load_course(given if given is not None else recorded)
+    except GradingError as exc:
+        if given is not None:
+            raise
+        raise FeedbackCourseError(
+            f"the grades were scored by the course file {recorded}, which cannot be used here ({exc}): "
+            "give it with --course FILE"
+        ) from None
+    if stamp not in (None, UNRECORDED) and course.fingerprint != fingerprint:
+        graded = f"the course file {recorded} ({fingerprint})" if stamp else "no course file"
+        changed = " has changed since" if given is None else f" ({course.fingerprint}) is not what"
+        raise FeedbackCourseError(
+            f"{course.path}{changed} the grades were scored by ({graded}): the pages would not show the "
+            "gradebook's scores; regrade, or give the course file they were scored by with --course"
+        )
+    resolved = course.for_submissions([result.submission for result in results], ".", strict=False)
+    for result in results:
+        row = rows.get(valid(result.submission))
+        record = score(result, resolved)
+        if row is not None and abs(row[0] - record.score) > 0.005:
+            raise FeedbackCourseError(
+                f"{row[1]}: {valid(result.submission)!r} scores {row[0]:g} there, but {record.score:g} under "
+                f"{course.path}: the pages would not show the gradebook's score"
+            )
+    return (lambda result: score(result, resolved)), ""
+
+
+UNRECORDED = "?"
+"""A grades CSV from before the ``course`` column whose scores show a course file was used."""

@@ -5,8 +5,10 @@ several machines (``merge``) or weeks ago; the gradebook is the counting row
 (``counts``) of each student and lab, its ``score`` (after weights and the
 late penalty, ``scoring.py``). A student with no submission for a lab gets an
 empty cell (``missing="empty"``: the LMS shows it ungraded) or 0
-(``missing="zero"``). Rows that name no roster student (unknown) are left out
-and counted, so the instructor sees them.
+(``missing="zero"``). Rows that name no roster student (unknown, ambiguous or
+a conflict: ``student_from`` says ``unknown``) are left out and counted, so the
+instructor sees them; such a row never lands in a real student's row, whatever
+its ``student`` cell says.
 
 Two layouts (docs/grading.md, *Exports*):
 
@@ -33,7 +35,7 @@ from course_lib import lab_registry
 from .course import NO_COURSE, Course
 from .grades_csv import GradesCsvError, neutralised
 from .results import write_atomically
-from .roster import Roster, Student
+from .roster import UNKNOWN, Roster, Student
 
 if TYPE_CHECKING:  # pandas loads where a frame is made, so the grader starts without it (issue 31)
     import pandas as pd
@@ -84,14 +86,17 @@ def build(
     labs: Iterable[str] | None = None,
 ) -> Gradebook:
     """The gradebook of ``grades`` (``grades_csv.read_frame``) for ``roster``, in ``layout``."""
-    for needed in ("student", "lab", "counts", "score"):
+    for needed in ("student", "student_from", "lab", "counts", "score"):
         if needed not in grades.columns:
             raise GradesCsvError(f"the grades CSV has no column {needed!r}: write it with this course-grade")
     chosen = tuple(labs) if labs is not None else labs_of(grades, course)
     counting = grades[grades["counts"] & (grades["lab"] != "")]
-    scores = {(row.student, row.lab): float(row.score) for row in counting.itertuples()}
     ids = {student.id for student in roster.students}
-    unknown = sum(student not in ids for student, _ in scores)
+    # a row the grader could not give to one roster student (unknown, ambiguous, a conflict) is in nobody's row,
+    # whatever its student cell says: an older CSV may name a real student there
+    named = counting["student"].isin(ids) & ~counting["student_from"].str.startswith(UNKNOWN)
+    unknown = int((~named).sum())
+    scores = {(row.student, row.lab): float(row.score) for row in counting[named].itertuples()}
     buffer = io.StringIO()
     writer = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
     writer.writerow([*HEADERS[layout], *(course.column(lab) for lab in chosen)])

@@ -36,10 +36,30 @@ FIRST = ["student", "student_from", "file", "lab"]
 COURSE = ["points", "max_points", "late", "penalty", "score", "submitted", "submitted_from"]
 """The course's view of a row (``scoring.Score``, and when the file came): after the test columns."""
 LAST = ["total", "max_score", "percent", "status", "counts", "seconds", "budget", "sandbox", "seed", "notes"]
-SHARD_COLUMN = re.compile(r"shard (\d+)/(\d+), duplicates: (latest|earliest|best)")
+RECORDED = ["course"]
+"""After ``notes``: the course file the row was scored by (``Course.stamp``: its fingerprint and path; empty
+without one), so ``merge`` refuses shards of two course files and ``feedback`` scores pages by the same one."""
+SHARD_COLUMN = re.compile(
+    r"shard (\d+)/(\d+), duplicates: (latest|earliest|best)"
+    r"(?:; seed (\d+|none); course ([0-9a-f]+|none); folder ([0-9a-f]+) \((\d+) entries\))?"
+)
 """Only in a shard's CSV, as its last column's name (its cells empty, so an empty shard says it too): which shard
-(``--shard I/N``) and the duplicates policy, so ``merge`` can check it has them all and decide across them."""
-TEXT = {"student", "student_from", "file", "lab", "late", "submitted", "submitted_from", "status", "sandbox", "notes"}
+(``--shard I/N``) and the duplicates policy, so ``merge`` can check it has them all and decide across them; since
+the run record (``shard.run_record``), also the run's seed, course file fingerprint and folder listing, so that
+``merge`` refuses shards of different runs. A shard CSV without the record (an older grader) still merges."""
+TEXT = {
+    "student",
+    "student_from",
+    "file",
+    "lab",
+    "late",
+    "submitted",
+    "submitted_from",
+    "status",
+    "sandbox",
+    "notes",
+    "course",
+}
 FLAGS = {"counts"}
 INTEGERS = {"seed"}
 """Every other column is a number of points or seconds (a float; empty where it does not apply)."""
@@ -153,11 +173,12 @@ def test_order(column: str) -> tuple[int, int, int, str]:
 
 def columns(test_columns: Sequence[str], *, shard: str | None = None) -> list[str]:
     """The CSV's columns: the fixed ones around the test columns, these in ``test_order``; a shard's own last."""
-    return [*FIRST, *sorted(test_columns, key=test_order), *COURSE, *LAST, *([shard] if shard else [])]
+    return [*FIRST, *sorted(test_columns, key=test_order), *COURSE, *LAST, *RECORDED, *([shard] if shard else [])]
 
 
-def shard_column(index: int, total: int, policy: str) -> str:
-    return f"shard {index}/{total}, duplicates: {policy}"
+def shard_column(index: int, total: int, policy: str, run: str = "") -> str:
+    """A shard CSV's last column: ``shard 2/3, duplicates: latest``, then ``; <run record>`` (``shard.run_record``)."""
+    return f"shard {index}/{total}, duplicates: {policy}" + (f"; {run}" if run else "")
 
 
 @dataclass(frozen=True)
@@ -233,7 +254,9 @@ def merge(paths: Sequence[str | Path]) -> pd.DataFrame:
     """The shard CSVs of one run joined: the whole run's frame, duplicates decided across shards.
 
     Refuses anything but one complete set: every file a shard's CSV
-    (``--shard I/N``), one N and one duplicates policy, each of 1…N exactly once.
+    (``--shard I/N``), one N and one duplicates policy, each of 1…N exactly once;
+    then what ``shard_check.check_shards`` refuses (other seeds, course files or
+    folders, rows in the wrong shard or twice, impossible scores).
     """
     import pandas as pd  # loaded on first use, so the grader starts without it (issue 31)
 
@@ -241,10 +264,12 @@ def merge(paths: Sequence[str | Path]) -> pd.DataFrame:
     seen: dict[int, str] = {}
     totals, policies = set(), set()
     shard_columns = []
+    matches = []
     for path, frame in zip(paths, frames):
         match = SHARD_COLUMN.fullmatch(str(frame.columns[-1]))
         if match is None:
             raise GradesCsvError(f"{path}: not a shard's CSV (course-grade FOLDER --shard I/N writes one)")
+        matches.append(match)
         index, total = int(match.group(1)), int(match.group(2))
         if index in seen:
             raise GradesCsvError(f"shard {index}/{total} is given twice: {seen[index]} and {path}")
@@ -263,7 +288,10 @@ def merge(paths: Sequence[str | Path]) -> pd.DataFrame:
     if len(policies) > 1:
         raise GradesCsvError(f"the shards used different duplicates policies ({', '.join(sorted(policies))})")
     parts = [frame.drop(columns=[column]) for frame, column in zip(frames, shard_columns)]
-    tests = {c for part in parts for c in part.columns if c not in {*FIRST, *COURSE, *LAST}}
+    from .shard_check import check_shards  # the refusals of shards that are not one run's
+
+    check_shards([str(path) for path in paths], parts, matches)
+    tests = {c for part in parts for c in part.columns if c not in {*FIRST, *COURSE, *LAST, *RECORDED}}
     whole = pd.concat([part for part in parts if len(part)] or parts[:1], ignore_index=True)
     whole = typed(whole.reindex(columns=columns(sorted(tests))))
     whole = whole.iloc[sorted(range(len(whole)), key=lambda i: row_key(whole["file"].iloc[i]))].reset_index(drop=True)

@@ -13,7 +13,10 @@ pattern is anchored at the start of the path under the submissions folder, so
 a learner who uploads a file named like someone else's download
 (``smithjudy_48213_1_lab_11_3.ipynb``) gets their own LMS prefix in front of
 it and stays themselves. A name that matches no student, or more than one, is
-reported as unknown, never guessed.
+reported as unknown, never guessed; so is one whose parts (a Canvas user id
+and login) name two different students: a conflict, never settled by the
+first part. A file in a folder named for a lab alone (``lab_11_3/``) was handed
+in through that assignment (``assignment``): its LMS name is read inside it.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from course_lib import lab_registry
+
 from .errors import GradingError
-from .notebook import identify, submission_name
+from .notebook import identify, lab_in_name, submission_name
 
 
 class RosterError(GradingError):
@@ -74,14 +79,29 @@ class Roster(BaseModel):
         return {name: tuple(ids) for name, ids in found.items()}
 
     def find(self, *candidates: str) -> tuple[str | None, str]:
-        """The id the first candidate naming anyone names, and how; ``None`` with the reason when none or several."""
+        """The id the candidates name, and how; ``None`` with the reason when none, several, or two disagree.
+
+        Every candidate is looked up (a Canvas name gives a user id and a
+        login): two that name two different students are a conflict, never
+        settled by the first one; a candidate naming several students while
+        another names one of them leaves that one.
+        """
         names = self.names()
-        for candidate in candidates:
-            ids = names.get(_key(candidate), ())
-            if len(ids) == 1:
-                return ids[0], candidate
-            if len(ids) > 1:
-                return None, f"{candidate!r} names {len(ids)} students on the roster ({', '.join(ids)})"
+        found = [(candidate, names.get(_key(candidate), ())) for candidate in dict.fromkeys(candidates)]
+        single = [(candidate, ids[0]) for candidate, ids in found if len(ids) == 1]
+        if len({student for _, student in single}) > 1:
+            said = " but ".join(f"{candidate!r} names {student}" for candidate, student in single)
+            return None, f"conflict: {said} on the roster"
+        if single:
+            candidate, student = single[0]
+            others = [c for c, ids in found if len(ids) > 1 and student not in ids]
+            if others:
+                return None, f"conflict: {candidate!r} names {student} but {others[0]!r} names other students"
+            return student, candidate
+        several = next(((candidate, ids) for candidate, ids in found if len(ids) > 1), None)
+        if several is not None:
+            candidate, ids = several
+            return None, f"{candidate!r} names {len(ids)} students on the roster ({', '.join(ids)})"
         shown = " or ".join(repr(c) for c in dict.fromkeys(candidates))
         return None, f"{shown} is not on the roster"
 
@@ -169,6 +189,41 @@ def read_lms_name(where: str, patterns: tuple[str, ...]) -> LmsName | None:
     return None
 
 
+ASSIGNMENT_FOLDER = re.compile(r"(?:lab[\s_.-]*)?(\d+)[\s_.-](\d+)|(?:the[\s_.-]*)?([a-z]+)", re.IGNORECASE)
+"""A folder named for a lab alone (``lab_11_3``, ``Lab 11.3``, ``11.3``, ``capstone``): the assignment it was handed in to."""
+
+
+class Assignment(BaseModel):
+    """The assignment a file was handed in to, as the instructor's folder says: what its lateness is counted by."""
+
+    model_config = ConfigDict(frozen=True)
+
+    lab: str
+    folder: str
+    """The folder's path under the submissions folder (``lab_11_3``), what the notes name."""
+    inner: str
+    """The file's path under that folder: what the LMS named it."""
+
+
+def assignment(where: str) -> Assignment | None:
+    """The first folder of ``where`` (a path under the submissions folder) named for a lab alone, if any.
+
+    An LMS download holds one assignment's files; an instructor grading
+    several at once keeps each in its own folder (``lab_11_3/…``). A file in
+    it was handed in through that assignment, whatever lab its name or
+    metadata say, so its deadline is that assignment's (``scoring``).
+    """
+    parts = where.split("/")
+    for position, part in enumerate(parts[:-1]):
+        match = ASSIGNMENT_FOLDER.fullmatch(part.strip())
+        if match is None:
+            continue
+        lab = f"{match.group(1)}.{match.group(2)}" if match.group(1) else (match.group(3) or "").lower()
+        if lab in lab_registry.LABS:
+            return Assignment(lab=lab, folder="/".join(parts[: position + 1]), inner="/".join(parts[position + 1 :]))
+    return None
+
+
 UNKNOWN = "unknown"
 """``student_from`` starts with this for a submission that names no roster student (and a note says why)."""
 
@@ -182,8 +237,26 @@ def attribute(path: str | Path, root: str | Path | None, names: Names | None) ->
     the login and the full name are tried in that order; a name no pattern
     reads is looked up by its folder or file name (``identify``).
     """
+    handed_in = None
+    if names is not None and root is not None:
+        handed_in = assignment(submission_name(path, root))
+        if handed_in is not None:  # the LMS named the file inside the assignment's folder: read it there
+            root = Path(root) / handed_in.folder
     who, source = identify(path, root)
     parsed = lms_name(path, root, names.patterns) if names is not None else None
+    who, source, notes = _attributed(who, source, parsed, names)
+    named = lab_in_name(path)
+    if handed_in is not None and named is not None and named != handed_in.lab:
+        notes = (
+            *notes,
+            f"handed in through the {lab_registry.lab(handed_in.lab).label} assignment (its folder "
+            f"{handed_in.folder}/) but its file name says {lab_registry.lab(named).label}: it is late or not by "
+            f"{lab_registry.lab(handed_in.lab).label}'s deadline",
+        )
+    return who, source, notes
+
+
+def _attributed(who: str, source: str, parsed: LmsName | None, names: Names | None) -> tuple[str, str, tuple[str, ...]]:
     if names is None or (parsed is None and names.roster is None):
         return who, source, ()
     if parsed is not None:
@@ -199,8 +272,11 @@ def attribute(path: str | Path, root: str | Path | None, names: Names | None) ->
     if found is not None:
         return found, f"{source} ({how}) on the roster", ()
     shown = candidates[0] if parsed is None else (parsed.login or parsed.name or parsed.user)
+    if _key(shown) in {_key(student.id) for student in names.roster.students}:
+        shown = f"{UNKNOWN}:{shown}"  # never a roster student's id: the gradebook and duplicates go by the id
+    said = how if how.startswith("conflict") else f"unknown student: {how}"
     return (
         shown,
         f"{UNKNOWN} ({source})",
-        (f"unknown student: {how} ({Path(names.roster.path).name}); graded, but no roster student gets this grade",),
+        (f"{said} ({Path(names.roster.path).name}); graded, but no roster student gets this grade",),
     )

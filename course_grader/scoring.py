@@ -22,9 +22,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from course_lib import lab_registry
+
 from .course import NO_COURSE, Course, days_late, iso
 from .results import GradeResult, TestResult
-from .roster import STYLES, read_lms_name
+from .roster import STYLES, assignment, read_lms_name
 
 
 class Score(BaseModel):
@@ -99,30 +101,49 @@ def score(result: GradeResult, course: Course = NO_COURSE) -> Score:
 
 
 def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
-    """How late (``late``), the percent lost, and the phrase saying so; nothing without a deadline."""
+    """How late (``late``), the percent lost, and the phrase saying so; nothing without a deadline or a LATE flag.
+
+    The deadline is the one of the assignment the file was handed in to: its
+    folder's lab (``roster.assignment``) when a folder says, else the lab it is
+    graded as. A Lab 11.2 notebook handed in late through the 11.3 assignment is
+    late by 11.3's deadline, not on time by 11.2's (or by no deadline at all).
+    A ``LATE`` flag (``submitted = "file-name"``) costs its percent even where
+    the course file gives the lab no deadline: the LMS flagged it by the
+    deadline of the assignment it was handed in to.
+    """
     policy = course.settings.late
-    deadline = course.lab(result.lab or "").deadline
-    if deadline is None or policy.submitted == "none":
+    handed_in = assignment(result.submission)
+    lab = handed_in.lab if handed_in is not None else result.lab or ""
+    deadline = course.lab(lab).deadline
+    if policy.submitted == "none" or (deadline is None and policy.submitted == "manifest"):
         return "", 0.0, ""
+    through = ""
+    if handed_in is not None and handed_in.lab != result.lab:
+        through = (
+            f"handed in through the {lab_registry.lab(lab).label} assignment ({handed_in.folder}/), "
+            f"so by its deadline: "
+        )
     rule = f"{_fmt(policy.percent_per_day)} %/day, at most {_fmt(policy.max_percent)} %"
-    if policy.submitted == "manifest":
+    if policy.submitted == "manifest" and deadline is not None:
         when = course.submitted_at.get(result.submission)
         if when is None:
             return "", 0.0, "not in the submission-time manifest: no late penalty"
         days = days_late(when, deadline, policy.grace_minutes)
         if not days:
-            return "", 0.0, ""
+            return "", 0.0, f"{through}on time" if through else ""
         percent = min(policy.max_percent, days * policy.percent_per_day)
         return (
             f"{days} day{'s' * (days != 1)}",
             percent,
-            f"{days} day{'s' * (days != 1)} late: −{_fmt(percent)} % ({rule})",
+            f"{through}{days} day{'s' * (days != 1)} late: −{_fmt(percent)} % ({rule})",
         )
     patterns = (course.settings.pattern,) if course.settings.pattern else STYLES[course.settings.names]
-    parsed = read_lms_name(result.submission, patterns)
+    parsed = read_lms_name(handed_in.inner if handed_in is not None else result.submission, patterns)
     if parsed is None or not parsed.late:
-        return "", 0.0, ""
+        return "", 0.0, f"{through}on time" if through else ""
     percent = (
         policy.flag_percent if policy.flag_percent is not None else min(policy.max_percent, policy.percent_per_day)
     )
-    return "LATE flag", percent, f"late (the LMS name says LATE; how late is unknown): −{_fmt(percent)} %"
+    if deadline is None:  # the LMS knows the deadline of the assignment the file went through; its flag says it passed
+        through += f"no deadline for {lab_registry.lab(lab).label} here, but "
+    return "LATE flag", percent, f"{through}late (the LMS name says LATE; how late is unknown): −{_fmt(percent)} %"
