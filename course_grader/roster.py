@@ -25,7 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from .errors import GradingError
-from .notebook import identify, submission_name
+from .notebook import begins_with_lab, identify, submission_name
 
 
 class RosterError(GradingError):
@@ -154,6 +154,8 @@ def lms_name(path: str | Path, root: str | Path | None, patterns: tuple[str, ...
 
 def read_lms_name(where: str, patterns: tuple[str, ...]) -> LmsName | None:
     """``lms_name`` of a path already relative to the submissions folder (a CSV's ``file``)."""
+    if begins_with_lab(where.split("/", 1)[0]):
+        return None  # a lab notebook under its own name is not a download name (notebook.begins_with_lab)
     for pattern in patterns:
         match = re.match(pattern, where)
         if match:
