@@ -14,7 +14,8 @@ Everything that can be checked before grading is checked first (limits, the
 labs folder, where the output goes, that there is something to grade, that
 the sandbox tool is installed), so a batch never grades for an hour and then
 fails to write its results. The exit status is 0 once results are written,
-whatever the score; 2 for a usage error, which includes a single SUBMISSION
+whatever the score; 2 for a usage or set-up error (a labs folder not found, no
+sandbox tool, …: nothing is graded then), which includes a single SUBMISSION
 that is not a regular file (a link is never followed) or is over the size limit.
 """
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from nbformat import NotebookNode
 
 from .notebook import CHECKLIST_TAG, EXERCISE_TAG, tags
+from .safe_text import valid
 from .sandbox import CellRun
 
 MAX_SOURCE = 200_000
@@ -81,7 +82,7 @@ def definitions(source: str) -> tuple[Definition, ...]:
     if len(source) > MAX_SOURCE:
         return ()
     try:
-        tree = ast.parse(_MAGIC.sub("", source))
+        tree = ast.parse(_MAGIC.sub("", valid(source)))  # a lone surrogate (JSON allows it) must not hide the cell
     except SyntaxError:
         return _top_level_lines(source)
     except (ValueError, RecursionError, MemoryError):
@@ -244,7 +245,7 @@ def functions_of(source: str) -> dict[str, bool]:
     if len(source) > MAX_SOURCE:
         return {}
     try:
-        tree = ast.parse(_MAGIC.sub("", source))
+        tree = ast.parse(_MAGIC.sub("", valid(source)))  # a lone surrogate (JSON allows it) must not hide the cell
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     return {

@@ -275,3 +275,35 @@ def test_the_single_notebook_command_writes_its_results_whatever_the_terminals_e
         assert "bad byte" in json.loads(results.read_text())["output"]
         assert (pages / "alice_lab_11_3.html").is_file()
         results.unlink()
+
+
+@pytest.mark.sandboxed
+@pytest.mark.slow
+def test_a_sandboxed_regrade_with_a_lone_surrogate_in_an_error_writes_its_results(tmp_path: Path) -> None:
+    """The documented ``--seed`` regrade, for real, with a lone surrogate in what the notes quote.
+
+    A kernel's messages reach the grader as JSON (U+FFFD by then), but the notes
+    quote the notebook's own sources: here an untagged cell's first line, whose
+    JSON escape ``\\udcff`` nbformat reads as a lone surrogate.
+    """
+    from test_grading_notes import helper_in_untagged_cell
+
+    notebook_ = helper_in_untagged_cell()
+    helper = next(cell for cell in notebook_.cells if cell.source.startswith("def token_count("))
+    helper.source = helper.source.replace(":\n", ":  #\udcff\n", 1)  # within the 60 characters a note quotes
+    path = tmp_path / "alice_lab_11_3_build_context.ipynb"
+    path.write_text(json.dumps(notebook_, ensure_ascii=True), encoding="ascii")
+    results = tmp_path / "results.json"
+    finished = subprocess.run(
+        [sys.executable, "-m", "course_grader", str(path), "--seed", "5", "--results", str(results),
+         "--feedback", str(tmp_path / "feedback")],
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=600,
+    )  # fmt: skip
+    assert finished.returncode == 0, finished.stderr.decode(errors="replace")
+    data = json.loads(results.read_text())
+    assert data["score"] == 0 and "is defined in an untagged cell" in data["output"], data["output"]
+    assert "float:  #\udcff" in data["output"]  # as json.loads reads the escape results.json holds
+    assert b"\\udcff" in finished.stdout and (tmp_path / "feedback" / "alice_lab_11_3.html").is_file()
