@@ -307,3 +307,32 @@ def test_a_sandboxed_regrade_with_a_lone_surrogate_in_an_error_writes_its_result
     assert data["score"] == 0 and "is defined in an untagged cell" in data["output"], data["output"]
     assert "float:  #\udcff" in data["output"]  # as json.loads reads the escape results.json holds
     assert b"\\udcff" in finished.stdout and (tmp_path / "feedback" / "alice_lab_11_3.html").is_file()
+
+
+@pytest.mark.sandboxed
+@pytest.mark.slow
+def test_a_batch_explains_each_zero_and_the_honest_neighbour_keeps_full_marks(tmp_path: Path) -> None:
+    """The rows of the issue in one sandboxed batch, LMS names read (``auto``), next to an honest submission."""
+    from course_grader import Limits, grade_folder
+
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    nbformat.write(solution("11.3"), folder / "alice_lab_11_3_build_context.ipynb")
+    nbformat.write(solution_below_the_stub("11.3"), folder / "bob_lab_11_3_build_context.ipynb")
+    (folder / "carol_lab_11_2.ipynb").write_bytes(b"")
+    (folder / "dave_lab_11_4.ipynb").write_bytes(HTML)
+    nbformat.write(solution("11.3"), folder / "lab_11_3_build_context.ipynb")  # the lab's own name, handed in as is
+    options = GradeOptions(limits=Limits(cell_timeout=20), names=Names.of("auto"), seed=3)
+    rows = {result.submission: result for result in grade_folder(folder, options, jobs=2, progress=False)}
+    honest = rows["alice_lab_11_3_build_context.ipynb"]
+    assert (honest.status, honest.score, honest.max_score) == ("ok", 7, 7), honest.notes
+    below = rows["bob_lab_11_3_build_context.ipynb"]
+    assert below.score == 0 and any("the grader ran only the stubs in exercise cell 1" in n for n in below.notes)
+    for name, lab, what in (
+        ("carol_lab_11_2.ipynb", "11.2", "an empty file"),
+        ("dave_lab_11_4.ipynb", "11.4", "an HTML page"),
+    ):
+        row = rows[name]
+        assert (row.status, row.lab, row.score) == ("error", lab, 0) and f"{name} is {what}" in row.notes[0]
+    plain = rows["lab_11_3_build_context.ipynb"]
+    assert plain.student_source == "containing folder" and plain.student == "submissions" and plain.score == 7
