@@ -316,12 +316,12 @@ def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -
             root / "source" / SECRET,
             root / "submission_metadata.json",
         ]
+        exposure = exposed(account, sys.executable, [path for path in kept if path.exists()])
+        if exposure:  # the grader's own files first: cheap, and an interpreter the account cannot run stops here
+            raise LearnerSetupIncomplete(f"the learner's account can reach the grader ({'; '.join(exposure)})")
         copies = reference_copies([withheld.module for withheld in lab_registry.lab(lab).withheld])
-        exposure = exposed(account, sys.executable, [*(path for path in kept if path.exists()), *copies])
-        readable = [copy for copy in copies if f"{copy} is readable" in exposure]
-        grader = [found for found in exposure if not any(found == f"{copy} is readable" for copy in readable)]
-        if grader:
-            raise LearnerSetupIncomplete(f"the learner's account can reach the grader ({'; '.join(grader)})")
+        reached = set(exposed(account, sys.executable, copies)) if copies else set()
+        readable = [copy for copy in copies if f"{copy} is readable" in reached]
         if readable:
             raise LearnerSetupIncomplete(
                 f"the learner's account can read a copy of the lab's reference ({_copies(readable)})", COPY_FIX
