@@ -9,7 +9,10 @@ there, so the guarantees of the bubblewrap path are kept another way
 - setup installs course_lib (the wheel written here, ``wheel.py``) into a
   root-only folder, ``ROOT/course``, and only its dependencies into the venv;
   the kernel runs as an unused uid (``learner_account.py``) that can read
-  neither, and gets the lab's view of the package (``view.py``);
+  neither, and gets the lab's view of the package (``view.py``); no other copy of the
+  reference on the machine may be readable by it either (a course checkout on a dry
+  run's machine: ``learner_account.reference_copies``), and ``choose_python.sh`` picks
+  a Python that account can run;
 - before ``results.json`` is written every process of that uid is killed, and
   the results folder is root's;
 - the hidden cases come from the bundle's secret (``source/secret``, root-only,
@@ -36,9 +39,21 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
+from course_lib import lab_registry
+
 from .errors import GradingError
 from .grade import GradeOptions, grade_notebook, lab_view, not_graded
-from .learner_account import LearnerSetupIncomplete, exposed, kernel_wrap, kill_all, remove_leftovers, unused_account
+from .learner_account import (
+    COPY_FIX,
+    UIDS,
+    LearnerSetupIncomplete,
+    exposed,
+    kernel_wrap,
+    kill_all,
+    reference_copies,
+    remove_leftovers,
+    unused_account,
+)
 from .notebook import find_template, read_submission, setup_sources
 from .results import GradeResult, to_gradescope, write_atomically
 from .sandbox import Limits
@@ -72,20 +87,9 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 if [ -n "${COURSE_GRADE_PYTHON:-}" ]; then
-  RUN="$COURSE_GRADE_PYTHON"
+  RUN="$(bash "$SOURCE/choose_python.sh" "$COURSE_GRADE_PYTHON")"  # checked as the learner's account would run it
 else
-  PYTHON=""
-  for candidate in python3.13 python3.12 python3.11 python3; do
-    if command -v "$candidate" >/dev/null 2>&1 &&
-       "$candidate" -c 'import sys; raise SystemExit(sys.version_info < (3, 11))' 2>/dev/null; then
-      PYTHON="$(command -v "$candidate")"
-      break
-    fi
-  done
-  if [ -z "$PYTHON" ]; then
-    echo "course-grade needs Python >= 3.11; choose a Gradescope base image that has it" >&2
-    exit 1
-  fi
+  PYTHON="$(bash "$SOURCE/choose_python.sh")"  # the first Python >= 3.11 the learner's account can run, or why none
   if "$PYTHON" -m venv "$ROOT/venv"; then
     RUN="$ROOT/venv/bin/python"
   else
@@ -98,6 +102,7 @@ fi
 # The learner's kernel runs this Python as another uid: the venv must stay readable by all.
 chmod o+x "$ROOT"
 if [ -d "$ROOT/venv" ]; then chmod -R go+rX "$ROOT/venv"; fi
+bash "$SOURCE/choose_python.sh" "$RUN" >/dev/null
 rm -rf "$COURSE"
 "$RUN" -m pip install --quiet --disable-pip-version-check --no-deps --no-index --target "$COURSE" "$SOURCE"/wheels/*.whl
 chown -R 0:0 "$SOURCE" "$COURSE"
@@ -105,6 +110,57 @@ chmod -R go-rwx "$SOURCE" "$COURSE"
 PYTHONPATH="$COURSE" "$RUN" -P -c 'import course_grader.bundle'
 echo "$RUN" > "$SOURCE/python"
 """
+
+CHOOSE_PYTHON_SH = """#!/usr/bin/env bash
+# Which Python the autograder runs (setup.sh asks, as root). The learner's kernel runs it as
+# another uid with no groups, so it must be one other users can run: a pyenv Python under
+# /root, first on PATH on many machines, is not. Every python3.1x/python3 on PATH (then
+# /usr/local/bin, /usr/bin) is tried as such a uid; the first >= 3.11 that starts is printed.
+# With an argument (COURSE_GRADE_PYTHON, or setup.sh's venv), that one is checked instead.
+set -uo pipefail
+PROBE_UID=@PROBE_UID@  # no account has it: what it can run, the learner's account can
+new_enough() { "$1" -I -c 'import sys; raise SystemExit(sys.version_info < (3, 11))' >/dev/null 2>&1; }
+learner_runs() {
+  (cd / && "$1" -I -c 'import os, sys
+uid = int(sys.argv[1])
+os.setgroups([]); os.setgid(uid); os.setuid(uid)
+os.execv(sys.argv[2], [sys.argv[2], "-c", "import encodings, json"])' "$PROBE_UID" "$1") >/dev/null 2>&1
+}
+WHY="the learner's kernel runs as another account, which cannot run it (it lives in, or links into, a folder other users cannot enter, such as /root)"
+if [ $# -gt 0 ]; then
+  if ! new_enough "$1"; then
+    echo "$1: not a Python >= 3.11 that runs here" >&2
+    exit 1
+  fi
+  if ! learner_runs "$1"; then
+    echo "$1 cannot be used: $WHY; use a system Python (apt-get install python3) or a venv made from one" >&2
+    exit 1
+  fi
+  echo "$1"
+  exit 0
+fi
+PRIVATE=""
+IFS=: read -r -a FOLDERS <<< "${PATH:-}:/usr/local/bin:/usr/bin"
+for name in python3.13 python3.12 python3.11 python3; do
+  for folder in "${FOLDERS[@]}"; do
+    candidate="${folder:-.}/$name"
+    if [ -x "$candidate" ] && [ ! -d "$candidate" ] && new_enough "$candidate"; then
+      if learner_runs "$candidate"; then
+        echo "$candidate"
+        exit 0
+      fi
+      case " $PRIVATE " in *" $candidate "*) ;; *) PRIVATE="${PRIVATE:+$PRIVATE }$candidate" ;; esac
+    fi
+  done
+done
+if [ -n "$PRIVATE" ]; then
+  echo "course-grade needs a Python >= 3.11 that the learner's account can run; found only $PRIVATE: $WHY." \
+    "Install a system Python (apt-get install python3) or set COURSE_GRADE_PYTHON to one other users can run" >&2
+else
+  echo "course-grade needs Python >= 3.11; choose a Gradescope base image that has it" >&2
+fi
+exit 1
+""".replace("@PROBE_UID@", str(UIDS.stop - 1))
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this for every submission, as root: it grades the notebook in
@@ -152,6 +208,7 @@ def build_bundle(
         wheel = write_wheel(project_root(), Path(folder) / "wheels")
         contents: dict[str, str | bytes] = {
             "setup.sh": SETUP_SH,
+            "choose_python.sh": CHOOSE_PYTHON_SH,
             "run_autograder": RUN_AUTOGRADER.format(
                 lab=lab, course=COURSE, timeout=limits.cell_timeout, memory=limits.memory_mb, budget=limits.budget
             ),
@@ -161,7 +218,10 @@ def build_bundle(
             f"wheels/{wheel.name}": wheel.read_bytes(),
         }
         output.parent.mkdir(parents=True, exist_ok=True)
-        with zipfile.ZipFile(output, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
+        # Yours only (0600): the zip holds the secret and the reference, which no other user of the machine may read.
+        handle = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(handle, 0o600)
+        with os.fdopen(handle, "wb") as file, zipfile.ZipFile(file, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
             for name, data in contents.items():
                 info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
                 info.external_attr = _MODES.get(name, 0o644) << 16
@@ -170,7 +230,7 @@ def build_bundle(
     return output
 
 
-_MODES = {"setup.sh": 0o755, "run_autograder": 0o755, SECRET: 0o600}
+_MODES = {"setup.sh": 0o755, "choose_python.sh": 0o755, "run_autograder": 0o755, SECRET: 0o600}
 
 
 def bundle_secret(seed: int | None = None) -> int:
@@ -257,8 +317,15 @@ def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -
             root / "submission_metadata.json",
         ]
         exposure = exposed(account, sys.executable, [path for path in kept if path.exists()])
-        if exposure:
+        if exposure:  # the grader's own files first: cheap, and an interpreter the account cannot run stops here
             raise LearnerSetupIncomplete(f"the learner's account can reach the grader ({'; '.join(exposure)})")
+        copies = reference_copies([withheld.module for withheld in lab_registry.lab(lab).withheld])
+        reached = set(exposed(account, sys.executable, copies)) if copies else set()
+        readable = [copy for copy in copies if f"{copy} is readable" in reached]
+        if readable:
+            raise LearnerSetupIncomplete(
+                f"the learner's account can read a copy of the lab's reference ({_copies(readable)})", COPY_FIX
+            )
         options = replace(options, views=str(views), kernel_wrap=kernel_wrap(account, homes))
         result = grade_notebook(path, options, student="submission").model_copy(update={"sandbox": LEARNER_SANDBOX})
     finally:
@@ -268,6 +335,13 @@ def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -
             remove_leftovers(account)
             shutil.rmtree(work, ignore_errors=True)
     return result
+
+
+def _copies(readable: list[Path], shown: int = 10) -> str:
+    """Where the readable copies are, one entry per package folder (``…/course_lib``) or archive."""
+    places = list(dict.fromkeys(next((p for p in path.parents if p.name == PACKAGE.name), path) for path in readable))
+    more = f"; {len(places)} places in all" if len(places) > shown else ""
+    return "; ".join(map(str, places[:shown])) + more
 
 
 def _lock_down(root: Path) -> None:

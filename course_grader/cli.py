@@ -14,13 +14,15 @@ Everything that can be checked before grading is checked first (limits, the
 labs folder, where the output goes, that there is something to grade, that
 the sandbox tool is installed), so a batch never grades for an hour and then
 fails to write its results. The exit status is 0 once results are written,
-whatever the score; 2 for a usage error, which includes a single SUBMISSION
+whatever the score; 2 for a usage or set-up error (a labs folder not found, no
+sandbox tool, …: nothing is graded then), which includes a single SUBMISSION
 that is not a regular file (a link is never followed) or is over the size limit.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import logging
 import os
@@ -30,6 +32,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from course_lib import lab_registry
 
@@ -41,13 +44,24 @@ from .errors import GradingError
 from .feedback import Scorer, write_feedback
 from .grade import GradeOptions, grade_notebook
 from .grades_csv import merge, read_frame, shard_column, write_frame
-from .notebook import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal, submission_name
+from .notebook import (
+    MAX_NOTEBOOK_BYTES,
+    MAX_NOTEBOOK_MB,
+    lab_named,
+    missing_templates,
+    not_regular,
+    refusal,
+    submission_name,
+)
 from .records import companion, counted_files, read_records, with_counts, write_records
 from .results import GradeResult, format_table, to_gradescope, write_atomically
 from .roster import UNKNOWN, Names, Roster, load_roster
 from .sandbox import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
 from .scoring import score
 from .shard import parse_shard, run_record
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _lab(text: str) -> str:
@@ -170,6 +184,10 @@ def _limits(
     return limits
 
 
+def _course_order(lab: str) -> int:
+    return list(lab_registry.LABS).index(lab)
+
+
 def _grade_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-grade",
@@ -280,9 +298,8 @@ def _export_main(argv: list[str]) -> int:
         parser.error("export needs the class: --roster FILE, or a course file (--course) naming one")
     _writable(parser, arguments.output, "-o")
     try:
-        book = gradebook.build(
-            read_frame(arguments.grades), roster, layout=arguments.format, missing=arguments.missing, course=course
-        )
+        grades = read_frame(arguments.grades)
+        book = gradebook.build(grades, roster, layout=arguments.format, missing=arguments.missing, course=course)
     except GradingError as exc:
         parser.error(str(exc))
     gradebook.write(book, arguments.output)
@@ -295,7 +312,28 @@ def _export_main(argv: list[str]) -> int:
             f"warning: {book.unknown} counting rows name no roster student (unknown): they are in no one's row",
             file=sys.stderr,
         )
+    if (ungraded := not_graded_warning(grades)) is not None:
+        print(ungraded, file=sys.stderr)
     return 0
+
+
+def not_graded_warning(grades: pd.DataFrame, shown: int = 10) -> str | None:
+    """The counting rows nothing was graded in (status ``error``: a 0-byte or HTML file, a link, a crash), named.
+
+    Their cell in the gradebook is 0 (or empty without a lab), which an LMS
+    imports like any grade: the instructor must see them before importing.
+    """
+    if "status" not in grades.columns:
+        return None
+    rows = grades[grades["counts"] & (grades["status"] == "error")]
+    if rows.empty:
+        return None
+    listed = [f"{row.file} ({str(row.notes).split(' | ')[0][:160]})" for row in rows.head(shown).itertuples()]
+    more = f"; and {len(rows) - shown} more" if len(rows) > shown else ""
+    return (
+        f"warning: {len(rows)} counting rows were not graded (status error), so the gradebook has 0 or nothing "
+        f"for them: {'; '.join(listed)}{more}. Check these files before importing"
+    )
 
 
 def _bundle_parser() -> argparse.ArgumentParser:
@@ -408,13 +446,10 @@ def _bundle_main(argv: list[str]) -> int:
     arguments = parser.parse_args(argv)
     course = _course(parser, arguments)
     secret = bundle_secret(arguments.seed if arguments.seed is not None else course.settings.seed)
-    path = build_bundle(
-        arguments.lab,
-        arguments.output,
-        labs_dir=arguments.labs,
-        limits=_limits(parser, arguments, course, arguments.lab),
-        seed=secret,
-    )
+    limits = _limits(parser, arguments, course, arguments.lab)
+    if (missing := missing_templates([arguments.lab], arguments.labs)) is not None:
+        parser.error(missing)
+    path = build_bundle(arguments.lab, arguments.output, labs_dir=arguments.labs, limits=limits, seed=secret)
     print(
         f"wrote {path} ({lab_registry.lab(arguments.lab).label}): upload it as the assignment's autograder on Gradescope"
     )
@@ -463,6 +498,7 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _printable_streams()
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # a dead kernel's pending tasks are reported by us
     if argv and argv[0] in SUBCOMMANDS:
         return SUBCOMMANDS[argv[0]](argv[1:])
@@ -509,6 +545,24 @@ def main(argv: list[str] | None = None) -> int:
             f"grading needs a sandbox per submission: {INSTALL_HINT}; "
             "or pass --no-sandbox where the machine itself is the sandbox"
         )
+    if importlib.util.find_spec("ipykernel") is None:
+        parser.error("the grader's Python has no ipykernel, so no kernel can start: install the course's dependencies")
+    submissions = find_submissions(target) if target.is_dir() else [target]
+    listing: list[str] = []
+    if target.is_dir():
+        _writable(parser, arguments.out, "--out")
+        if not submissions:
+            parser.error(f"no notebooks (.ipynb) under {target}")
+        listing = _listing(target)
+        try:  # the manifest's paths as graded: an entry that names no file stops here
+            course = course.for_submissions(listing, target)
+        except GradingError as exc:
+            parser.error(str(exc))
+    needed = [arguments.lab] if arguments.lab and not target.is_dir() else [lab_named(path) for path in submissions]
+    if (
+        missing := missing_templates(sorted({lab for lab in needed if lab}, key=_course_order), arguments.labs)
+    ) is not None:
+        parser.error(missing)
     if not options.sandbox:
         print(f"warning: --no-sandbox: {GIVEN_UP}", file=sys.stderr)
     if (no_cgroup := cgroup.unavailable()) is not None:
@@ -521,14 +575,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"hidden cases drawn from seed {options.seed} (--seed {options.seed} reproduces this run)")
 
     if target.is_dir():
-        _writable(parser, arguments.out, "--out")
-        listing = _listing(target)
-        if not listing:
-            parser.error(f"no notebooks (.ipynb) under {target}")
-        try:  # the manifest's paths as graded: an entry that names no file stops here
-            course = course.for_submissions(listing, target)
-        except GradingError as exc:
-            parser.error(str(exc))
         results = grade_folder(
             target, options, jobs=arguments.jobs, progress=not arguments.no_progress, course=course, shard=shard
         )
@@ -556,10 +602,27 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.lab:
         options = replace(options, expected_lab=arguments.lab)
     result = grade_notebook(target, options, student=arguments.student)
+    # The files first: nothing the terminal cannot show (a lone surrogate in a message) may cost the results.
+    write_atomically(arguments.results, json.dumps(to_gradescope(result), indent=2))
+    _write_feedback(arguments, [result], scorer=lambda graded: score(graded, course))
     print(format_table(result))
     if course.path is not None:
         print(f"course score: {score(result, course).explanation}")
-    write_atomically(arguments.results, json.dumps(to_gradescope(result), indent=2))
     print(f"wrote {arguments.results}")
-    _write_feedback(arguments, [result], scorer=lambda graded: score(graded, course))
     return 0
+
+
+def _printable_streams() -> None:
+    """stdout and stderr show what they cannot encode as escapes instead of raising ``UnicodeEncodeError``.
+
+    Messages quote the learner's exceptions and file names, which may hold a lone
+    surrogate or characters an ASCII terminal lacks (``PYTHONIOENCODING=utf-8:strict``,
+    ``LANG=C``); the command must still write its results and finish.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a closed or detached stream: nothing to protect
+                pass

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from nbformat import NotebookNode
 
 from .notebook import CHECKLIST_TAG, EXERCISE_TAG, tags
+from .safe_text import valid
 from .sandbox import CellRun
 
 MAX_SOURCE = 200_000
@@ -81,7 +82,7 @@ def definitions(source: str) -> tuple[Definition, ...]:
     if len(source) > MAX_SOURCE:
         return ()
     try:
-        tree = ast.parse(_MAGIC.sub("", source))
+        tree = ast.parse(_MAGIC.sub("", valid(source)))  # a lone surrogate (JSON allows it) must not hide the cell
     except SyntaxError:
         return _top_level_lines(source)
     except (ValueError, RecursionError, MemoryError):
@@ -219,14 +220,94 @@ def where_defined(names: Iterable[str], cells: Sequence[CodeCell], exercises: Se
         elif found:
             untagged.setdefault(found[0][0].position, []).append(name)
     by_position = {cell.position: cell for cell in cells}
-    for position, defined in untagged.items():
-        cell = by_position[position]
-        listed = " and ".join(f"`{name}`" for name in defined)
-        verb = "is" if len(defined) == 1 else "are"
+    notes += [untagged_note(by_position[position], defined) for position, defined in untagged.items()]
+    return notes
+
+
+def untagged_note(cell: CodeCell, names: Sequence[str], graded: str = "", fix: str = "") -> str:
+    """The note for code the grader never ran because its cell is not tagged ``exercise``, with the fix."""
+    listed = " and ".join(f"`{name}`" for name in names)
+    verb = "is" if len(names) == 1 else "are"
+    fix = fix or f"tag that cell `exercise` ({HOW_TO_TAG}) or move the code into an exercise cell"
+    return (
+        f"{listed} {verb} defined in an untagged cell {cell.position} (`{cell.first_line}`){graded}; the grader runs "
+        f"only cells tagged `exercise` — {fix}"
+    )
+
+
+def functions_of(source: str) -> dict[str, bool]:
+    """The functions a cell defines at its top level, each with whether it is only a stub (the last definition wins).
+
+    A stub's body does nothing but raise ``NotImplementedError`` (or pass): the
+    lab's own ``raise NotImplementedError("Lab 11.3 not implemented yet: …")``,
+    a docstring and comments aside.
+    """
+    if len(source) > MAX_SOURCE:
+        return {}
+    try:
+        tree = ast.parse(_MAGIC.sub("", valid(source)))  # a lone surrogate (JSON allows it) must not hide the cell
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    return {
+        node.name: all(map(_does_nothing, node.body))
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+
+
+def _does_nothing(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Pass) or (
+        isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+    ):
+        return True
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    return False
+
+
+def stub_graded(cells: Sequence[CodeCell], functions: Sequence[str], unimplemented: bool) -> list[str]:
+    """A function whose exercise cell holds only its stub, while an untagged cell defines it for real.
+
+    The learner's own notebook ran that untagged cell after the stub, so its
+    checklist passed; the grader runs only exercise cells, so it graded the stub.
+    A stub is read from the source (``functions_of``), or, for the lab's functions, from
+    the run (``unimplemented``: a check or call raised ``NotImplementedError``).
+    """
+    graded: dict[str, CodeCell] = {}
+    stubbed: set[str] = set()
+    for cell in cells:
+        if cell.exercise is None:
+            continue
+        for name in {d.name for d in cell.definitions() if d.inside is None}:
+            graded[name] = cell
+            stubbed.discard(name)
+        stubbed |= {name for name, stub in functions_of(cell.source).items() if stub}
+    if unimplemented:
+        stubbed |= {name for name in functions if name in graded}
+    untagged: dict[int, list[str]] = {}
+    for name in sorted(stubbed, key=lambda n: (n not in functions, n)):
+        real = [cell for cell in cells if cell.exercise is None and functions_of(cell.source).get(name) is False]
+        if real:
+            untagged.setdefault(real[-1].position, []).append(name)  # the last one: what the learner's run kept
+    by_position = {cell.position: cell for cell in cells}
+    notes = []
+    for position, names in untagged.items():
+        cell, stub = by_position[position], graded[names[0]]
+        what = "the stub" if len(names) == 1 else "the stubs"
+        fix = (
+            ""
+            if position > stub.position
+            else f"move the code into exercise cell {stub.exercise} in place of {what} (tagged where it is, "
+            f"it would run before {what} and be replaced)"
+        )
         notes.append(
-            f"{listed} {verb} defined in an untagged cell {position} (`{cell.first_line}`); the grader runs "
-            f"only cells tagged `exercise` — tag that cell `exercise` ({HOW_TO_TAG}) or move the code "
-            f"into an exercise cell"
+            untagged_note(
+                cell,
+                names,
+                f", but the grader ran only {what} in exercise cell {stub.exercise} (cell {stub.position})",
+                fix,
+            )
         )
     return notes
 
@@ -254,12 +335,15 @@ def explain(
     functions: Sequence[str],
     defined: Mapping[str, object],
     errors: Iterable[str],
+    *,
+    unimplemented: bool = False,
 ) -> list[str]:
-    """The notes for one graded submission: no exercise cell, and where each missing name sits.
+    """The notes for one graded submission: no exercise cell, where each missing name sits, a stub graded.
 
     ``defined`` is the kernel's answer to which of the lab's ``functions``
     exist after the exercise cells (``{}`` when it gave none); ``errors`` are
-    the messages of the exercise cells, checks and hidden calls, read for ``NameError``.
+    the messages of the exercise cells, checks and hidden calls, read for ``NameError``;
+    ``unimplemented``: a check or call of the lab's function raised ``NotImplementedError``.
     """
     if notebook is None:
         return []
@@ -267,4 +351,6 @@ def explain(
     notes = [note for note in [no_exercise_cells(cells)] if note]
     missing = [name for name in functions if defined and defined.get(name) is not True]
     notes += where_defined([*missing, *missing_names(errors)], cells, exercises)
+    if defined and all(defined.get(name) is True for name in functions):
+        notes += stub_graded(cells, functions, unimplemented)
     return notes

@@ -32,7 +32,7 @@ from . import diagnose, practice
 from .errors import GradingError
 from .hidden import HiddenTest, call_verdict
 from .hidden_cases import hidden_calls, hidden_tests
-from .notebook import claimed_student, find_template, read_submission, setup_sources, submission_name
+from .notebook import claimed_student, find_template, lab_in_name, read_submission, setup_sources, submission_name
 from .results import GradeResult, Status, TestResult
 from .roster import Names, attribute
 from .sandbox import CellRun, Limits, Sandbox
@@ -110,8 +110,8 @@ def grade_notebook(
         claims = (*claims, *submission.notes, *([claimed] if claimed else []))
         setup = setup_sources(find_template(lab, options.labs_dir))
         run = _execute(lab, setup, submission.exercise_sources, options)
-    except GradingError as exc:
-        result = not_graded(path, who, lab, str(exc), started, options)
+    except GradingError as exc:  # not a notebook (0 bytes, an HTML page): still the lab its file name names
+        result = not_graded(path, who, lab or lab_in_name(path), str(exc), started, options)
     except Exception as exc:  # noqa: BLE001 - e.g. the kernel could not start; one bad file must not stop a batch
         result = not_graded(path, who, lab, f"could not grade: {type(exc).__name__}: {exc}", started, options)
     else:
@@ -280,8 +280,11 @@ def assemble(
         *(r.message for r in records.values()),
         *(f"{o.get('type')}: {o.get('message')}" for o in outcomes.values() if o.get("type") == "NameError"),
     ]
+    unimplemented = any(r.status == "not implemented yet" for r in records.values()) or any(
+        o.get("type") == "NotImplementedError" for o in outcomes.values()
+    )
     notes[explained_at:explained_at] = diagnose.explain(
-        notebook, run.exercises, lab_registry.lab(lab).functions, defined, map(str, errors)
+        notebook, run.exercises, lab_registry.lab(lab).functions, defined, map(str, errors), unimplemented=unimplemented
     )
     for index, test in enumerate(hidden_tests(lab, options.seed), start=1):
         output = blocked or _hidden_output(test, outcomes, run.counterexamples.get(test.name))

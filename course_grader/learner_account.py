@@ -20,9 +20,11 @@ import os
 import pwd
 import random
 import shutil
+import stat
 import subprocess
 import sys
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,11 +39,18 @@ KILL_BOUND = 10.0
 """Seconds ``kill_all`` keeps killing before it gives up."""
 
 
-class LearnerSetupIncomplete(GradingError):
-    """The learner's account could read what the grader keeps, or cannot run the kernel's Python (setup.sh did not run)."""
+SETUP_FIX = "run setup.sh as root (docs/grading.md)"
 
-    def __init__(self, why: str) -> None:
-        super().__init__(f"the autograder is not set up: {why}; run setup.sh as root (docs/grading.md)")
+
+class LearnerSetupIncomplete(GradingError):
+    """The learner's account could read what the grader keeps, or cannot run the kernel's Python: nothing is graded.
+
+    ``fix`` says what to do: run setup.sh (the grader's files are readable), make
+    another copy of the reference unreadable, or pick a Python other users can run.
+    """
+
+    def __init__(self, why: str, fix: str = SETUP_FIX) -> None:
+        super().__init__(f"the autograder is not set up: {why}; {fix}")
 
 
 class LearnerProcessesSurvived(GradingError):
@@ -146,10 +155,91 @@ def exposed(account: LearnerAccount, python: str, secrets: list[Path]) -> list[s
             env={"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8"},
         )
     except OSError as exc:  # e.g. the interpreter lives in a folder only root can enter
-        raise LearnerSetupIncomplete(f"the learner's account cannot run {python} ({exc.strerror})") from None
+        raise LearnerSetupIncomplete(
+            f"the learner's account cannot run {python} ({exc.strerror})", PYTHON_FIX
+        ) from None
     if finished.returncode != 0:
-        raise LearnerSetupIncomplete(f"the learner's account cannot run {python} ({finished.stderr.strip()[-300:]})")
+        raise LearnerSetupIncomplete(
+            f"the learner's account cannot run {python} ({finished.stderr.strip()[-300:]})", PYTHON_FIX
+        )
     return list(json.loads(finished.stdout.strip().splitlines()[-1]))
+
+
+PYTHON_FIX = (
+    "the kernel runs as another account, so its Python must be one other users can run (not one under a private "
+    "folder such as /root/.pyenv): rebuild with a system or venv Python first on PATH, or COURSE_GRADE_PYTHON "
+    "naming one (docs/grading.md)"
+)
+COPY_FIX = (
+    "the learner's kernel could read the lab's reference there: make it unreadable to other users "
+    "(chmod -R o-rwx on the course checkout, or remove the copy), or dry-run in a container without it (docs/grading.md)"
+)
+PSEUDO_FILE_SYSTEMS = (Path("/proc"), Path("/sys"), Path("/dev"), Path("/run"))
+"""Not searched for copies of the reference: no file there holds one."""
+_SKIPPED = {"__pycache__", ".git", "node_modules"}
+VIEW_HEADER = "# Withheld while grading Lab"
+"""The first line of a withheld module in a lab's view (``view.stub_source``): a stub, not the reference."""
+
+
+def reference_copies(modules: list[str], top: Path = Path("/"), distribution: str = "course_lib") -> list[Path]:
+    """Every copy of the lab's withheld ``modules`` on the machine that another user could reach, found as root.
+
+    A course checkout, a site-packages, an unpacked wheel (``…/course_lib/context.py``),
+    the distribution's wheels and the autograder zips holding one: wherever they are,
+    a kernel that drops the view from ``sys.path`` could read the reference there
+    (issue 27's dry run scored 7/7 from a world-readable checkout). A folder other
+    users cannot enter (no ``o+x``: the learner's account has no group) is not
+    searched; whether each copy found is readable is then asked *as the account*
+    (``exposed``). Lab views are skipped: their withheld modules are stubs.
+    """
+    wanted = {tuple(module.split(".")) for module in modules}
+    leaves = {parts[-1] + ".py": parts[:-1] for parts in wanted}
+    found: list[Path] = []
+    for current, folders, files in os.walk(top, onerror=lambda error: None):
+        here = Path(current)
+        folders[:] = [
+            name
+            for name in folders
+            if name not in _SKIPPED and here / name not in PSEUDO_FILE_SYSTEMS and _others_may_enter(here / name)
+        ]
+        found.extend(path for path in (here / name for name in files) if _is_copy(path, leaves, distribution))
+    return found
+
+
+def _is_copy(path: Path, leaves: dict[str, tuple[str, ...]], distribution: str) -> bool:
+    package = leaves.get(path.name)
+    if package is not None:
+        return path.parent.parts[-len(package) :] == package and not _is_view_stub(path)
+    if path.name.endswith(".whl"):
+        return path.name.startswith(f"{distribution}-")
+    return path.name.endswith(".zip") and _holds(path, distribution)
+
+
+def _others_may_enter(folder: Path) -> bool:
+    try:
+        status = os.stat(folder, follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISDIR(status.st_mode) and bool(status.st_mode & stat.S_IXOTH)
+
+
+def _is_view_stub(path: Path) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return file.readline().startswith(VIEW_HEADER)
+    except OSError:
+        return False
+
+
+def _holds(path: Path, distribution: str) -> bool:
+    """A zip (an autograder bundle) holding the distribution's wheel or its package."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return any(
+                name.startswith((f"wheels/{distribution}-", f"{distribution}/")) for name in archive.namelist()[:10_000]
+            )
+    except (OSError, zipfile.BadZipFile, ValueError, RuntimeError):
+        return False
 
 
 def processes_of(uid: int) -> list[int]:

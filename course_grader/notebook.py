@@ -20,6 +20,7 @@ import os
 import re
 import stat
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,8 @@ EXERCISE_TAG = "exercise"
 CHECKLIST_TAG = "checklist"
 LABS_ENVIRONMENT = "COURSE_GRADE_LABS"
 _FILE_LAB = re.compile(r"lab[_-]?(\d+)[_.-](\d+)(?!\d)", re.IGNORECASE)
+CHECKOUT = Path(__file__).resolve().parents[1]
+"""Where the package runs from: a course checkout has ``labs/`` there, a plain ``pip install`` has not."""
 
 
 MAX_NOTEBOOK_MB = 20
@@ -134,9 +137,42 @@ def read_notebook(path: str | Path) -> NotebookNode:
             warnings.simplefilter("ignore", MissingIDFieldWarning)
             return nbformat.reads(data.decode("utf-8"), as_version=4)
     except Exception as exc:  # noqa: BLE001 - invalid UTF-8 or JSON, wrong schema, nesting too deep
+        what = what_it_is(data)
+        detail = (
+            f"{what}, not a Jupyter notebook"
+            if what
+            else f"not a readable Jupyter notebook ({type(exc).__name__}: {str(exc)[:300]})"
+        )
         raise NotALabNotebook(
-            f"{Path(path).name} is not a readable Jupyter notebook ({type(exc).__name__}: {exc})"
+            f"{Path(path).name} is {detail}; nothing in it was graded: "
+            "ask for the notebook itself (File → Download in Jupyter, .ipynb)"
         ) from None
+
+
+_KINDS: tuple[tuple[tuple[bytes, ...], str], ...] = (
+    ((b"<!doctype html", b"<html", b"<head", b"<body"), "an HTML page (a web page saved under the notebook's name)"),
+    ((b"pk\x03\x04",), "a ZIP archive"),
+    ((b"%pdf",), "a PDF document"),
+    ((b"{\\rtf",), "an RTF document"),
+)
+
+
+def what_it_is(data: bytes) -> str | None:
+    """What a file that is not a notebook is, from its first bytes: an empty file, an HTML page, a ZIP, a PDF.
+
+    The 0-byte upload and the browser's *Save page as* are the common ways a
+    zero arrives with no notebook in it (docs/grading.md, statuses); the note
+    says which, so the learner knows what to hand in instead.
+    """
+    if not data:
+        return "an empty file (0 bytes)"
+    head = data[:512].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if not head:
+        return f"a file of {len(data)} blank bytes"
+    for starts, what in _KINDS:
+        if head.startswith(starts) or (what.startswith("an HTML") and b"<html" in head):
+            return what
+    return None
 
 
 def lab_in_name(path: str | Path) -> str | None:
@@ -151,6 +187,19 @@ def lab_in_name(path: str | Path) -> str | None:
         ):
             return entry.id
     return None
+
+
+def begins_with_lab(name: str) -> bool:
+    """A file name that starts with its lab (``lab_11_3_build_context.ipynb``, ``Lab-11.3.ipynb``, ``02_lifecycle_capstone…``).
+
+    Such a file is the lab's notebook under its own name, handed in as it is: an
+    LMS download name starts with the student (Canvas's ``login_userid_…``), so
+    none of its patterns is read from it (``lab_11_3`` is not login ``lab``, user ``11``).
+    """
+    match = _FILE_LAB.match(name)
+    if match and f"{match.group(1)}.{match.group(2)}" in lab_registry.LABS:
+        return True
+    return any(name.startswith(entry.notebook) for entry in lab_registry.LABS.values())
 
 
 def lab_in_metadata(notebook: NotebookNode) -> str | None:
@@ -237,7 +286,7 @@ def setup_sources(template: NotebookNode) -> tuple[str, ...]:
 
 def template_dirs(labs_dir: str | Path | None = None) -> list[Path]:
     """Where the course's lab notebooks may be: the option, ``$COURSE_GRADE_LABS``, ``./labs``, the checkout."""
-    checkout = Path(__file__).resolve().parents[1]
+    checkout = CHECKOUT
     folders = sorted({lab.folder for lab in lab_registry.LABS.values()})
     candidates = [
         labs_dir,
@@ -269,6 +318,44 @@ def find_template(lab: str, labs_dir: str | Path | None = None) -> NotebookNode:
     raise TemplateNotFound(
         f"no notebook for Lab {lab} in {', '.join(map(str, searched)) or 'any labs folder'}; "
         f"pass --labs DIR or set {LABS_ENVIRONMENT}"
+    )
+
+
+def lab_named(path: str | Path) -> str | None:
+    """The lab a submission will be graded as, if its file name or metadata says (``None`` for a file that is no notebook)."""
+    named = lab_in_name(path)
+    if named is not None:
+        return named
+    try:
+        return lab_in_metadata(read_notebook(path))
+    except NotALabNotebook:
+        return None
+
+
+def missing_templates(labs: Iterable[str], labs_dir: str | Path | None = None) -> str | None:
+    """Why the course's notebooks for ``labs`` cannot be found, or ``None``: a set-up error, found before grading.
+
+    Without them no submission can be graded (each lab's setup cells come from
+    them), so every row would be an ``error`` 0: a plain ``pip install`` ships no
+    ``labs/``, and a TA may run the command outside the checkout.
+    """
+    missing = []
+    for lab in dict.fromkeys(labs):
+        try:
+            find_template(lab, labs_dir)
+        except TemplateNotFound:
+            missing.append(lab_registry.lab(lab).label)
+    if not missing:
+        return None
+    searched = ", ".join(map(str, template_dirs(labs_dir)))
+    where = (
+        f"in {searched}"
+        if searched
+        else "anywhere: no labs folder exists (--labs, $COURSE_GRADE_LABS, ./labs, the checkout's labs/; a plain pip install ships none)"
+    )
+    return (
+        f"the course's notebook for {', '.join(missing)} is not found {where}; nothing was graded. "
+        f"Pass --labs DIR (the course's labs/ folder, e.g. from a clone of the course) or set {LABS_ENVIRONMENT}=DIR"
     )
 
 

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict
 from course_lib import lab_registry
 
 from .errors import GradingError
-from .notebook import identify, lab_in_name, submission_name
+from .notebook import begins_with_lab, identify, lab_in_name, submission_name
 
 
 class RosterError(GradingError):
@@ -174,6 +174,8 @@ def lms_name(path: str | Path, root: str | Path | None, patterns: tuple[str, ...
 
 def read_lms_name(where: str, patterns: tuple[str, ...]) -> LmsName | None:
     """``lms_name`` of a path already relative to the submissions folder (a CSV's ``file``)."""
+    if begins_with_lab(where.split("/", 1)[0]):
+        return None  # a lab notebook under its own name is not a download name (notebook.begins_with_lab)
     for pattern in patterns:
         match = re.match(pattern, where)
         if match:

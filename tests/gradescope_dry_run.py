@@ -12,6 +12,14 @@ everything else setup.sh and run_autograder do runs unchanged.
 The learner's kernel runs as another uid, so the interpreter must be runnable
 by it: on machines where Python lives in a private folder (``/root/.pyenv``)
 the venv is made from a system interpreter of the same version.
+
+This checkout (and any other on the machine) is world-readable, and the
+autograder refuses to grade while the learner's uid could read a copy of the
+lab's reference anywhere (``learner_account.reference_copies``). So
+``run_autograder`` runs in a mount namespace of its own where every copy found
+is covered (an empty root-only tmpfs over each package folder, ``/dev/null``
+over each wheel or zip): the checkout is out of reach, as docs/grading.md's dry
+run keeps it; ``submit(hide=False)`` is the dry run without that.
 """
 
 from __future__ import annotations
@@ -108,8 +116,13 @@ class Autograder:
     def source(self) -> Path:
         return self.root / "source"
 
-    def submit(self, notebooks: dict[str, object], cwd: Path) -> tuple[dict, str]:
-        """Upload ``notebooks`` (name: NotebookNode) and run ``run_autograder``; its results.json and output."""
+    lab: str = ""
+
+    def submit(self, notebooks: dict[str, object], cwd: Path, *, hide: bool = True) -> tuple[dict, str]:
+        """Upload ``notebooks`` (name: NotebookNode) and run ``run_autograder``; its results.json and output.
+
+        ``hide``: with every copy of the lab's reference on the machine covered (``covering_copies``).
+        """
         import nbformat
 
         submission, results = self.root / "submission", self.root / "results"
@@ -119,11 +132,41 @@ class Autograder:
         for name, notebook in notebooks.items():
             nbformat.write(notebook, submission / name)
         env = {"PATH": os.environ["PATH"], "AUTOGRADER_ROOT": str(self.root), "LANG": "C.UTF-8"}
+        command = ["bash", str(self.source / "run_autograder")]
         finished = subprocess.run(
-            ["bash", str(self.source / "run_autograder")], env=env, cwd=cwd, capture_output=True, text=True, timeout=600
+            covering_copies(self.lab, command) if hide else command,
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=900,
         )
         assert finished.returncode == 0, finished.stderr
         return json.loads((results / "results.json").read_text()), finished.stdout + finished.stderr
+
+
+def covering_copies(lab: str, command: list[str]) -> list[str]:
+    """``command`` in a mount namespace where no copy of ``lab``'s reference is readable (root only)."""
+    from course_grader.learner_account import reference_copies
+    from course_lib import lab_registry
+
+    modules = [withheld.module for withheld in lab_registry.lab(lab).withheld]
+    folders, files = set(), set()
+    for copy in reference_copies(modules):
+        if copy.suffix == ".py":
+            folders.add(next(parent for parent in copy.parents if parent.name == "course_lib"))
+        else:
+            files.add(copy)
+    script = "".join(  # a copy gone since the search (another run's folder) is out of reach already
+        [
+            *(
+                f'mount -t tmpfs -o size=16k,mode=0700 hidden "{folder}" 2>/dev/null || true\n'
+                for folder in sorted(folders)
+            ),
+            *(f'mount --bind /dev/null "{file}" 2>/dev/null || true\n' for file in sorted(files)),
+        ]
+    )
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script + 'exec "$@"', "sh", *command]
 
 
 def set_up(lab: str, folder: Path, python: Path, *, secret: int, timeout: float = 3.0) -> Autograder:
@@ -159,4 +202,4 @@ def set_up(lab: str, folder: Path, python: Path, *, secret: int, timeout: float 
     subprocess.run(
         ["bash", str(root / "source" / "setup.sh")], env=env, cwd=folder, check=True, capture_output=True, text=True
     )
-    return Autograder(root, secret)
+    return Autograder(root, secret, lab)

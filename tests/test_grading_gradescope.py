@@ -400,6 +400,26 @@ def test_importing_the_reference_from_the_installed_package_scores_nothing(dry_r
     assert "the reference was out of reach: uid 6" in _text(data)  # run as the learner's uid (64100–65399)
 
 
+@pytest.mark.slow
+def test_the_dry_run_refuses_while_the_course_checkout_is_readable(dry_run) -> None:
+    """The issue's dry run: the kernel's uid could read the reference from this world-readable checkout (7/7 before).
+
+    The same attack as above, pointed at the checkout instead of the install: the
+    autograder refuses before the submission runs, and names the copy and the fix."""
+    autograder, folder = dry_run
+    grader = autograder("11.3")
+    if os.stat(ROOT).st_mode & 0o005 != 0o005:
+        pytest.skip("this checkout is not readable by other users here")
+    attack = IMPORTS_THE_REFERENCE.format(installed=str(ROOT))
+    notebook = edited(solution("11.3"), "build_context", lambda source: source + "\n" + attack)
+    data, _ = grader.submit({"lab_11_3_build_context.ipynb": notebook}, cwd=folder, hide=False)
+    assert data["score"] == 0, _text(data)
+    assert "the learner's account can read a copy of the lab's reference" in data["output"], _text(data)
+    assert str(ROOT / "course_lib") in data["output"] and "chmod -R o-rwx" in data["output"]
+    hidden, _ = grader.submit({"lab_11_3_build_context.ipynb": notebook}, cwd=folder)  # the checkout out of reach
+    assert hidden["score"] == 0 and "the reference was out of reach: uid 6" in _text(hidden), _text(hidden)
+
+
 REWRITER = """
 import os, subprocess, sys
 _fake = {fake!r}
