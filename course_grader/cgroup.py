@@ -63,7 +63,7 @@ def fallback_note(reason: str) -> str:
 
 def cpu_note(reason: str) -> str:
     """The note of a sandbox whose cgroup could not join the CPU controller (memory and processes still hold)."""
-    return f"limits: CPU not shared between sandboxes, time charged as wall-clock time (no CPU controller: {reason})"
+    return f"limits: CPU not shared between sandboxes (no CPU controller: {reason})"
 
 
 @dataclass

@@ -4,10 +4,11 @@
 
 Writes three submissions: ``a_hog`` (the Lab 11.5 solution whose exercise cell
 forks ``--children`` busy processes, under the sandbox's 64-task limit, each
-stopping by itself after two minutes), then two honest ones, the course's own
-Lab 11.1 and Lab 11.5 solutions from ``labs/solutions/``. With ``-j 2`` the hog
-takes one worker, the honest ones follow each other on the other: the second is
-graded, start-up and setup included, while the hog runs. It grades them with
+stopping by itself after two minutes, and whose ``build_context`` sleeps 1.5 s
+before answering, so that the hog lives through all its calls), then two honest ones, the course's own
+Lab 11.5 and Lab 11.1 solutions from ``labs/solutions/``. With ``-j 2`` the hog
+and the honest Lab 11.5 start together, each on a worker of its own; the Lab 11.1
+follows on whichever worker is free first. It grades them with
 ``python -m course_grader`` as an instructor would (only the command line: the
 same script runs against any version of the grader) and prints each row's
 score, status and seconds. Before issue 27 the honest Lab 11.5 got 0/8 ("setup
@@ -33,10 +34,13 @@ from course_lib import lab_registry  # noqa: E402 - imported once sys.path holds
 
 BUDGET = 90.0
 """The batch's ``--budget``: bounds how long the hog's sandbox (and so its processes) can live."""
+TIMEOUT = 3.0
+"""The batch's ``--timeout`` per cell and call: an honest call needs a fraction of a second of CPU."""
 
 HOG = """
 import os as _os, time as _time
-_end = _time.monotonic() + 120  # each busy child stops by itself; the sandbox's end kills them sooner
+_start = _time.monotonic() + 1  # every child is forked before any spins: the cell itself ends at once
+_end = _start + 120  # each busy child stops by itself; the sandbox's end kills them sooner
 _hogs = []
 for _ in range({children}):
     try:
@@ -44,10 +48,18 @@ for _ in range({children}):
     except OSError:  # the sandbox's task limit
         break
     if _pid == 0:
+        _time.sleep(max(0, _start - _time.monotonic()))
         while _time.monotonic() < _end:
             pass
         _os._exit(0)
     _hogs.append(_pid)
+
+_build_context = build_context
+
+
+def build_context(*args, **kwargs):  # right, and slow without computing: the hog lives through every call
+    _time.sleep(1.5)
+    return _build_context(*args, **kwargs)
 """
 
 
@@ -69,17 +81,17 @@ def hog_notebook(children: int) -> nbformat.NotebookNode:
 
 
 def write_class(folder: Path, children: int = 40) -> dict[str, Path]:
-    """``a_hog``, then the honest ``b_honest`` (Lab 11.1) and ``c_honest`` (Lab 11.5): path order is queue order."""
+    """``a_hog``, then the honest ``b_honest`` (Lab 11.5) and ``c_honest`` (Lab 11.1): path order is queue order."""
     made = {
         "a_hog": folder / "a_hog" / solution("11.5").name,
-        "b_honest": folder / "b_honest" / solution("11.1").name,
-        "c_honest": folder / "c_honest" / solution("11.5").name,
+        "b_honest": folder / "b_honest" / solution("11.5").name,
+        "c_honest": folder / "c_honest" / solution("11.1").name,
     }
     for path in made.values():
         path.parent.mkdir(parents=True)
     nbformat.write(hog_notebook(children), made["a_hog"])
-    made["b_honest"].write_bytes(solution("11.1").read_bytes())
-    made["c_honest"].write_bytes(solution("11.5").read_bytes())
+    made["b_honest"].write_bytes(solution("11.5").read_bytes())
+    made["c_honest"].write_bytes(solution("11.1").read_bytes())
     return made
 
 
@@ -105,6 +117,8 @@ def main() -> int:
             str(arguments.jobs),
             "--budget",
             f"{BUDGET:g}",
+            "--timeout",
+            f"{TIMEOUT:g}",
             "--no-progress",
             "--seed",
             str(arguments.seed),
