@@ -279,9 +279,7 @@ class Sandbox:
             km=manager,
             kernel_name="python3",
             timeout=math.ceil(limits.cell_timeout),
-            startup_timeout=math.ceil(
-                cpu_clock.BACKSTOP * limits.startup_timeout
-            ),  # the kernel's start: no learner code
+            startup_timeout=math.ceil(cpu_clock.BACKSTOP * limits.startup_timeout),  # no learner code runs yet
             allow_errors=False,
             interrupt_on_timeout=False,
             record_timing=False,
