@@ -4,7 +4,7 @@
 
 Writes three submissions: ``a_hog`` (the Lab 11.5 solution whose exercise cell
 forks ``--children`` busy processes, under the sandbox's 64-task limit, each
-stopping by itself after two minutes, and whose ``build_context`` sleeps 1.5 s
+stopping by itself after two minutes, and whose ``build_context`` sleeps 0.5 s
 before answering, so that the hog lives through all its calls), then two honest ones, the course's own
 Lab 11.5 and Lab 11.1 solutions from ``labs/solutions/``. With ``-j 2`` the hog
 and the honest Lab 11.5 start together, each on a worker of its own; the Lab 11.1
@@ -58,7 +58,7 @@ _build_context = build_context
 
 
 def build_context(*args, **kwargs):  # right, and slow without computing: the hog lives through every call
-    _time.sleep(1.5)
+    _time.sleep(0.5)
     return _build_context(*args, **kwargs)
 """
 
