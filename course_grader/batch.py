@@ -13,13 +13,25 @@ that dies (killed for memory, say) or hangs costs only the submission it was
 grading, which is graded once more alone before it gets an ``error`` row with
 the reason. Everything a batch writes to disk lives in one temporary folder,
 removed at the end, whatever its workers did.
+
+Clean-up is the batch's, not the worker's (issue 27: a worker killed for memory
+runs no clean-up of its own, and left its sandboxes' cgroups behind): each
+worker has its own folder under the batch's, and whenever a worker ends, killed
+or not, the batch kills every process in the cgroups that worker made (their
+names hold its pid, ``cgroup.remove_made_by``) and any process whose command
+line names the worker's folder (a sandbox without a cgroup), then removes the
+cgroups and the folder. A submission the host starved of CPU in the batch
+(``cpu_clock.STARVED``) is graded once more alone, and its row says so.
 """
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
+import shutil
 import signal
+import sys
 import tempfile
 import time
 from collections import deque
@@ -34,6 +46,7 @@ from tqdm import tqdm
 
 from course_lib import lab_registry
 
+from . import cgroup, cpu_clock
 from .course import NO_COURSE, Course, iso
 from .grade import GradeOptions, grade_notebook, lab_view, not_graded
 from .grades_csv import FORMULA_STARTS as FORMULA_STARTS  # re-exported: their old home
@@ -126,8 +139,9 @@ def grade_folder(
 ) -> list[GradeResult]:
     """Grade every submission under ``folder``: a row per entry ``discover`` finds and per unreadable folder, in path order.
 
-    ``jobs`` workers grade at once. ``job_timeout`` (default: twice the
-    submission budget and a minute) stops a worker stuck on one submission;
+    ``jobs`` workers grade at once. ``job_timeout`` (default: the submission
+    budget's wall-clock backstop, ``cpu_clock.BACKSTOP`` times the budget, plus
+    one budget and a minute) stops a worker stuck on one submission;
     that row becomes ``timeout``. Duplicates are flagged by ``flag_duplicates``
     under the course's policy, except in a shard (``shard=(I, N)``: only the
     entries ``shard.shard_of`` gives to shard I), whose duplicates ``merge`` decides.
@@ -141,7 +155,8 @@ def grade_folder(
     longest = max(
         [options.limits.budget, *(limits.budget for _, limits in options.lab_limits)]
     )  # a lab's own budget too
-    deadline = job_timeout if job_timeout is not None else 2 * longest + 60
+    # A starved sandbox may take its budget's wall-clock backstop (cpu_clock.BACKSTOP times the budget) before it stops.
+    deadline = job_timeout if job_timeout is not None else (cpu_clock.BACKSTOP + 1) * longest + 60
     rows: dict[int, GradeResult] = {}
     for index, item in enumerate(entries):
         if item.refused:
@@ -193,11 +208,23 @@ def grade_folder(
                     rows[index] = rows[index].model_copy(
                         update={"notes": (f"graded again alone after {died(exitcode)}", *rows[index].notes)}
                     )
+            if jobs > 1:  # alone, the host's CPUs are its own and the batch's; the second grade stands
+                for index in [index for index in todo if starved(rows[index])]:
+                    _run_jobs([index], 1, paths, root, options, grade, str(work), deadline, done, hung)
+                    rows[index] = rows[index].model_copy(update={"notes": (AGAIN_ALONE, *rows[index].notes)})
     results = [_when(rows[index], entries[index], course) for index in range(len(entries))]
     if shard is None:
         results = flag_duplicates(results, course.settings.duplicates, course)
     results += [_row(path, root, options, f"the folder {path} could not be read") for path in unreadable]
     return sorted(results, key=lambda result: row_key(result.submission))  # one order on every machine (merge's too)
+
+
+AGAIN_ALONE = "graded again alone: in the batch, the host kept its sandbox waiting for a CPU"
+
+
+def starved(result: GradeResult) -> bool:
+    """Whether a limit stopped the submission at its wall-clock backstop, not its own time (``cpu_clock``)."""
+    return any(note.startswith(cpu_clock.STARVED) for note in result.notes)
 
 
 def _when(result: GradeResult, entry: Found, course: Course) -> GradeResult:
@@ -271,13 +298,19 @@ def _serve(connection: Connection, grade: Grade, scratch: str) -> None:
         connection.send(("done", index, _grade_safely(grade, path, options, root)))
 
 
+_NUMBERS = itertools.count()
+"""Worker folders are named by number: short, since a kernel's socket paths live below them."""
+
+
 class _Worker:
-    """One spawned worker process and the job it is grading (``None`` when idle)."""
+    """One spawned worker process, its own folder, and the job it is grading (``None`` when idle)."""
 
     def __init__(self, grade: Grade, scratch: str) -> None:
         context = multiprocessing.get_context("spawn")  # no fork of a process that holds kernel threads
+        self.folder = Path(scratch) / str(next(_NUMBERS))
+        self.folder.mkdir(mode=0o700)
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, grade, scratch), name="course-grade-worker")
+        self.process = context.Process(target=_serve, args=(child, grade, str(self.folder)), name="course-grade-worker")
         self.process.start()
         child.close()
         self.job: int | None = None
@@ -305,7 +338,46 @@ class _Worker:
             self.process.kill()
         self.process.join()
         self.connection.close()
+        if self.process.pid is not None:
+            clean_up_after(self.process.pid, self.folder)
         return self.process.exitcode
+
+
+def clean_up_after(pid: int, folder: Path) -> None:
+    """Nothing left of a worker that ended: its sandboxes' cgroups and every process in them, its folder.
+
+    Processes first (the cgroups' own, then any whose command line names the
+    folder: bwrap and the relay of a sandbox without a cgroup), then the folder
+    they used. A worker that ended normally had removed everything already.
+    """
+    try:
+        cgroup.remove_made_by(pid)
+    except OSError as exc:  # a process the kernel cannot kill in 10 s: say so, and let the batch finish its rows
+        print(f"course-grade: a grading worker's cgroup could not be removed: {exc}", file=sys.stderr)
+    for survivor in processes_naming(folder):
+        try:
+            os.kill(survivor, signal.SIGKILL)
+        except OSError:
+            pass
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def processes_naming(folder: Path) -> list[int]:
+    """The processes whose command line names a path inside ``folder`` (Linux's ``/proc``; none elsewhere)."""
+    return processes_with(f"{folder}{os.sep}")
+
+
+def processes_with(text: str) -> list[int]:
+    """The processes whose command line contains ``text``."""
+    mark = os.fsencode(text)
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if mark in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except (OSError, ValueError):
+            continue
+    return sorted(found)
 
 
 def _run_jobs(

@@ -1,4 +1,4 @@
-"""One cgroup per sandbox: memory and process count for the whole sandbox, not per process.
+"""One cgroup per sandbox: memory, process count and CPU for the whole sandbox, not per process.
 
 Resource limits (``setrlimit``) count one process at a time, so eight children of
 900 MB each fit under a 1 GB address-space limit. A cgroup counts every process
@@ -7,12 +7,27 @@ makes one per sandbox, puts the sandbox's first process into it before ``exec``
 (everything it starts inherits it), reads after the sandbox ended whether the
 memory limit killed something, kills whatever is left and removes it.
 
-cgroup v1 (separate ``memory`` and ``pids`` hierarchies, as on these machines
-as root) and v2 (one unified hierarchy) are both supported. On v2 the parent
-must delegate the ``memory`` and ``pids`` controllers to sub-groups; a grader
-that is not root can name a delegated cgroup it may write to in
-``COURSE_GRADE_CGROUP``. Where none can be made, ``NoCgroup`` says why and the
-sandbox falls back to per-process limits (``sandbox.py``), saying so.
+CPU (issue 27): 55 busy processes of one sandbox, all in the host's one CPU
+group, left a neighbour's kernel one task's share among 56. Each sandbox's
+cgroup therefore also joins the CPU controller with the default weight
+(v1 ``cpu.shares`` 1024, v2 ``cpu.weight`` 100): the scheduler shares the CPUs
+between *sandboxes*, however many processes each runs. Its CPU time (v1
+``cpuacct.usage``, v2 ``cpu.stat``) and its tasks are what ``cpu_clock.py``
+charges the time limits in. The CPU controller is optional: where it cannot be
+joined, the sandbox keeps its memory and process limits and says so
+(``cpu_note``).
+
+cgroup v1 (separate ``memory``, ``pids``, ``cpu`` and ``cpuacct`` hierarchies,
+or ``cpu,cpuacct`` mounted together, as on these machines as root) and v2 (one
+unified hierarchy) are both supported. On v2 the parent must delegate the
+``memory`` and ``pids`` controllers (and ``cpu``, for fair shares) to
+sub-groups; a grader that is not root can name a delegated cgroup it may write
+to in ``COURSE_GRADE_CGROUP``. Where none can be made, ``NoCgroup`` says why
+and the sandbox falls back to per-process limits (``sandbox.py``), saying so.
+
+Every cgroup's name holds the pid of the process that made it
+(``course-grade-<pid>-<random>``): a batch removes, with ``remove_made_by``,
+what a worker that was killed left behind (``batch.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +37,7 @@ import os
 import secrets
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import GradingError
@@ -46,12 +61,22 @@ def fallback_note(reason: str) -> str:
     return f"limits: per-process only (no cgroup: {reason})"
 
 
+def cpu_note(reason: str) -> str:
+    """The note of a sandbox whose cgroup could not join the CPU controller (memory and processes still hold)."""
+    return f"limits: CPU not shared between sandboxes (no CPU controller: {reason})"
+
+
 @dataclass
 class SandboxCgroup:
-    """The cgroup folders of one sandbox: v1 one per controller (memory, pids), v2 one."""
+    """The cgroup folders of one sandbox: v1 one per controller (memory, pids, cpu, cpuacct), v2 one."""
 
     version: int
     folders: tuple[Path, ...]
+    """The memory folder first; every folder the sandbox's processes join."""
+    usage: Path | None = None
+    """The folder that counts the sandbox's CPU time (v1 ``cpuacct``, v2 the group), if any."""
+    cpu_note: str | None = None
+    """Why the sandbox has no fair CPU share (``cpu_note``), or None when it has one."""
 
     def join(self) -> None:
         """Move the calling process into the cgroup; runs between fork and exec, so it must not allocate much."""
@@ -84,28 +109,30 @@ class SandboxCgroup:
             {int(line) for folder in self.folders for line in _read(folder / "cgroup.procs").split() if line.isdigit()}
         )
 
+    def cpu_seconds(self) -> float | None:
+        """The CPU time of every process the sandbox ever ran, ended ones included (None where not counted)."""
+        if self.usage is None:
+            return None
+        if self.version == 2:
+            return _field(self.usage / "cpu.stat", "usage_usec") / 1e6
+        text = _read(self.usage / "cpuacct.usage").strip()
+        return int(text) / 1e9 if text.isdigit() else None
+
+    def threads(self) -> list[int]:
+        """Every thread in the sandbox now (host ids): whose waits for a CPU ``cpu_clock`` reads."""
+        name = "cgroup.threads" if self.version == 2 else "tasks"
+        return sorted({int(line) for line in _read(self._memory / name).split() if line.isdigit()})
+
     def remove(self) -> None:
         """Kill anything still in the cgroup, then remove it (a cgroup with processes cannot be removed)."""
-        deadline = time.monotonic() + 10
-        for folder in self.folders:
-            while folder.exists():
-                if self.version == 2 and (folder / "cgroup.kill").exists():
-                    _write(folder / "cgroup.kill", "1")
-                for pid in self.processes():
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-                try:
-                    folder.rmdir()
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.02)
+        _remove(self.folders)
 
 
 def create(memory_mb: int, processes: int) -> SandboxCgroup:
-    """A new cgroup limiting memory (swap included where the kernel counts it) and processes; ``NoCgroup`` if none can be made."""
+    """A new cgroup limiting memory (swap included where the kernel counts it) and processes, sharing CPU fairly.
+
+    ``NoCgroup`` if none can be made; a cgroup without the CPU controller says why in ``cpu_note``.
+    """
     name = f"{PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
     memory = memory_mb * 2**20
     v1 = _v1_parents()
@@ -125,7 +152,7 @@ def create(memory_mb: int, processes: int) -> SandboxCgroup:
             for folder in reversed(made):
                 folder.rmdir()
             raise NoCgroup(f"cgroup v1: cannot set up {name}: {exc.strerror or exc}") from exc
-        return SandboxCgroup(1, folders)
+        return _v1_cpu(SandboxCgroup(1, folders), name)
     parent = _v2_parent()
     folder = parent / name
     try:
@@ -139,7 +166,69 @@ def create(memory_mb: int, processes: int) -> SandboxCgroup:
     except OSError as exc:
         folder.rmdir()
         raise NoCgroup(f"cgroup v2: cannot set limits in {folder}: {exc.strerror or exc}") from exc
-    return SandboxCgroup(2, (folder,))
+    why = None if (folder / "cpu.weight").exists() else f"{parent} does not delegate cpu to sub-groups"
+    if why is None:
+        try:
+            _write(folder / "cpu.weight", str(V2_WEIGHT))
+        except OSError as exc:
+            why = f"cannot set cpu.weight in {folder}: {exc.strerror or exc}"
+    return SandboxCgroup(2, (folder,), usage=folder, cpu_note=None if why is None else cpu_note(why))
+
+
+V1_SHARES = 1024
+V2_WEIGHT = 100
+"""Every sandbox gets the kernel's default weight: equal shares between sandboxes, one process's worth beside the host's own."""
+
+
+def _v1_cpu(group: SandboxCgroup, name: str) -> SandboxCgroup:
+    """``group`` with its ``cpu`` (fair shares) and ``cpuacct`` (its CPU time) folders, or a note saying why not."""
+    parents = _v1_cpu_parents()
+    if parents is None:
+        return replace(group, cpu_note=cpu_note("cgroup v1: no cpu and cpuacct hierarchies are mounted"))
+    made: list[Path] = []
+    try:
+        for parent in dict.fromkeys(parents):  # cpu and cpuacct are often one hierarchy
+            (parent / name).mkdir()
+            made.append(parent / name)
+        _write(parents[0] / name / "cpu.shares", str(V1_SHARES))
+    except OSError as exc:
+        for folder in reversed(made):
+            folder.rmdir()
+        return replace(group, cpu_note=cpu_note(f"cgroup v1: cannot set up {name}: {exc.strerror or exc}"))
+    return replace(group, folders=(*group.folders, *made), usage=parents[1] / name)
+
+
+def remove_made_by(pid: int) -> list[Path]:
+    """Kill every process in the cgroups ``pid`` made and remove them: what a killed grading worker left behind.
+
+    The batch calls it for each worker it stopped or lost (``batch.py``): clean-up is
+    the parent's, since a process killed for memory runs no clean-up of its own.
+    Returns the folders removed.
+    """
+    folders = sorted(made_here(pid))
+    _remove(tuple(folders))
+    return folders
+
+
+def _remove(folders: tuple[Path, ...]) -> None:
+    deadline = time.monotonic() + 10
+    for folder in folders:
+        while folder.exists():
+            if (folder / "cgroup.kill").exists():
+                _write(folder / "cgroup.kill", "1", required=False)
+            for pid in {int(line) for line in _read(folder / "cgroup.procs").split() if line.isdigit()}:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                folder.rmdir()
+            except FileNotFoundError:
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
 
 @functools.cache
@@ -158,7 +247,7 @@ def made_here(pid: int | None = None) -> set[Path]:
     """Every per-sandbox cgroup under this process's own cgroups (its sandboxes', its workers'), or only ``pid``'s."""
     parents: tuple[Path, ...] = ()
     if (v1 := _v1_parents()) is not None:
-        parents = v1
+        parents = (*v1, *dict.fromkeys(_v1_cpu_parents() or ()))
     else:
         try:
             parents = (_v2_parent(),)
@@ -191,17 +280,26 @@ def _own(controller: str) -> str | None:
 
 def _v1_parents() -> tuple[Path, Path] | None:
     """The memory and pids folders of this process's own v1 cgroups (sub-groups nest under them)."""
+    return _v1_folders("memory", "pids")
+
+
+def _v1_cpu_parents() -> tuple[Path, Path] | None:
+    """The cpu and cpuacct folders of this process's own v1 cgroups (one folder when mounted together)."""
+    return _v1_folders("cpu", "cpuacct")
+
+
+def _v1_folders(first: str, second: str) -> tuple[Path, Path] | None:
     mounts = {
         name: Path(point)
         for point, kind, options in _mounts()
         if kind == "cgroup"
-        for name in ("memory", "pids")
+        for name in (first, second)
         if name in options
     }
-    if set(mounts) != {"memory", "pids"}:
+    if set(mounts) != {first, second}:
         return None
     parents = []
-    for name in ("memory", "pids"):
+    for name in (first, second):
         own = (_own(name) or "/").lstrip("/")
         parents.append(mounts[name] / own if (mounts[name] / own).is_dir() else mounts[name])
     return parents[0], parents[1]
@@ -217,6 +315,8 @@ def _v2_parent() -> Path:
             raise NoCgroup("no cgroup v1 memory and pids controllers and no cgroup v2 hierarchy are mounted")
         parent = unified / (_own("") or "/").lstrip("/")
     enabled = set(_read(parent / "cgroup.subtree_control").split())
+    if "cpu" not in enabled and "cpu" in _read(parent / "cgroup.controllers").split():
+        _write(parent / "cgroup.subtree_control", "+cpu", required=False)  # fair shares where it may: cpu_note if not
     missing = {"memory", "pids"} - enabled
     if missing:
         try:

@@ -10,9 +10,9 @@ Every submission gets a fresh IPython kernel inside bubblewrap (``bwrap``):
   package (a copy: file locks on it are the sandbox's own), and a home folder
   and a ``/tmp`` that are size-limited tmpfs mounts: nothing the kernel writes
   reaches the host's disk;
-- a cgroup of its own (``cgroup.py``): memory and process count for the whole
-  sandbox; where none can be made, per-process limits only, and every result
-  says so;
+- a cgroup of its own (``cgroup.py``): memory, process count and a fair share
+  of the CPUs for the whole sandbox; where none can be made, per-process limits
+  only, and every result says so;
 - a user id of its own (as root the kernel drops to an unused uid), so the
   process-count limit holds; an address-space limit per process as a second
   line; a file-size limit;
@@ -24,7 +24,9 @@ starts: once it answers, the folder is the grader's again (as root). Every
 message it sends is bounded before it is parsed, and only the grader's reply of
 each cell is kept (``replies.py``). Time is enforced from outside: a cell past
 its limit is interrupted, and a kernel that does not answer is killed with the
-whole sandbox; a hard wall-clock budget per submission kills it regardless.
+whole sandbox; a hard budget per submission kills it regardless. Every time
+limit is charged in the sandbox's own time (``cpu_clock.py``: what it ran or
+slept, not what it waited for a CPU), with a wall-clock backstop.
 When the sandbox ends, its cgroup and its folders are removed.
 
 ``isolate=False`` (``--no-sandbox``, and Gradescope, whose container is the
@@ -54,7 +56,6 @@ from typing import Any, Literal
 
 from jupyter_client import AsyncKernelManager
 from jupyter_client.asynchronous import AsyncKernelClient
-from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat.v4 import new_code_cell, new_notebook
@@ -62,7 +63,7 @@ from traitlets import default
 
 from course_lib.checklist.harness import MIME
 
-from . import cgroup, relay
+from . import cgroup, cpu_clock, relay
 from .errors import SandboxError
 from .replies import (
     MAX_FRAMES,
@@ -100,7 +101,10 @@ class Limits:
     processes: int = 64
     """Processes and threads the sandbox may hold at once (its cgroup's ``pids.max``: the relay's few threads count)."""
     budget: float = 240.0
-    """Hard wall-clock seconds for the whole submission, enforced by killing its sandbox."""
+    """Hard seconds for the whole submission, enforced by killing its sandbox.
+
+    Like every time limit here, charged in the sandbox's own time (``cpu_clock.charged``), and also
+    reached after ``cpu_clock.BACKSTOP`` times as much wall-clock time."""
     file_mb: int = 64
     """Largest single file the kernel may write."""
     home_mb: int = 128
@@ -192,7 +196,7 @@ class _KernelManager(AsyncKernelManager):
         return result
 
 
-class _RepliesOnly(NotebookClient):
+class _RepliesOnly(cpu_clock.ChargedCells):
     """nbclient, keeping of each cell only the grader's reply: printed, displayed and widget output is dropped.
 
     A submission can print or display as much as it likes within its time; the
@@ -248,7 +252,8 @@ class Sandbox:
         self._relay_judged = threading.Event()
         self.uid = random.SystemRandom().randrange(61000, 64000) if isolate and os.geteuid() == 0 else None
         self._stack = ExitStack()
-        self._timer: threading.Timer | None = None
+        self._watch: cpu_clock.Watch | None = None
+        self._meter = cpu_clock.Meter(None)
         self._started = 0.0
         self._ipc = self.folder / "ipc"
         manager = _KernelManager(
@@ -274,7 +279,7 @@ class Sandbox:
             km=manager,
             kernel_name="python3",
             timeout=math.ceil(limits.cell_timeout),
-            startup_timeout=math.ceil(limits.startup_timeout),
+            startup_timeout=math.ceil(cpu_clock.BACKSTOP * limits.startup_timeout),  # no learner code runs yet
             allow_errors=False,
             interrupt_on_timeout=False,
             record_timing=False,
@@ -294,9 +299,7 @@ class Sandbox:
         try:
             self._prepare()
             self._started = time.monotonic()
-            self._timer = threading.Timer(self.limits.budget, self._expire)
-            self._timer.daemon = True
-            self._timer.start()
+            self._watch = cpu_clock.Watch(self._meter, self.limits.budget, self._expire)
             self._stack.enter_context(
                 self._client.setup_kernel(
                     cwd=str(self.folder),
@@ -335,6 +338,10 @@ class Sandbox:
             self.cgroup = cgroup.create(self.limits.memory_mb, self.limits.processes)
         except cgroup.NoCgroup as exc:
             self.notes.append(cgroup.fallback_note(str(exc)))
+        else:
+            if self.cgroup.cpu_note is not None:
+                self.notes.append(self.cgroup.cpu_note)
+        self._meter = self._client.meter = cpu_clock.Meter(self.cgroup)
         if not self.isolate:
             return
         private_view = self.folder / "view" / PACKAGE.name
@@ -352,6 +359,7 @@ class Sandbox:
 
     def _clean_up(self) -> None:
         """What the limits saw, then nothing left: the cgroup (killing any straggler first) and the folders."""
+        self.notes += [note for note in self._meter.notes() if note not in self.notes]
         try:
             if self.cgroup is not None:
                 self.peak_memory = self.cgroup.peak_bytes()
@@ -442,8 +450,8 @@ class Sandbox:
         self.kill()
 
     def _stop_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        if self._watch is not None:
+            self._watch.stop()
 
     # --- running cells ------------------------------------------------------------
 

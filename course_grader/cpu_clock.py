@@ -1,0 +1,199 @@
+"""The time a sandbox is charged: what it ran or slept, never what it waited for a CPU (issue 27).
+
+A wall-clock limit charges a sandbox for time a neighbour took from it: 55 busy
+processes in one sandbox gave an honest Lab 11.5 beside it "setup over 60 s"
+and 0/8. Each sandbox has its own share of the CPUs now (``cgroup.py``), and
+every time limit (the setup's, each cell's and call's, the submission's
+budget) is charged in
+
+    charged = max(cpu, wall − waited)
+
+over the interval, where ``cpu`` is the CPU time of the whole sandbox (its
+cgroup's counter, ended processes included) and ``waited`` the time its
+threads were ready to run but waited for a CPU (``/proc/<tid>/schedstat``).
+On a quiet machine ``waited`` is about 0 and the charge is the wall-clock
+time, as before: a cell that sleeps or blocks is charged as it always was. A
+sandbox kept waiting by the host or a neighbour is not charged for the wait;
+one whose own threads queue for its CPUs (a hog) is charged at least its CPU
+time, so it cannot stretch its limits by crowding itself.
+
+Generous wall-clock backstop: whatever the charge, a limit also stops after
+``BACKSTOP`` times its seconds of wall-clock time, so a starved sandbox still
+ends; a limit met that way says so (``starved_note``), and a batch grades the
+submission once more alone (``batch.py``).
+
+Without a cgroup (or without its CPU counter) the charge is the wall-clock time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError
+
+BACKSTOP = 3.0
+"""A limit of N seconds also stops after ``BACKSTOP`` × N seconds of wall-clock time, whatever was charged."""
+
+SLICE = 0.5
+"""Seconds between two readings while a cell runs or the submission's budget is watched."""
+
+STARVED = "the host kept this sandbox waiting for a CPU"
+"""The start of ``starved_note``: a batch grades a row whose notes start so once more alone."""
+
+
+def starved_note(limit: float) -> str:
+    return (
+        f"{STARVED}: a limit of {limit:g} s stopped it at its wall-clock backstop ({BACKSTOP:g}× the limit) "
+        "before its own time was used up"
+    )
+
+
+class Counted(Protocol):
+    """What a meter reads of a sandbox (``cgroup.SandboxCgroup``)."""
+
+    def cpu_seconds(self) -> float | None: ...
+
+    def threads(self) -> list[int]: ...
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading of a sandbox's clocks, each counted from some fixed point (only differences mean anything)."""
+
+    wall: float
+    cpu: float | None
+    """The sandbox's CPU time; None where nothing counts it (the charge is then the wall-clock time)."""
+    waited: float
+    """Seconds its threads waited, ready, for a CPU."""
+
+
+def charged(since: Reading, now: Reading) -> float:
+    """Seconds charged between two readings: ``max(cpu, wall − waited)``; the wall-clock time without a counter."""
+    wall = now.wall - since.wall
+    if now.cpu is None or since.cpu is None:
+        return wall
+    return max(now.cpu - since.cpu, wall - (now.waited - since.waited))
+
+
+def over(since: Reading, now: Reading, limit: float) -> str | None:
+    """``"charged"`` when the limit's seconds are charged, ``"backstop"`` at its wall-clock backstop, else None."""
+    if charged(since, now) >= limit:
+        return "charged"
+    if now.wall - since.wall >= BACKSTOP * limit:
+        return "backstop"
+    return None
+
+
+def schedstat_wait(tid: int, proc: Path = Path("/proc")) -> int | None:
+    """Nanoseconds thread ``tid`` has waited on a run queue (``schedstat``'s second field), None once it is gone."""
+    try:
+        fields = (proc / str(tid) / "schedstat").read_text().split()
+    except OSError:
+        return None
+    return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
+
+
+class Meter:
+    """Readings of one sandbox; a thread's waits are kept once read, so a thread that ends keeps them.
+
+    Read from the grader's thread (each cell) and the budget's watch: one lock.
+    """
+
+    def __init__(
+        self,
+        group: Counted | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        wait: Callable[[int], int | None] = schedstat_wait,
+    ) -> None:
+        self.group = group
+        self._clock = clock
+        self._wait = wait
+        self._lock = threading.Lock()
+        self._seen: dict[int, int] = {}
+        self._waited_ns = 0
+        self.starved: list[float] = []
+        """The limits that stopped the sandbox at their backstop (each gives a ``starved_note``)."""
+
+    def read(self) -> Reading:
+        with self._lock:
+            wall = self._clock()
+            cpu = self.group.cpu_seconds() if self.group is not None else None
+            if cpu is not None and self.group is not None:
+                for tid in self.group.threads():
+                    now = self._wait(tid)
+                    if now is None:
+                        continue
+                    before = self._seen.get(tid, 0)
+                    if now < before:  # the id was reused by a new thread
+                        before = 0
+                    self._waited_ns += now - before
+                    self._seen[tid] = now
+            return Reading(wall, cpu, self._waited_ns / 1e9)
+
+    def over(self, since: Reading, limit: float) -> bool:
+        """Whether ``limit`` is used up since ``since``; one met at its backstop is remembered for the notes."""
+        verdict = over(since, self.read(), limit)
+        if verdict == "backstop":
+            with self._lock:
+                self.starved.append(limit)
+        return verdict is not None
+
+    def notes(self) -> list[str]:
+        return list(dict.fromkeys(starved_note(limit) for limit in self.starved))
+
+
+class Watch:
+    """Calls ``expire`` once ``limit`` seconds are charged to the sandbox (or at the backstop): the submission's budget."""
+
+    def __init__(self, meter: Meter, limit: float, expire: Callable[[], None]) -> None:
+        self._meter, self._limit, self._expire = meter, limit, expire
+        self._stopped = threading.Event()
+        self._since = meter.read()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="course-grade-budget")
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stopped.wait(SLICE):
+            if self._meter.over(self._since, self._limit):
+                self._expire()
+                return
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+
+class ChargedCells(NotebookClient):
+    """nbclient, waiting for a cell's reply until its timeout is *charged* (``meter``), not merely elapsed.
+
+    nbclient's own wait is wall-clock; here it waits in slices of ``SLICE``
+    seconds and reads the meter between them. A cell past its charge (or
+    backstop) ends as nbclient's ``CellTimeoutError``, as before.
+    """
+
+    meter: Meter | None = None
+
+    async def _async_poll_for_reply(
+        self, msg_id: str, cell: Any, timeout: int | None, task_poll_output_msg: Any, task_poll_kernel_alive: Any
+    ) -> dict[str, Any]:
+        meter = self.meter
+        if meter is None or timeout is None:
+            return await super()._async_poll_for_reply(
+                msg_id, cell, timeout, task_poll_output_msg, task_poll_kernel_alive
+            )
+        since = meter.read()
+        while True:
+            try:
+                wait: Any = SLICE  # nbclient's timeout is typed int; a float waits as well
+                return await super()._async_poll_for_reply(
+                    msg_id, cell, wait, task_poll_output_msg, task_poll_kernel_alive
+                )
+            except CellTimeoutError:
+                if meter.over(since, timeout):
+                    raise
