@@ -89,7 +89,7 @@ def _limits_options(parser: argparse.ArgumentParser) -> None:
         "--budget",
         type=float,
         metavar="SECONDS",
-        help=f"hard wall-clock budget per submission; its sandbox is killed then (default: the course file's, else {defaults.budget:g})",
+        help=f"hard time budget per submission, charged in the sandbox's own time (docs/grading.md); its sandbox is killed then (default: the course file's, else {defaults.budget:g})",
     )
     parser.add_argument(
         "--labs", metavar="DIR", help="folder with the course's lab notebooks (default: ./labs or the checkout's)"
