@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import re
+import tempfile
 import tokenize
 from pathlib import Path
 
@@ -154,3 +155,44 @@ def test_notebook_03_says_what_the_margin_did_for_the_session_at_hand() -> None:
     printed = _printed(_cell(notebook, "066c5496"))
     rows = [line for line in printed.splitlines() if line.startswith("safety_margin=")]
     assert len(rows) == 2 and all(" fits in " in row or " does NOT fit in " in row for row in rows), printed
+
+
+@pytest.mark.slow  # starts a Jupyter kernel
+def test_notebook_03_on_a_mixed_chinese_english_session_prints_what_its_table_shows(tmp_path: Path) -> None:
+    """Issue 30's session: chars/4 far below BPE. The notebook runs on it, and each printed line is its table's row."""
+    from nbclient import NotebookClient
+    from traitlets.config import Config
+
+    from course_lib import JsonlSessionStore, PathBuilder
+
+    builder = PathBuilder().system("sys", "You are a careful coding agent.")
+    for turn in range(1, 7):
+        builder.user(
+            f"u{turn}", f"请检查会话恢复逻辑，第 {turn} 步：只恢复选中的分支，不要改写历史。Check step {turn}."
+        )
+        builder.assistant(f"a{turn}", f"好的，第 {turn} 步已经检查：历史只追加，摘要在 firstKeptEntryId 之前。Done.")
+    log = tmp_path / "mixed.jsonl"
+    with JsonlSessionStore.open(log) as store:
+        for entry in builder.entries:
+            store.append(entry)
+    notebook = _notebook("notebooks/03_your_own_session.ipynb")
+    setup = notebook.cells[1]
+    setup.source = setup.source.replace("SESSION_FILE = None", f"SESSION_FILE = {str(log)!r}", 1)
+    widget = next(cell for cell in notebook.cells if "nbval-ignore-output" in cell.metadata.get("tags", []))
+    notebook.cells.remove(widget)
+    with tempfile.TemporaryDirectory(prefix="course-kernel-") as sockets:
+        config = Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}})
+        NotebookClient(
+            notebook,
+            config=config,
+            timeout=300,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(ROOT / "notebooks")}},
+        ).execute()
+    cell = _cell(notebook, "066c5496")
+    rows = [line for line in _printed(cell).splitlines() if line.startswith("safety_margin=")]
+    table = cell.outputs[-1]["data"]["text/plain"]
+    verdicts = re.findall(r"\b(True|False)\s*$", table, re.MULTILINE)
+    assert len(rows) == len(verdicts) == 2, (rows, table)
+    for line, fits in zip(rows, verdicts, strict=True):
+        assert (" fits in " in line) == (fits == "True"), (line, table)
