@@ -385,6 +385,15 @@ def _lab_11_3() -> Covering:
     ]
     made += _budget_calls(calls, plain)
     made += _budget_calls(calls, no_system)
+    labelled = _ladder(PathBuilder().system("sys", "You review code carefully.").metadata("meta-0", "label", "x"))
+    made.append(  # R23: metadata is never sent, so only the caller's path shows a build that deleted it
+        calls.make(
+            "a path with a metadata entry (it must still be there after the build)",
+            path=labelled.entries,
+            options={"max_tokens": 10**9, "reserved_output": 0, "safety_margin": 0},
+            estimator="teaching",
+        )
+    )
     shared = tuple(made)
     return {
         "generated_kept_groups_and_reason": shared,

@@ -25,16 +25,25 @@ Estimator = Callable[[Any], int | float]
 
 
 @contextmanager
-def until_implemented() -> Iterator[None]:
+def until_implemented(expects: str | None = None) -> Iterator[None]:
     """Run a demo cell; a learner's stub ends it with one line instead of a traceback.
 
     Learner notebooks must run top to bottom before any exercise is done, so the
     cells that call a lab function stop politely at the stub's ``NotImplementedError``.
+    With ``expects`` (one line: the shape of result the cell reads), any other
+    error ends the cell with one ❌ line saying what was expected instead of a
+    raw ``IndexError``: a wrongly shaped result is for the checklist to explain.
     """
     try:
         yield
     except NotImplementedError as exc:
         print(f"⏳ {exc or 'not implemented yet'} (write it in the exercise cell, run that cell, then this one)")
+    except Exception as exc:
+        if expects is None:
+            raise
+        print(
+            f"❌ this cell could not read your result ({type(exc).__name__}: {one_line(exc, 100)}); it expects {expects}"
+        )
 
 
 def compare(actual: Any, expected: Any, what: str, *, brief: str | None = None) -> bool:
@@ -175,6 +184,20 @@ def _clip(text: str, limit: int) -> str:
 
 
 NO_PREDICTION = "✏️ no prediction yet"
+HIDDEN_UNTIL_PREDICTED = "🙈 hidden: write every prediction above first, run that cell, then this one"
+
+
+def after_predicting(
+    predictions: Mapping[Any, Any], answers: Mapping[Any, Any], *, column: str = "hand-worked answer", index: str = ""
+) -> pd.DataFrame:
+    """The worked answers as a table, shown only once every prediction is written: predict first, then look.
+
+    Until then each row says so instead of its answer, so a learner who runs the
+    notebook top to bottom does not read the answers right under the prompt.
+    """
+    hidden = any(guess is None for guess in predictions.values())
+    shown = {what: HIDDEN_UNTIL_PREDICTED if hidden else answer for what, answer in answers.items()}
+    return pd.DataFrame({column: shown}).rename_axis(index or None)
 
 
 def prediction_table(

@@ -169,8 +169,17 @@ def nbgrader_metadata(cells: list[NotebookNode]) -> dict[int, dict[str, Any]]:
     return found
 
 
+BANNER = "# INSTRUCTOR'S SOLUTION SOURCE"
+"""The first line of every source: it holds the full solutions (a learner opens the generated notebook instead)."""
+
+
 def solution_notebook(text: str, where: str = "<source>") -> NotebookNode:
-    """The solution notebook a lab's text source describes: its cells with their ids, tags and nbgrader metadata."""
+    """The solution notebook a lab's text source describes: its cells with their ids, tags and nbgrader metadata.
+
+    The source's first line, the ``BANNER`` saying it is the instructor's, is not part of the notebook.
+    """
+    if text.startswith(BANNER):
+        text = text.split("\n", 1)[1] if "\n" in text else ""
     notebook = jupytext.reads(text, fmt=TEXT_FORMAT)
     notebook.metadata = {key: notebook.metadata[key] for key in NOTEBOOK_METADATA if key in notebook.metadata}
     seen: set[str] = set()

@@ -132,32 +132,36 @@ def main(argv: list[str] | None = None) -> int:
         "--batch-seed", type=int, default=0, help="the seed of the sandboxed course-grade batch (default 0)"
     )
     parser.add_argument("--no-batch", action="store_true", help="leave out the sandboxed course-grade batch")
+    parser.add_argument(
+        "--lab", action="append", choices=lab_registry.LABS, help="only this lab's mutants (repeatable; default all)"
+    )
     arguments = parser.parse_args(argv)
     if arguments.seeds < 1 or arguments.jobs < 1:
         parser.error("--seeds and --jobs must be at least 1")
     seeds = list(range(arguments.seeds))
+    mutants = [m for m in MUTANTS if not arguments.lab or m.lab in arguments.lab]
     started = time.monotonic()
-    swept = sweep_all(MUTANTS, seeds, arguments.jobs)
+    swept = sweep_all(mutants, seeds, arguments.jobs)
     swept_seconds = time.monotonic() - started
-    batch = None if arguments.no_batch else grade_all(MUTANTS, arguments.jobs, arguments.batch_seed)
+    batch = None if arguments.no_batch else grade_all(mutants, arguments.jobs, arguments.batch_seed)
     print(
-        f"{len(MUTANTS)} mutants; in-process judging under seeds 0..{seeds[-1]}"
+        f"{len(mutants)} mutants; in-process judging under seeds 0..{seeds[-1]}"
         + ("" if batch is None else f"; one sandboxed course-grade batch at seed {arguments.batch_seed}")
     )
-    print("\n".join(table(MUTANTS, swept, batch, arguments.batch_seed)))
-    survivors = [m for m in MUTANTS if swept[m.name].full_marks]
+    print("\n".join(table(mutants, swept, batch, arguments.batch_seed)))
+    survivors = [m for m in mutants if swept[m.name].full_marks]
     for m in survivors:
         seeds_text = ", ".join(map(str, swept[m.name].full_marks))
         print(f"  full marks under seed(s) {seeds_text}: {m.name} ({m.rule}: {m.description})")
-    missed_by_batch = [m for m in MUTANTS if batch is not None and not loses_marks(batch.get(m.file_name))]
+    missed_by_batch = [m for m in mutants if batch is not None and not loses_marks(batch.get(m.file_name))]
     for m in missed_by_batch:
         print(f"  full marks from course-grade (seed {arguments.batch_seed}): {m.name} ({m.rule}: {m.description})")
-    missed_inline = [m for m in MUTANTS if not swept[m.name].inline_caught]
+    missed_inline = [m for m in mutants if not swept[m.name].inline_caught]
     for m in missed_inline:
         print(f"  passing every inline check: {m.name} ({m.rule}: {m.description})")
     batch_text = "" if batch is None else f", the sandboxed batch {time.monotonic() - started - swept_seconds:.0f} s"
-    print(f"{len(MUTANTS)} mutants x {len(seeds)} seeds in {swept_seconds:.0f} s{batch_text}")
-    inline_share = 1 - len(missed_inline) / len(MUTANTS)
+    print(f"{len(mutants)} mutants x {len(seeds)} seeds in {swept_seconds:.0f} s{batch_text}")
+    inline_share = 1 - len(missed_inline) / len(mutants)
     return 0 if not survivors and not missed_by_batch and inline_share >= INLINE_TARGET else 1
 
 

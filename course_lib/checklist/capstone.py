@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import chapter_example
-from ..lifecycle.errors import OverflowRecoveryError
+from ..lifecycle.errors import OverflowRecoveryError, ScriptExhaustedError
 from ..lifecycle.scenario import CAPSTONE_TURNS, capstone_session
 from ..lifecycle.settings import CompactionSettings
 from ..models import AssistantMessage, StopReason, TextContent, Usage
@@ -101,20 +101,36 @@ TRUNCATED = AssistantMessage(
 
 
 def _recovery(impl: Implementation, answers: list[AssistantMessage], max_attempts: int) -> dict[str, Any]:
-    """Run the learner's loop on scripted answers; what happened, as data."""
+    """Run the learner's loop on scripted answers; what happened, as data.
+
+    ``send()`` answers at most ``MAX_SENDS`` times, as the grader's scripted
+    ``send()`` does (``harness.drive_recovery``): a loop without a cap is then
+    reported as such (L4), within a moment, instead of running until the
+    kernel's memory is gone.
+    """
+    from .harness import MAX_SENDS  # the grader's own bound; harness imports this module's package
+
     queue = list(answers)
     compacted: list[Any] = []
+    sent = [0]
 
     def send() -> AssistantMessage:
+        if sent[0] >= MAX_SENDS:
+            raise ScriptExhaustedError(f"send() was called {MAX_SENDS} times")
+        sent[0] += 1
         return queue.pop(0) if len(queue) > 1 else queue[0]
 
+    def compact(attempt: Any) -> None:
+        if len(compacted) < MAX_SENDS:
+            compacted.append(attempt)
+
     try:
-        answer, attempts = impl.retry_after_overflow(
-            send, compacted.append, context_window=WINDOW, max_attempts=max_attempts
-        )
+        answer, attempts = impl.retry_after_overflow(send, compact, context_window=WINDOW, max_attempts=max_attempts)
         ended = f"returned {answer.stop_reason!r} after {attempts} attempt(s)"
     except OverflowRecoveryError as exc:
         ended = f"raised OverflowRecoveryError after {exc.attempts} attempt(s)"
+    except ScriptExhaustedError:
+        ended = f"still retrying after {MAX_SENDS} send() calls: the loop has no cap"
     return {"ended": ended, "compact() calls": compacted}
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from ..builders import PathBuilder
 from ..catalogues import broken_tool_facts, budgets, compactions
 from ..catalogues.shorthand import shorthand_path
 from ..compaction import create_compaction_entry
-from ..context import build_context
+from ..context import build_context, latest_compaction
 from ..grouping import group_interactions
 from ..lifecycle.cut_point import find_cut_point
 from ..lifecycle.overflow import retry_after_overflow
@@ -28,7 +29,7 @@ from ..lifecycle.settings import should_compact
 from ..parsing import parse_session_entry
 from ..paths import path_to
 from ..store import InMemorySessionStore, JsonlSessionStore
-from .expect import expect, expect_equal, expect_independent, expect_rejects, expect_same, observe, wire
+from .expect import Diagnosis, expect, expect_equal, expect_independent, expect_rejects, expect_same, observe, wire
 
 
 @dataclass(frozen=True)
@@ -384,6 +385,55 @@ def test_fixed_costs_come_first(impl: Implementation) -> None:
         "the system message replayed from every system message on the path",
     )
     expect_budget_guards(impl, chapter_example.opening_path())
+    labelled = PathBuilder(chapter_example.opening_path()).metadata("label", "label", "reviewed")
+    expect_history_stays(
+        impl, labelled.user("u4", "Add a test.").assistant("a4", "Added.").entries, "a path with metadata"
+    )
+
+
+def expect_history_stays(impl: Implementation, path: list[Any], what: str) -> None:
+    """R23's "the session stays": after a build, the caller's path holds the same entries, each unchanged.
+
+    Metadata and compaction entries are never sent, so a build that deletes
+    them from the caller's list gives the right result and loses history: only
+    the path itself, looked at after the call, shows it (as Lab 11.4's R24 row does).
+    """
+    ids, before = [entry.id for entry in path], wire(path)
+    _build(impl, path, chapter_example.RESUME_BUDGET)
+    expect_equal(
+        [getattr(entry, "id", None) for entry in path],
+        ids,
+        "R23",
+        f"{what}: its entry ids after the build (history stays)",
+    )
+    expect_equal(wire(path), before, "R23", f"{what}: every entry after the build (unchanged)")
+
+
+def _resumed_build(impl: Implementation, path: list[Any], budget: dict[str, int]) -> Any:
+    """A build of a compacted path; a crash at the entry right after ``firstKeptEntryId`` is explained as such (R18).
+
+    ``firstKeptEntryId`` is inclusive: the entry it names is the first kept. A
+    suffix started one entry later opens on an assistant message, which
+    ``group_interactions`` refuses: the learner should read about the cut point,
+    not about that entry.
+    """
+    try:
+        return _build(impl, path, budget)
+    except NotImplementedError:
+        raise
+    except Exception as exc:
+        kept = latest_compaction(path)
+        ids = [entry.id for entry in path]
+        if kept is None or kept.first_kept_entry_id not in ids[:-1]:
+            raise
+        after = ids[ids.index(kept.first_kept_entry_id) + 1]
+        if not re.search(rf"(?<![\w-]){re.escape(after)}(?![\w-])", str(exc)):
+            raise
+        first_line = (str(exc).splitlines() or [""])[0][:160]
+        raise Diagnosis(
+            f"R18: firstKeptEntryId {kept.first_kept_entry_id!r} is itself kept (the cut point is inclusive), "
+            f"but your build_context started at {after!r}, the entry after it ({type(exc).__name__}: {first_line})"
+        ) from exc
 
 
 def _change_a_tool_argument(result: Any) -> None:
@@ -560,7 +610,7 @@ def test_bad_compactions_rejected(impl: Implementation) -> None:
 @case(12, "11.5", "R10 R18 R21")
 def test_resume_through_path_to(impl: Implementation) -> None:
     path = path_to(chapter_example.sibling_tree(), "a4")
-    result = _build(impl, path, chapter_example.RESUME_BUDGET)
+    result = _resumed_build(impl, path, chapter_example.RESUME_BUDGET)
     observe_head(result, "the resumed path")
     kept = GROUP_2_AND_3 + ["u4", "a4"]
     expect_equal(list(result.kept_entry_ids), kept, "R18", "kept ids after compact-1 (from u2, then u4, a4)")
@@ -599,12 +649,13 @@ def test_resume_through_path_to(impl: Implementation) -> None:
             lambda k=first_kept: _build(impl, chapter_example.resumed_keeping_from(k), chapter_example.RESUME_BUDGET),
             (first_kept,),
         )
+    expect_history_stays(impl, chapter_example.resumed_keeping_from("u2"), "a resumed path with metadata")
 
 
 @case(13, "11.5", "R18 R23")
 def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
     path = chapter_example.twice_compacted_path()
-    first = _build(impl, path, chapter_example.RESUME_BUDGET)
+    first = _resumed_build(impl, path, chapter_example.RESUME_BUDGET)
     summaries = [m for m in first.messages if m.role == "user" and m.content[0].text.startswith("[Compaction summary]")]
     expect_equal(len(summaries), 1, "R18", "number of summary messages (only the latest compaction is read)")
     text = summaries[0].content[0].text
@@ -651,7 +702,7 @@ def test_resumed_path_compacts_again(impl: Implementation) -> None:
     twice = Selection([GROUP_3, ["u4", "a4"], ["u5", "a5"]], [15, 8, 5], fixed=9, summary=40)
     for selection, session in ((resumed, chapter_example.resumed_path()), (twice, path)):
         for max_tokens in range(5, 95):
-            result = _build(impl, session, chapter_example.RESUME_BUDGET, max_tokens=max_tokens)
+            result = _resumed_build(impl, session, chapter_example.RESUME_BUDGET | {"max_tokens": max_tokens})
             expect_equal(
                 {
                     "kept_entry_ids": list(result.kept_entry_ids),
@@ -702,7 +753,7 @@ def test_resumed_path_compacts_again(impl: Implementation) -> None:
 @case(15, "11.5", "R5 R6 R16 R27")
 def test_system_replays_across_the_compaction(impl: Implementation) -> None:
     path = chapter_example.system_replay_path()
-    result = _build(impl, path, {"max_tokens": 200, "reserved_output": 4, "safety_margin": 2})
+    result = _resumed_build(impl, path, {"max_tokens": 200, "reserved_output": 4, "safety_margin": 2})
     expect_equal(
         _system_message(result),
         {"role": "system", "content": "BASE\n\nPrefer small diffs.", "sections": {"rules": "RULE v2"}, "timestamp": 1},

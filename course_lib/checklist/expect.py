@@ -48,6 +48,18 @@ class NotAPointError(CourseError, ValueError):
     """Data that should be one recorded expectation (``Point.to_json``) is not: a kernel's reply is never trusted."""
 
 
+class Diagnosis(CourseError, RuntimeError):
+    """A check knows why the learner's code crashed better than its traceback does (R18's cut point).
+
+    Raised by a check around the call it explains; ``explanation`` (rule first)
+    is the whole message of the check's verdict.
+    """
+
+    def __init__(self, explanation: str) -> None:
+        super().__init__(explanation)
+        self.explanation = explanation
+
+
 @dataclass(frozen=True)
 class Point:
     """One stated expectation: its kind, the rule it pins, and the observed and expected data."""

@@ -20,9 +20,10 @@ from typing import Any, Literal
 
 from .. import lab_registry
 from ..errors import CourseError
+from . import bounds
 from . import capstone as _capstone  # noqa: F401 - registers the capstone's checks
 from .cases import CASES, Case, Implementation
-from .expect import Point, recording, verdict
+from .expect import Diagnosis, Point, recording, verdict
 
 Status = Literal["passed", "failed", "not implemented yet", "error"]
 LABS = tuple(lab_registry.LABS)
@@ -152,16 +153,52 @@ def record_case(case: Case, implementation: Implementation) -> dict[str, Any]:
 
     The record is plain JSON: the points in order, and how the run ended
     (``completed``, ``not implemented yet``, or ``error`` with the exception).
+    The check runs within ``bounds.bounded()``: a learner's endless loop or
+    runaway memory ends it with ``stopped`` saying which bound, never a hang.
+    A crash right after a lab function returned ``None`` is reported as that
+    return (``stopped``), not as the ``AttributeError`` it caused in the check.
     """
+    calls = _Calls()
+    bound: bounds.Bound | None = None
     with recording() as recorder:
         try:
-            case.run(implementation)
+            with bounds.bounded() as bound:
+                case.run(calls.watching(implementation))
             end: dict[str, Any] = {"status": "completed"}
         except NotImplementedError as exc:
             end = {"status": "not implemented yet", "message": str(exc)[:300] or "not implemented yet"}
+        except KeyboardInterrupt as exc:
+            if bound is None or not bound.reached:
+                raise  # the learner interrupted the kernel: not a verdict
+            end = {"status": "error", "message": _crash(exc), "type": "bound", "stopped": bound.description}
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - a crash in learner code ends the check, it is reported
             end = {"status": "error", "message": _crash(exc), "type": type(exc).__name__}
+            if isinstance(exc, Diagnosis):
+                end["explained"] = exc.explanation
+            elif calls.returned_none and isinstance(exc, (AttributeError, TypeError, IndexError, KeyError)):
+                end["stopped"] = f"{calls.returned_none} returned None"
     return {"points": [point.to_json() for point in recorder.points], **end}
+
+
+class _Calls:
+    """Which lab function last returned ``None`` (``returned_none``), noted as the check calls them."""
+
+    def __init__(self) -> None:
+        self.returned_none: str | None = None
+
+    def watching(self, implementation: Implementation) -> Implementation:
+        return Implementation(**{name: self._watch(name, getattr(implementation, name)) for name in FUNCTION_NAMES})
+
+    def _watch(self, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(function)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self.returned_none = None
+            value = function(*args, **kwargs)
+            if value is None:
+                self.returned_none = name
+            return value
+
+        return call
 
 
 class ReferenceFailsError(CourseError, RuntimeError):
@@ -205,23 +242,30 @@ def judge_record(case: Case, record: Mapping[str, Any]) -> CheckRecord:
     if status == "not implemented yet":
         return _record(case, "not implemented yet", str(record.get("message", ""))[:300])
     if status == "error":
-        return _record(case, "error", _stopped(trusted, len(observed), str(record.get("message", "error"))[:400]))
+        explained = record.get("explained")
+        if isinstance(explained, str) and explained:
+            return _record(case, "error", explained[:400])
+        stopped = record.get("stopped")
+        why = str(stopped)[:400] if isinstance(stopped, str) and stopped else None
+        return _record(case, "error", _stopped(trusted, len(observed), str(record.get("message", "error"))[:400], why))
     if status != "completed" or len(observed) != len(trusted):
         return _record(case, "failed", "the check ran differently in your kernel (was course_lib changed?)")
     return _record(case, "passed", "")
 
 
-def _stopped(trusted: tuple[Point, ...], reached: int, crash: str) -> str:
+def _stopped(trusted: tuple[Point, ...], reached: int, crash: str, why: str | None = None) -> str:
     """A check that stopped with an exception, named by the rule of the observation it was making.
 
     Every observation before it passed, so the reference's next point is what
     the learner's code failed to produce (a valid input rejected, R12's result
     placed before its call): its rule says what the expected behaviour follows.
+    ``why`` replaces "it raised ..." when the record knows better: a function
+    that returned None, a bound that stopped the check, a diagnosis.
     """
     if reached >= len(trusted):
-        return crash
+        return why or crash
     point = trusted[reached]
-    return f"{point.rule}: {point.what} — expected a result, but it raised {crash}"
+    return f"{point.rule}: {point.what} — expected a result, but {why or f'it raised {crash}'}"
 
 
 def _record(case: Case, status: Status, message: str) -> CheckRecord:

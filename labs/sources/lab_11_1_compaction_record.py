@@ -1,3 +1,4 @@
+# INSTRUCTOR'S SOLUTION SOURCE: the full solutions. Learners open labs/lab_11_1_compaction_record.ipynb (make learner-labs writes it from this file).
 # ---
 # jupyter:
 #   course:
@@ -76,11 +77,16 @@ my_prediction = {"tokensBefore 1000000 (wrong, but finite)": None, "tokensBefore
 
 # %% id="lab11-1-06"
 variants = lab_helpers.compaction_variants(compact_1)  # the course's catalogue: (variant, "accepted" or the field the error names)
-pd.DataFrame({"hand-worked answer": {what: answer for what, (_, answer) in variants.items()}}).rename_axis("variant")
+# the answers appear once your three predictions above are written: predict first, then look
+lab_helpers.after_predicting(my_prediction, {what: answer for what, (_, answer) in variants.items()}, index="variant")
 
 
 # %% [markdown] id="lab11-1-07"
+# <details><summary>Check your prediction: why these answers</summary>
+#
 # Three rows are accepted. A wrong but finite `tokensBefore` passes: the parser records the caller's number and never re-estimates it (R4). Every other row is rejected, and the error must name the field, so a bad fact is found where it sits instead of surfacing later as a strange budget.
+#
+# </details>
 #
 # ## 2 · Exercise: the two models
 #
@@ -123,9 +129,9 @@ pd.DataFrame({"hand-worked answer": {what: answer for what, (_, answer) in varia
 #
 # </details>
 #
-# <details><summary>Hint 3 · nearly the code</summary>
+# <details><summary>Hint 3 · the shape of the code</summary>
 #
-# `ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False, alias_generator=to_camel, validate_by_name=True)`; fields such as `goal: NonBlankStr`, `constraints: Seq(str)`, `type: Literal["compaction"] = "compaction"`, `parent_id: NonBlankStr`, `timestamp: Number`, `tokens_before: NonNegative`.
+# `model_config = ConfigDict(...)` takes six keywords: one for *no coercion*, one for *unknown keys*, one for *no change after creation*, one for *no infinities or NaN*, one naming `to_camel` as the alias maker, and one that also lets Python code build a model by its snake_case names (look each up in pydantic's `ConfigDict` reference). Every field is `name: Type` with a type from the table; the `type` field also gets a default, the one string its `Literal` allows.
 #
 # </details>
 
@@ -214,9 +220,9 @@ class CompactionEntry(WireModel):
 #
 # </details>
 #
-# <details><summary>Hint 3 · nearly the code</summary>
+# <details><summary>Hint 3 · the shape of the code</summary>
 #
-# `if isinstance(value, BaseModel): value = to_json_dict(value)`; non-compactions → `course_lib.parse_session_entry(value)`; `CompactionEntry.model_validate(value, by_alias=True, by_name=False)`; `except ValidationError as exc: raise session_entry_error(exc, value) from None`.
+# Four steps: *a model?* → back to wire data with `to_json_dict`; *not a compaction?* → hand it to `course_lib.parse_session_entry`; *a compaction* → your model's `model_validate`, told to read aliases only (two keyword arguments); *a `ValidationError`?* → raise what `session_entry_error(...)` builds from it and the value, hiding pydantic's traceback (`from None`).
 #
 # </details>
 

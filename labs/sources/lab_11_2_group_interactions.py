@@ -1,3 +1,4 @@
+# INSTRUCTOR'S SOLUTION SOURCE: the full solutions. Learners open labs/lab_11_2_group_interactions.ipynb (make learner-labs writes it from this file).
 # ---
 # jupyter:
 #   course:
@@ -142,9 +143,9 @@ hand_worked = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "
 #
 # </details>
 #
-# <details><summary>Hint 3 · nearly the code</summary>
+# <details><summary>Hint 3 · the shape of the code</summary>
 #
-# `if isinstance(message, UserMessage): close(current); current = [entry]`; in `check_tool_facts`, `calls[block.id] = entry.id` for each `ToolCall` block and `results[message.tool_call_id] = entry.id`; `InteractionGroup(entries=tuple(copy.deepcopy(e) for e in group))`.
+# The loop's shape: *system message* → skip; *user message* → close the open group, open a new one holding this entry; *anything else* → append it, or refuse it if no group is open yet. In `check_tool_facts`, two dicts from a call id to the entry id holding it (one for `ToolCall` blocks, one for results' `tool_call_id`), then compare their keys. Each closed group becomes an `InteractionGroup` of **copies** (`copy.deepcopy`), as a tuple.
 #
 # </details>
 

@@ -1,3 +1,4 @@
+# INSTRUCTOR'S SOLUTION SOURCE: the full solutions. Learners open labs/lab_11_3_build_context.ipynb (make learner-labs writes it from this file).
 # ---
 # jupyter:
 #   course:
@@ -163,9 +164,9 @@ hand_tight = {
 #
 # </details>
 #
-# <details><summary>Hint 3 · nearly the code</summary>
+# <details><summary>Hint 3 · the shape of the code</summary>
 #
-# `available = max(0, max_tokens - system_cost - reserved_output - safety_margin)`; `costs = [sum(cost(e.message) for e in g.entries) for g in groups]`; `for group, c in zip(reversed(groups), reversed(costs)): if used + c > available: break`.
+# Three quantities in order: `available` (R17: the budget less the three fixed costs, never below 0); one cost per group, all computed before the selection (R15); then a loop over the groups **newest first** that stops (`break`, not `continue`) at the first group whose cost would take `used` past `available`, and otherwise puts the group in front of the kept ones. The reason comes from comparing how many groups were kept with how many there are.
 #
 # </details>
 
@@ -322,7 +323,8 @@ with lab_helpers.until_implemented():
 # A caller may edit what it got back, for example to shorten a tool argument before sending. **Predict:** does that change the session, or the next build?
 
 # %% id="lab11-3-18"
-with lab_helpers.until_implemented():
+SHAPE = "a BuildContextResult whose messages are sys, u2, a2, u3, calls, … (the tool call `calls` fifth, its arguments in content[1])"
+with lab_helpers.until_implemented(expects=SHAPE):
     first = build_context(opening, **chapter_example.OPENING_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
     calls = first.messages[4]  # sys, u2, a2, u3, calls
     calls.content[1].arguments["path"] = "changed.ts"

@@ -1,3 +1,4 @@
+# INSTRUCTOR'S SOLUTION SOURCE: the full solutions. Learners open labs/lab_11_4_create_compaction_entry.ipynb (make learner-labs writes it from this file).
 # ---
 # jupyter:
 #   course:
@@ -142,9 +143,9 @@ hand_first_kept = {
 #
 # </details>
 #
-# <details><summary>Hint 3 · nearly the code</summary>
+# <details><summary>Hint 3 · the shape of the code</summary>
 #
-# `starts = {g.entries[0].id for g in group_interactions([e for e in path if e.type == "message"])}`; `parse_session_entry({"type": "compaction", "id": id, "parentId": path[-1].id, ..., "summary": to_json_dict(summary), ...})`.
+# The group starts are a set: the id of the first entry of each group that `group_interactions` makes of the path's **message** entries. The new entry is built as wire data (camelCase keys: `type`, `id`, `parentId` = the last entry's id, `timestamp`, `summary` as wire data, `firstKeptEntryId`, `tokensBefore`) and handed to `parse_session_entry`, which checks every field for you.
 #
 # </details>
 

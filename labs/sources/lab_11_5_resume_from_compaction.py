@@ -1,3 +1,4 @@
+# INSTRUCTOR'S SOLUTION SOURCE: the full solutions. Learners open labs/lab_11_5_resume_from_compaction.ipynb (make learner-labs writes it from this file).
 # ---
 # jupyter:
 #   course:
@@ -122,7 +123,13 @@ hand_resumed = {
 }
 
 # %% [markdown] id="lab11-5-09"
-# **And with the chapter's 31 tokens?** Only 22 are available, and the summary alone costs 40, so no group fits after it. The newest group, `u4, a4`, is sent whole anyway: `single_group_overflow`, messages 40 + 8 = 48, total 57. A summary is not free: the caller must budget for it.
+# **Predict: and with the chapter's 31 tokens?** What is the `reason`, and which groups are sent?
+#
+# <details><summary>Check your prediction: the answer worked by hand</summary>
+#
+# Only 22 are available, and the summary alone costs 40, so no group fits after it. The newest group, `u4, a4`, is sent whole anyway: `single_group_overflow`, messages 40 + 8 = 48, total 57. A summary is not free: the caller must budget for it.
+#
+# </details>
 
 # %% id="lab11-5-10"
 hand_resumed_31 = {
@@ -142,6 +149,10 @@ replay_path = chapter_example.system_replay_path()
 lab_helpers.path_table(replay_path, chapter_example.teaching_estimator)
 
 # %% [markdown] id="lab11-5-13"
+# ### Predict
+#
+# A build of this path sends one system message first. What are its `content` and its `rules` section, and which messages follow it, in order? Write it down, then open the box.
+#
 # <details><summary>Check your prediction: the answer worked by hand</summary>
 #
 # ### By hand
@@ -191,9 +202,9 @@ hand_replay = {
 #
 # </details>
 #
-# <details><summary>Hint 3 · nearly the code</summary>
+# <details><summary>Hint 3 · the shape of the code</summary>
 #
-# `for entry in reversed(active_path): if entry.type == "compaction": return entry`; `UserMessage(content=[TextContent(text=...)], timestamp=compaction.timestamp)`; `ids.index(first_kept) > ids.index(compaction.id)` means it comes after the compaction.
+# `latest_compaction`: walk the path from its end and return the first compaction you meet (or `None`). `summary_message`: one `UserMessage` with a single `TextContent` block holding `compaction_summary_text(...)`, stamped with the **compaction's** timestamp. `resume_candidates`: refuse a `firstKeptEntryId` that is missing or placed after the compaction (compare the two positions in the list of ids), then one that is no user message; the candidates are the message entries from that position on, **that entry included**.
 #
 # </details>
 
@@ -276,9 +287,9 @@ def resume_candidates(active_path, compaction: CompactionEntry) -> list:
 #
 # </details>
 #
-# <details><summary>Hint 3 · nearly the code</summary>
+# <details><summary>Hint 3 · the shape of the code</summary>
 #
-# `room = max(0, available - summary_cost)`; `candidates = resume_candidates(active_path, compaction)`; `messages_cost = summary_cost + used`.
+# Only three places change from Lab 11.3: with a compaction, the candidates come from `resume_candidates` and the summary message joins the head right after the system message; the room for groups is what is available **less the summary's cost**, clamped like `available`; and `tokens.messages` counts the summary too.
 #
 # </details>
 
@@ -459,7 +470,8 @@ with lab_helpers.until_implemented():
 # Two builds of the same path are deep-equal, and editing one (here, a tool argument) changes neither the next build nor the session.
 
 # %% id="lab11-5-28"
-with lab_helpers.until_implemented():
+SHAPE = "a BuildContextResult whose messages are sys, summary, u2, a2, u3, calls, … (the tool call `calls` sixth, its arguments in content[1])"
+with lab_helpers.until_implemented(expects=SHAPE):
     first = build_context(resumed, **chapter_example.RESUME_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
     second = build_context(resumed, **chapter_example.RESUME_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
     lab_helpers.compare(to_json_dict(first) == to_json_dict(second), True, "two builds are deep-equal")

@@ -1,3 +1,4 @@
+# INSTRUCTOR'S SOLUTION SOURCE: the full solutions. Learners open notebooks/02_lifecycle_capstone.ipynb (make learner-labs writes it from this file).
 # ---
 # jupyter:
 #   course:
@@ -83,8 +84,13 @@ pd.set_option("display.max_colwidth", 120)
 #    (`retry_after_overflow`, L4).
 #
 # You write all three here. The checks at the end of this part run against your
-# functions; the session in the rest of the notebook then runs with them too. The rules
-# L1–L6 are stated in `docs/rules.md`.
+# functions. The forty-turn session in the rest of the notebook runs with your
+# `should_compact` and `find_cut_point` once they compact exactly as the course's do (its
+# first cell says whose functions it ran and counts their calls); until then it runs with
+# the course's, so its numbers still hold. The session's overflow recovery (turn 25) is the
+# runtime's own loop, which follows the same rule L4: your `retry_after_overflow` runs on
+# scripted answers, in its prediction cell and in check 18. The rules L1–L6 are stated in
+# `docs/rules.md`.
 
 # %% [markdown] id="51b7ed3a"
 # ### Exercise 1 · `should_compact`
@@ -103,8 +109,8 @@ pd.set_option("display.max_colwidth", 120)
 # refuses a window that is not larger than the reserve (L1: compaction needs room too) with a
 # `CompactionSettingsError`, which is a `ValueError`.
 #
-# Bad input is refused in **every** mode, compaction disabled included (`enabled=False` only
-# changes the answer for good input, as in `course_lib/lifecycle/settings.py`):
+# Bad input is refused in **every** mode, compaction disabled included: `enabled=False` only
+# changes the answer for good input (`False`), never whether an input is accepted:
 #
 # - a `context_tokens` that is not a finite number ≥ 0 (a `bool` is not a number) raises a
 #   `ValueError` whose message names `context_tokens`;
@@ -139,9 +145,9 @@ my_prediction = {639: None, 640: None, 641: None}  # write True or False for eac
 #
 # </details>
 #
-# <details><summary>Hint 3 · nearly the code</summary>
+# <details><summary>Hint 3 · the shape of the code</summary>
 #
-# `return settings.enabled and context_tokens > compaction_threshold(context_window, settings)`, after raising `ValueError(f"context_tokens must be a finite number >= 0, got {context_tokens!r} (L2)")` for a bad number.
+# Three steps, in this order: refuse a bad `context_tokens` (a `ValueError` whose message names it); get the threshold from `compaction_threshold` (which refuses the window for you); then one boolean expression joining `settings.enabled` and a **strict** comparison of the context with the threshold.
 #
 # </details>
 
@@ -218,13 +224,13 @@ my_cut_prediction = {16: None, 23: None}  # write an entry id such as "u1", or "
 #
 # <details><summary>Hint 2 · the approach</summary>
 #
-# Loop over `range(len(groups) - 1, -1, -1)`, keep a running total with `group_cost`, and return as soon as the total reaches the target; if that happens at the oldest group, nothing is left to summarize.
+# Loop over the group positions from the last down to the first, keep a running total with `group_cost`, and return as soon as the total reaches the target; if that happens at the oldest group, nothing is left to summarize.
 #
 # </details>
 #
-# <details><summary>Hint 3 · nearly the code</summary>
+# <details><summary>Hint 3 · the shape of the code</summary>
 #
-# `if kept >= keep_recent_tokens: return None if index == 0 else groups[index][0].id`, and `return None` after the loop.
+# Inside the loop, once the running total is **at least** the target there are two answers: the oldest group (position 0) means `None`; any other group means the id of that group's first entry (its user message). If the loop ends without reaching the target, every group is needed: `None` again.
 #
 # </details>
 
@@ -310,9 +316,9 @@ my_loop_prediction = {"compact calls": None, "send calls": None}  # write two nu
 #
 # </details>
 #
-# <details><summary>Hint 3 · nearly the code</summary>
+# <details><summary>Hint 3 · the shape of the code</summary>
 #
-# `raise OverflowRecoveryError(f"... the cap of {max_attempts} is spent (L4)", attempts=attempts)` when `attempts >= max_attempts`; `return answer, attempts` after the loop.
+# Inside the loop the cap test comes **first**: once the attempts made reach `max_attempts`, raise `OverflowRecoveryError` (a message, and the attempts as the keyword argument); only otherwise count one more attempt, compact with its number, and send again. After the loop, return the answer together with the count.
 #
 # </details>
 
@@ -393,8 +399,9 @@ checklist.run(lab="capstone", should_compact=should_compact, find_cut_point=find
 # ### Your functions in the whole session
 #
 # The same forty turns as the rest of this notebook, with your two decisions plugged into
-# the runtime, next to the same turns with the course's. When your functions pass the checks,
-# the compactions match the course's.
+# the runtime, next to the same turns with the course's, and how often the runtime called
+# each of your functions. When your functions pass the checks, the compactions match the
+# course's, and the rest of the notebook runs with yours.
 
 # %% id="71f145db"
 def compactions_of(runtime, turns):
@@ -403,10 +410,24 @@ def compactions_of(runtime, turns):
     return [(e.id, e.first_kept_entry_id) for e in runtime.store.entries() if e.type == "compaction"]
 
 
-with lab_helpers.until_implemented():
-    mine, _, turns = capstone_session(should_compact=should_compact, find_cut_point=find_cut_point)
+def counting(function, calls, name):
+    """``function``, counting its calls in ``calls[name]``: the runtime calls it, the table shows how often."""
+    def counted(*args, **kwargs):
+        calls[name] += 1
+        return function(*args, **kwargs)
+    return counted
+
+
+courses_run = capstone_session()
+courses = compactions_of(courses_run[0], courses_run[2])
+yours = None
+calls = {"should_compact": 0, "find_cut_point": 0}
+with lab_helpers.until_implemented(expects="functions that run a whole session without raising on good input"):
+    mine, _, turns = capstone_session(should_compact=counting(should_compact, calls, "should_compact"),
+                                      find_cut_point=counting(find_cut_point, calls, "find_cut_point"))
     yours = compactions_of(mine, turns)
-    courses = compactions_of(capstone_session()[0], turns)
+if yours is not None:
+    display(pd.DataFrame({"calls in the 40 turns": calls}).rename_axis("your function"))
     lab_helpers.compare(yours, courses, "compactions with your functions (id, firstKeptEntryId), against the course's")
 
 # %% [markdown] id="capstone-02"
@@ -448,6 +469,31 @@ for tokens in (639, 640, 641):
 assert course.should_compact(640, CAPSTONE_WINDOW, settings) is False, "exactly at the threshold must not compact (L2)"
 assert course.should_compact(641, CAPSTONE_WINDOW, settings) is True, "one token above the threshold must compact (L2)"
 
+# %% [markdown] id="capstone-04b"
+# ### Two reserves, two lessons
+#
+# Chapter 11's `build_context` also keeps room free: `reserved_output`. The names are
+# close and the ideas differ, so here they are side by side.
+
+# %% id="capstone-04c"
+pd.DataFrame(
+    {
+        "reserved_output (Chapter 11, build_context)": [
+            "every model call",
+            "the answer the model writes to this call",
+            "subtracted from max_tokens before any group is chosen (R17)",
+            f"{chapter_example.OPENING_BUDGET['reserved_output']} of the chapter's 31 tokens",
+        ],
+        "reserve_tokens (this lesson, compaction)": [
+            "the check after a run ends",
+            "the compaction call itself: the summary it writes",
+            "sets the threshold window − reserve_tokens; compact when the context is above it (L2)",
+            f"{settings.reserve_tokens} of the capstone's {CAPSTONE_WINDOW}: threshold {threshold}",
+        ],
+    },
+    index=["applies to", "keeps room for", "how it is used", "value"],
+)
+
 # %% [markdown] id="capstone-06"
 # ### Where the token numbers come from
 #
@@ -472,12 +518,21 @@ assert course.should_compact(641, CAPSTONE_WINDOW, settings) is True, "one token
 # prompt, then each `prompt()` runs one user turn to its end.
 
 # %% id="capstone-08"
-session, model, prompts = capstone_session()
+runs_yours = yours == courses  # your should_compact and find_cut_point, once they compact as the course's do
+calls = {"should_compact": 0, "find_cut_point": 0}
+functions = {"should_compact": counting(should_compact, calls, "should_compact"),
+             "find_cut_point": counting(find_cut_point, calls, "find_cut_point")} if runs_yours else {}
+session, model, prompts = capstone_session(**functions)
 results = [session.prompt(text) for text in prompts]
 entries = session.store.entries()
 timeline = events_frame(session.events)
 
 print(f"{len(prompts)} turns, {len(model.requests)} model requests, {len(entries)} entries in the log, {len(timeline)} events")
+if runs_yours:
+    print("run with your functions:", ", ".join(f"{name} called {count} times" for name, count in calls.items()))
+else:
+    print("run with the course's should_compact and find_cut_point (yours do not compact as the course's do yet)")
+print("overflow recovery: the runtime's own loop (L4); your retry_after_overflow runs in check 18")
 
 # %% [markdown] id="capstone-09"
 # ### The event timeline

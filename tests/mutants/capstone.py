@@ -8,7 +8,7 @@ differ only on a call whose window and count are both invalid, and R15's rule
 
 from __future__ import annotations
 
-from . import mutant
+from . import Mutant, mutant
 
 LAB = "capstone"
 STRICT = "return settings.enabled and context_tokens > threshold"
@@ -19,7 +19,7 @@ CAP = """    if isinstance(max_attempts, bool) or not isinstance(max_attempts, i
         raise ValueError(f"max_attempts must be an int >= 0, got {max_attempts!r} (L4)")
 """
 
-MUTANTS = (
+MUTANTS: tuple[Mutant, ...] = (
     mutant(
         LAB,
         "threshold_inclusive",
@@ -163,5 +163,19 @@ MUTANTS = (
         "L4",
         "compact() is told the attempts done so far (0 first), not the attempt's number",
         ("        attempts += 1\n        compact(attempts)\n", "        compact(attempts)\n        attempts += 1\n"),
+    ),
+)
+
+MUTANTS = (
+    *MUTANTS,
+    mutant(
+        LAB,
+        "no_cap",
+        "L4",
+        "the retry loop has no cap: it compacts and sends again for as long as the answer overflows",
+        (
+            "if attempts >= max_attempts:  # L4: a bounded number of attempts, then a clear failure",
+            "if False:  # no cap: retry until it fits",
+        ),
     ),
 )

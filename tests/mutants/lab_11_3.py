@@ -276,3 +276,21 @@ MUTANTS = (
         ),
     ),
 )
+
+METADATA_DELETED = (
+    '    message_entries = [entry for entry in active_path if entry.type == "message"]\n',
+    '    active_path[:] = [entry for entry in active_path if entry.type != "metadata"]  # never sent anyway\n'
+    '    message_entries = [entry for entry in active_path if entry.type == "message"]\n',
+)
+"""The edit of the ``deletes_metadata`` mutant of Labs 11.3 and 11.5: the result is right, the history is not (R23)."""
+
+MUTANTS = (
+    *MUTANTS,
+    mutant(
+        LAB,
+        "deletes_metadata",
+        "R23",
+        "metadata entries are deleted from the caller's path (they are never sent)",
+        METADATA_DELETED,
+    ),
+)

@@ -9,7 +9,7 @@ so no check or hidden case (nor a learner) can tell it from the lab's error.
 from __future__ import annotations
 
 from . import mutant
-from .lab_11_3 import COPIES, REPLAY, shared
+from .lab_11_3 import COPIES, METADATA_DELETED, REPLAY, shared
 
 LAB = "11.5"
 ROOM = "    room = max(0, available - summary_cost)"
@@ -193,5 +193,26 @@ MUTANTS = (
         "R18",
         "the whole path is sent after the summary, summarized messages included",
         ("        candidates = resume_candidates(active_path, compaction)\n", ""),
+    ),
+)
+
+MUTANTS = (
+    *MUTANTS,
+    mutant(
+        LAB,
+        "deletes_metadata",
+        "R23",
+        "metadata entries are deleted from the caller's path (they are never sent)",
+        METADATA_DELETED,
+    ),
+    mutant(
+        LAB,
+        "first_kept_exclusive",
+        "R18",
+        "firstKeptEntryId is treated as exclusive: the suffix starts after it",
+        (
+            'return [entry for entry in active_path[start:] if entry.type == "message"]',
+            'return [entry for entry in active_path[start + 1 :] if entry.type == "message"]',
+        ),
     ),
 )
