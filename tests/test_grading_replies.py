@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import resource
+import runpy
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,9 @@ from course_grader.results import GradeResult
 from course_lib import lab_registry
 from course_lib.checklist import harness
 
+FLOOD: str = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "reply_flood.py"))["FLOOD"]
+"""Every hidden call answered with 3.5 MB of JSON (``scripts/reply_flood.py``, which measures the peak bounded here)."""
+
 LIMITS = Limits(cell_timeout=20, interrupt_grace=2, budget=120)
 
 PRINTS = replace(
@@ -42,18 +46,29 @@ PRINTS = replace(
 )
 """The Lab 11.2 solution with a debugging print left in (issue 27: it scored 3/5, then 2/5)."""
 
-FLOOD = """
+LOUD = """
 
-import course_lib.checklist.harness as _harness
-_harness.call = lambda namespace, request: _harness.Reply({"kind": "returned", "value": [[0]] * 700_000})
-"""
-"""Every hidden call answered with 3.5 MB of JSON, under the 4 MB frame limit, about 50 MB once decoded.
+from IPython.display import display as _display
+_quiet_group_interactions = _loud = group_interactions
 
-Without a budget the grader kept every one: about 1.5 GB for Lab 11.2's calls.
+
+class _Big:
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"application/json": {"rows": [[0] * 10] * 200_000}}, {}  # 6 MB as JSON
+
+
+def group_interactions(message_entries):
+    global _loud
+    if _loud:  # once: output over the 4 MB frame limit costs the kernel's time, and the grader's never
+        print("x" * 6_000_000, flush=True)
+        _display(_Big())
+        _loud = None
+    return _quiet_group_interactions(message_entries)
 """
+"""The solution, printing 6 MB and displaying 6 MB of JSON in its first call: output over the frame limit."""
 
 PEAK_LIMIT_MB = 1024
-"""The grading process's peak under the flood (issue 27: "< 1 GB"); it measured about 0.45 GB."""
+"""The grading process's peak under the flood (issue 27: "< 1 GB"; ``scripts/reply_flood.py`` measures it)."""
 
 
 # --- the kernel's side: the reply travels apart from the output ------------------------------------
@@ -221,10 +236,11 @@ def _write(folder: Path, name: str, notebook: nbformat.NotebookNode) -> Path:
 
 @pytest.mark.sandboxed
 @pytest.mark.slow
-def test_a_reply_flood_is_an_error_and_the_grader_and_its_neighbour_are_unharmed(tmp_path: Path) -> None:
+def test_a_reply_flood_is_an_error_and_its_neighbours_are_unharmed_even_by_huge_output(tmp_path: Path) -> None:
     folder = tmp_path / "submissions"
     flood = _write(folder, "flood", edited(solution("11.2"), "group_interactions", lambda source: source + FLOOD))
     honest = _write(folder, "honest", solution("11.2"))
+    _write(folder, "loud", edited(solution("11.2"), "group_interactions", lambda source: source + LOUD))
     rows = {
         row.student: row
         for row in grade_folder(folder, GradeOptions(limits=LIMITS), jobs=2, progress=False, grade=peak_grade)
@@ -236,6 +252,8 @@ def test_a_reply_flood_is_an_error_and_the_grader_and_its_neighbour_are_unharmed
     assert peak < PEAK_LIMIT_MB, f"the grading process peaked at {peak:.0f} MB under the reply flood"
     assert neighbour.status == "ok" and neighbour.score == neighbour.max_score > 0, neighbour
     assert json.loads(Path(f"{honest}.peak").read_text()) < PEAK_LIMIT_MB
+    loud = rows["loud"]  # output is never read: no size of it stops a sandbox or costs a mark
+    assert loud.status == "ok" and loud.score == loud.max_score and not loud.notes, loud
 
 
 @pytest.mark.sandboxed
