@@ -13,8 +13,9 @@ kernel's bytes pass through on their way in:
   in total, or JSON nested deeper than ``MAX_DEPTH`` (``ReplyTooLarge``);
 - the grader reads no output at all: the harness's reply to each cell comes
   back in that cell's ``execute_reply`` on the shell channel (``harness.collect``),
-  and the grader closes its IOPub socket once the kernel is ready, so what a
-  submission prints or displays is dropped by the relay, never parsed here;
+  and the grader closes its IOPub socket once the kernel is ready (the relay
+  then stops reading IOPub too), so what a submission prints or displays goes
+  to nobody: never parsed here, never a reason to stop its sandbox;
 - what the grader keeps of a submission's replies has a budget
   (``ReplyBudget``: ``MAX_KEPT_MB`` of JSON and ``MAX_KEPT`` replies in
   total); a reply is decoded only once it fits, and one past it stops the

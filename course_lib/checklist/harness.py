@@ -7,6 +7,11 @@ and message). Nothing here judges: the grader compares everything in its own
 process, against its own run of the reference. So a submission that rewrites
 this module can only misreport what its own functions did, never reach an
 expected value, the reference, or a score.
+
+A hidden call's request (``call``) holds its inputs only, in the same form for
+covering, drawn and practice calls: no key or label is in the cell, the
+arguments or this module, so the learner's function cannot tell them apart
+(issue 27). Replies go back apart from the cell's output (``collect``).
 """
 
 from __future__ import annotations
