@@ -86,8 +86,8 @@ CellStatus = Literal["ok", "error", "timeout", "died", "skipped", "budget"]
 _LOG = logging.getLogger("course_grader.kernel")
 _LOG.setLevel(logging.CRITICAL)  # the grader reports every failure itself; nbclient's log lines are noise
 
-_POLL = 1.0
-"""Seconds between checks that the kernel is still alive while the grader waits for a cell's reply."""
+_POLL = 0.5
+"""Seconds between checks of a cell's time and of the kernel's life while the grader waits for the cell's reply."""
 
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; or run make grading-tools)"
 GIVEN_UP = (
@@ -495,10 +495,10 @@ class Sandbox:
         msg_id = kc.execute(
             source, silent=True, store_history=False, user_expressions={REPLY: COLLECT}, allow_stdin=False
         )
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0 and self.alive:
+        since = time.monotonic()
+        while self.alive and not self._spent(since, timeout):
             try:
-                message: dict[str, Any] = await kc.shell_channel.get_msg(timeout=min(left, _POLL))
+                message: dict[str, Any] = await kc.shell_channel.get_msg(timeout=_POLL)
             except queue.Empty:
                 if not self._running():
                     return None
@@ -506,6 +506,11 @@ class Sandbox:
             if message.get("parent_header", {}).get("msg_id") == msg_id:
                 return message
         return None
+
+    @staticmethod
+    def _spent(since: float, limit: float) -> bool:
+        """Whether a cell that started at ``since`` has used its ``limit`` seconds."""
+        return time.monotonic() - since >= limit
 
     def _connection_broken(self) -> str | None:
         """Why the grader lost the kernel's connection while the kernel ran, if it did (a refused message)."""
