@@ -32,10 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
-
-from nbclient import NotebookClient
-from nbclient.exceptions import CellTimeoutError
+from typing import Protocol
 
 BACKSTOP = 3.0
 """A limit of N seconds also stops after ``BACKSTOP`` × N seconds of wall-clock time, whatever was charged."""
@@ -167,33 +164,3 @@ class Watch:
 
     def stop(self) -> None:
         self._stopped.set()
-
-
-class ChargedCells(NotebookClient):
-    """nbclient, waiting for a cell's reply until its timeout is *charged* (``meter``), not merely elapsed.
-
-    nbclient's own wait is wall-clock; here it waits in slices of ``SLICE``
-    seconds and reads the meter between them. A cell past its charge (or
-    backstop) ends as nbclient's ``CellTimeoutError``, as before.
-    """
-
-    meter: Meter | None = None
-
-    async def _async_poll_for_reply(
-        self, msg_id: str, cell: Any, timeout: int | None, task_poll_output_msg: Any, task_poll_kernel_alive: Any
-    ) -> dict[str, Any]:
-        meter = self.meter
-        if meter is None or timeout is None:
-            return await super()._async_poll_for_reply(
-                msg_id, cell, timeout, task_poll_output_msg, task_poll_kernel_alive
-            )
-        since = meter.read()
-        while True:
-            try:
-                wait: Any = SLICE  # nbclient's timeout is typed int; a float waits as well
-                return await super()._async_poll_for_reply(
-                    msg_id, cell, wait, task_poll_output_msg, task_poll_kernel_alive
-                )
-            except CellTimeoutError:
-                if meter.over(since, timeout):
-                    raise

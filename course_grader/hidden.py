@@ -45,8 +45,13 @@ class HiddenCall:
     """The parser is handed the entry it made of ``value``, not ``value`` itself (R3; ``harness.driven``)."""
 
     def request(self) -> dict[str, Any]:
-        """The call as JSON for the kernel: inputs only, never the expected outcome."""
-        data: dict[str, Any] = {"key": self.key, "function": self.function, "path": self.path, "options": self.options}
+        """The call as JSON for the kernel: inputs only, never the expected outcome, the key or any label.
+
+        A covering, drawn and practice call take the same form: nothing the
+        learner's function can read in the kernel says which kind it is (the
+        grader knows a reply's call by the cell it sent).
+        """
+        data: dict[str, Any] = {"function": self.function, "path": self.path, "options": self.options}
         if self.value is not None:
             data["value"] = self.value
         if self.estimator:

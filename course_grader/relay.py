@@ -7,7 +7,7 @@ the grader does not receive from the kernel directly. This relay does: it runs
 outside the sandbox's namespaces (the kernel cannot see or signal it) but in
 its cgroup, so whatever a kernel makes it buffer counts against the
 *submission's* memory limit, never the grader's. It forwards the shell,
-control and IOPub channels, and stops at the first message from the kernel
+control and IOPub channels (IOPub only while the kernel starts), and stops at the first message from the kernel
 with too many parts or bytes (exit ``TOO_MANY_PARTS``/``TOO_LARGE``) or a
 dropped connection (``DROPPED``: a frame over the limit, or the kernel closed
 it). The sandbox notices its end and stops the kernel (``sandbox.py``).
@@ -33,9 +33,16 @@ DROPPED = 5
 RELAYED = {
     "shell_port": (zmq.ROUTER, zmq.DEALER),
     "control_port": (zmq.ROUTER, zmq.DEALER),
-    "iopub_port": (zmq.PUB, zmq.SUB),
+    "iopub_port": (zmq.XPUB, zmq.SUB),
 }
-"""Each relayed channel: the socket the grader connects to, the one that connects to the kernel."""
+"""Each relayed channel: the socket the grader connects to, the one that connects to the kernel.
+
+IOPub's front is an XPUB, which hears the grader's subscription: the grader reads
+IOPub only until the kernel is ready, then closes its socket (``sandbox.py``), and
+the relay stops reading the kernel's output too. From then on the kernel publishes
+to nobody: nothing it prints or displays, however large, is read, buffered or
+refused, so output can never stop a sandbox or cost a mark.
+"""
 
 IDENTITIES = 2
 """Routing frames a reply may carry on top of a Jupyter message (the relay's and the grader's)."""
@@ -51,6 +58,8 @@ def relay(connection_file: str, front: str, max_bytes: int, max_frames: int, que
     context.setsockopt(zmq.LINGER, 0)
     pairs: dict[zmq.Socket, tuple[zmq.Socket, bool]] = {}
     monitors: list[zmq.Socket] = []
+    output: tuple[zmq.Socket, zmq.Socket, zmq.Socket] | None = None
+    """IOPub's front, the kernel's side and its monitor, until the grader unsubscribes."""
     poller = zmq.Poller()
     for port, (front_type, back_type) in RELAYED.items():
         grader_side = context.socket(front_type)
@@ -63,15 +72,29 @@ def relay(connection_file: str, front: str, max_bytes: int, max_frames: int, que
         kernel_side.connect(f"ipc://{connection['ip']}-{connection[port]}")
         grader_side.bind(f"ipc://{front}-{connection[port]}")
         pairs[kernel_side] = (grader_side, True)
-        if front_type != zmq.PUB:
+        if front_type == zmq.XPUB:
+            output = (grader_side, kernel_side, monitor)
+            poller.register(grader_side, zmq.POLLIN)
+        else:
             pairs[grader_side] = (kernel_side, False)
         monitors.append(monitor)
     for sock in (*pairs, *monitors):
         poller.register(sock, zmq.POLLIN)
     while True:
         for sock, _ in poller.poll():
+            if output is not None and sock is output[0]:
+                if sock.recv()[:1] == b"\x00":  # the grader unsubscribed: it reads no more output
+                    for closing in output[1:]:
+                        poller.unregister(closing)
+                        pairs.pop(closing, None)
+                        closing.close(linger=0)
+                    monitors.remove(output[2])
+                    output = None
+                continue
             if sock in monitors:
                 return DROPPED
+            if sock not in pairs:  # IOPub's, closed earlier in this round
+                continue
             target, from_kernel = pairs[sock]
             frames = sock.recv_multipart(copy=False)
             if from_kernel and len(frames) > max_frames + IDENTITIES:

@@ -11,8 +11,16 @@ kernel's bytes pass through on their way in:
   a socket monitor tells the grader that a connection was dropped;
 - the Jupyter session refuses a message with too many frames, too many bytes
   in total, or JSON nested deeper than ``MAX_DEPTH`` (``ReplyTooLarge``);
-- the notebook client keeps only the grader's reply of each cell (``sandbox.py``):
-  printed and displayed outputs and widget messages are dropped as they arrive.
+- the grader reads no output at all: the harness's reply to each cell comes
+  back in that cell's ``execute_reply`` on the shell channel (``harness.collect``),
+  and the grader closes its IOPub socket once the kernel is ready (the relay
+  then stops reading IOPub too), so what a submission prints or displays goes
+  to nobody: never parsed here, never a reason to stop its sandbox;
+- what the grader keeps of a submission's replies has a budget
+  (``ReplyBudget``: ``MAX_KEPT_MB`` of JSON and ``MAX_KEPT`` replies in
+  total); a reply is decoded only once it fits, and one past it stops the
+  sandbox with a note, so the grader's memory is bounded per submission, not
+  only per message.
 
 libzmq delivers a multipart message whole, so a kernel could send one message
 of very many frames, each under the frame limit, and have all of it buffered
@@ -23,11 +31,14 @@ message costs the submission's memory, not the grader's.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import zmq
 import zmq.asyncio
 from jupyter_client.session import Session
+
+from course_lib.checklist.harness import MIME
 
 from .errors import GradingError
 
@@ -39,6 +50,14 @@ MAX_DEPTH = 200
 """Deepest JSON nesting read (a reply nests a few levels per session entry; Python's parser stops near 1000)."""
 QUEUED = 8
 """Messages libzmq holds per grader socket before the kernel's side has to wait."""
+MAX_KEPT_MB = 8
+"""JSON the grader keeps of one submission's replies, in total: honest labs send 0.02-0.4 MB.
+
+Decoded, JSON takes up to about 20 times its size (``[[0],[0],...]``), so this
+bounds what the replies hold in the grader near 160 MB at worst.
+"""
+MAX_KEPT = 1000
+"""Replies the grader keeps of one submission: one per grading cell, a few hundred at most (practice included)."""
 
 
 class ReplyTooLarge(GradingError):
@@ -99,15 +118,11 @@ class BoundedSession(Session):
         try:
             message = super().deserialize(msg_list, content=content, copy=copy)
         except RecursionError as exc:
-            raise ReplyTooLarge(
-                f"a kernel message nested deeper than the grader's limit of {MAX_DEPTH}; its sandbox was stopped"
-            ) from exc
+            raise ReplyTooLarge(_too_deep()) from exc
         except (ValueError, KeyError, TypeError, IndexError) as exc:  # a hostile kernel's frames need not parse
             raise ReplyTooLarge(MALFORMED) from exc
         if not within_depth(message.get("content"), MAX_DEPTH) or not within_depth(message.get("metadata"), MAX_DEPTH):
-            raise ReplyTooLarge(
-                f"a kernel message nested deeper than the grader's limit of {MAX_DEPTH}; its sandbox was stopped"
-            )
+            raise ReplyTooLarge(_too_deep())
         return message
 
 
@@ -151,3 +166,62 @@ class BoundedContext(zmq.asyncio.Context):
             except zmq.ZMQError:  # closed with the context: the sandbox is over anyway
                 continue
         return False
+
+
+def harness_reply(content: Any) -> str | None:
+    """The harness's reply in an ``execute_reply``'s content (``harness.COLLECT``), as JSON text; ``None`` if none."""
+    expressions = content.get("user_expressions") if isinstance(content, dict) else None
+    collected = expressions.get(REPLY) if isinstance(expressions, dict) else None
+    data = collected.get("data") if isinstance(collected, dict) and collected.get("status") == "ok" else None
+    text = data.get(MIME) if isinstance(data, dict) else None
+    return text if isinstance(text, str) else None
+
+
+REPLY = "reply"
+"""The name of the harness's user expression in an ``execute_request`` and its reply."""
+
+
+class ReplyBudget:
+    """What the grader keeps of one submission's replies: at most ``megabytes`` of JSON and ``count`` replies.
+
+    Every reply is counted before it is decoded; the first one over either
+    limit raises ``ReplyTooLarge`` (the sandbox stops, the row is ``error``
+    with the note), so no submission can make the grader keep more than this,
+    however many replies under the frame limit it sends.
+    """
+
+    def __init__(self, megabytes: float = MAX_KEPT_MB, count: int = MAX_KEPT) -> None:
+        self.limit = int(megabytes * 2**20)
+        self.count_limit = count
+        self.size = 0
+        self.count = 0
+
+    def admit(self, text: str | None) -> Any:
+        """``text`` decoded, counted against the budget (``None`` stays ``None``: a cell without a reply)."""
+        if text is None:
+            return None
+        self.count += 1
+        self.size += len(text)  # the harness writes ASCII JSON: characters are bytes
+        if self.count > self.count_limit:
+            raise ReplyTooLarge(
+                f"the kernel sent more than {self.count_limit} replies, over the grader's budget for one submission; "
+                "its sandbox was stopped"
+            )
+        if self.size > self.limit:
+            raise ReplyTooLarge(
+                f"the kernel's replies came to more than {_size(self.limit / 2**20)}, over the grader's budget "
+                "for one submission; its sandbox was stopped"
+            )
+        try:
+            value = json.loads(text)
+        except RecursionError as exc:
+            raise ReplyTooLarge(_too_deep()) from exc
+        except ValueError as exc:
+            raise ReplyTooLarge(MALFORMED) from exc
+        if not within_depth(value, MAX_DEPTH):
+            raise ReplyTooLarge(_too_deep())
+        return value
+
+
+def _too_deep() -> str:
+    return f"a kernel message nested deeper than the grader's limit of {MAX_DEPTH}; its sandbox was stopped"

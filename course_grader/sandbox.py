@@ -21,8 +21,10 @@ Every submission gets a fresh IPython kernel inside bubblewrap (``bwrap``):
 The kernel talks to the grader over Unix sockets in a grader-owned folder
 (jupyter_client's IPC transport) that the kernel may write to only while it
 starts: once it answers, the folder is the grader's again (as root). Every
-message it sends is bounded before it is parsed, and only the grader's reply of
-each cell is kept (``replies.py``). Time is enforced from outside: a cell past
+message it sends is bounded before it is parsed; the grader reads only the
+harness's reply to each cell, which comes back on the shell channel, apart from
+anything the cell prints or displays, and keeps replies within a budget per
+submission (``replies.py``). Time is enforced from outside: a cell past
 its limit is interrupted, and a kernel that does not answer is killed with the
 whole sandbox; a hard budget per submission kills it regardless. Every time
 limit is charged in the sandbox's own time (``cpu_clock.py``: what it ran or
@@ -40,6 +42,7 @@ import json
 import logging
 import math
 import os
+import queue
 import random
 import re
 import shutil
@@ -56,12 +59,12 @@ from typing import Any, Literal
 
 from jupyter_client import AsyncKernelManager
 from jupyter_client.asynchronous import AsyncKernelClient
-from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+from nbclient import NotebookClient
 from nbclient.util import run_sync
-from nbformat.v4 import new_code_cell, new_notebook
+from nbformat.v4 import new_notebook
 from traitlets import default
 
-from course_lib.checklist.harness import MIME
+from course_lib.checklist.harness import COLLECT
 
 from . import cgroup, cpu_clock, relay
 from .errors import SandboxError
@@ -69,9 +72,12 @@ from .replies import (
     MAX_FRAMES,
     MAX_MESSAGE_MB,
     QUEUED,
+    REPLY,
     BoundedContext,
     BoundedSession,
+    ReplyBudget,
     ReplyTooLarge,
+    harness_reply,
     refused_frame,
     relay_stopped,
 )
@@ -81,6 +87,9 @@ CellStatus = Literal["ok", "error", "timeout", "died", "skipped", "budget"]
 
 _LOG = logging.getLogger("course_grader.kernel")
 _LOG.setLevel(logging.CRITICAL)  # the grader reports every failure itself; nbclient's log lines are noise
+
+_POLL = 0.5
+"""Seconds between checks of a cell's time and of the kernel's life while the grader waits for the cell's reply."""
 
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; or run make grading-tools)"
 GIVEN_UP = (
@@ -196,28 +205,6 @@ class _KernelManager(AsyncKernelManager):
         return result
 
 
-class _RepliesOnly(cpu_clock.ChargedCells):
-    """nbclient, keeping of each cell only the grader's reply: printed, displayed and widget output is dropped.
-
-    A submission can print or display as much as it likes within its time; the
-    grader's memory does not grow with it.
-    """
-
-    reply: Any = None
-
-    def output(self, outs: list[Any], msg: dict[str, Any], display_id: str | None, cell_index: int) -> None:
-        data = msg["content"].get("data") if msg["msg_type"] == "execute_result" else None
-        if isinstance(data, dict) and MIME in data and self.reply is None:
-            self.reply = data[MIME]
-        return None
-
-    def handle_comm_msg(self, outs: list[Any], msg: dict[str, Any], cell_index: int) -> None:
-        return None
-
-    def _update_display_id(self, display_id: str, msg: dict[str, Any]) -> None:
-        return None
-
-
 class Sandbox:
     """``with Sandbox(folder, limits, view) as box: box.run(code)`` — one submission's kernel.
 
@@ -250,6 +237,8 @@ class Sandbox:
         self._relay: subprocess.Popen[bytes] | None = None
         self._relay_failure: str | None = None
         self._relay_judged = threading.Event()
+        self._replies = ReplyBudget()
+        """What the grader keeps of this submission's replies, in total (``replies.py``)."""
         self.uid = random.SystemRandom().randrange(61000, 64000) if isolate and os.geteuid() == 0 else None
         self._stack = ExitStack()
         self._watch: cpu_clock.Watch | None = None
@@ -274,7 +263,7 @@ class Sandbox:
             wrap is not None
         ):  # the plain kernel started through ``wrap`` (Gradescope: as the learner, learner_account.py)
             manager.wrap_command = wrap
-        self._client = _RepliesOnly(
+        self._client = NotebookClient(
             new_notebook(),
             km=manager,
             kernel_name="python3",
@@ -311,6 +300,7 @@ class Sandbox:
                 )
             )
             self._seal()
+            self._stop_reading_output()
         except BaseException:
             self._stop_timer()
             self.kill()
@@ -341,7 +331,7 @@ class Sandbox:
         else:
             if self.cgroup.cpu_note is not None:
                 self.notes.append(self.cgroup.cpu_note)
-        self._meter = self._client.meter = cpu_clock.Meter(self.cgroup)
+        self._meter = cpu_clock.Meter(self.cgroup)
         if not self.isolate:
             return
         private_view = self.folder / "view" / PACKAGE.name
@@ -356,6 +346,16 @@ class Sandbox:
         if self.isolate and self.uid is not None:
             os.chown(self._ipc, 0, 0)
             os.chmod(self._ipc, 0o755)
+
+    def _stop_reading_output(self) -> None:
+        """Close the grader's IOPub socket once the kernel is ready: no output of the kernel reaches the grader.
+
+        The kernel (or its relay) keeps publishing to nobody: printing costs the
+        submission only its own time, and the grader neither buffers nor parses it.
+        """
+        kc = self._client.kc
+        if kc is not None:
+            kc.iopub_channel.close()
 
     def _clean_up(self) -> None:
         """What the limits saw, then nothing left: the cgroup (killing any straggler first) and the folders."""
@@ -467,36 +467,54 @@ class Sandbox:
         return outcome
 
     def _execute(self, source: str, timeout: float) -> CellRun:
-        cell = new_code_cell(source)
-        notebook = self._client.nb
-        notebook.cells.append(cell)
-        self._client.timeout = max(1, math.ceil(timeout))
-        self._client.reply = None
         try:
-            self._client.execute_cell(cell, len(notebook.cells) - 1)
+            message = run_sync(self._reply_to)(source, timeout)
         except ReplyTooLarge as exc:
             return self._refuse(str(exc))
-        except CellTimeoutError:
-            if (why := self._connection_broken()) is not None:
-                return self._refuse(why)
+        if (why := self._connection_broken()) is not None:
+            return self._refuse(why)
+        if message is None and self._running() and not self.expired:
             return CellRun("timeout", "TimeoutError", f"the cell ran longer than {timeout:g} s")
-        except DeadKernelError:
-            if (why := self._connection_broken()) is not None:
-                return self._refuse(why)
+        if message is None:
             self.alive = False
             if self.expired:
                 return CellRun(
                     "budget", "TimeBudget", f"the submission's time budget of {self.limits.budget:g} s ran out"
                 )
             return CellRun("died", "DeadKernel", "the kernel died (os._exit, a crash, or a limit)")
-        except CellExecutionError as exc:
-            return CellRun("error", *_error_name(exc.ename, exc.evalue))
-        finally:
-            notebook.cells.pop()  # a long batch must not keep every cell's output
-        if (why := self._connection_broken()) is not None:
-            return self._refuse(why)
-        reply, self._client.reply = self._client.reply, None
+        content = message.get("content") or {}
+        if content.get("status") != "ok":
+            return CellRun("error", *_error_name(str(content.get("ename", "")), str(content.get("evalue", ""))))
+        try:
+            reply = self._replies.admit(harness_reply(content))
+        except ReplyTooLarge as exc:
+            return self._refuse(str(exc))
         return CellRun("ok", reply=reply)
+
+    async def _reply_to(self, source: str, timeout: float) -> dict[str, Any] | None:
+        """Run ``source`` and wait for its ``execute_reply`` on the shell channel: ``None`` on a time-out or a dead kernel.
+
+        The cell is sent silent (no result displayed, no history kept) with the
+        harness's reply as a user expression (``harness.COLLECT``): the reply
+        comes back in the ``execute_reply``, never among the cell's output,
+        which the grader does not read (its IOPub socket is closed).
+        """
+        kc = self._client.kc
+        assert kc is not None
+        msg_id = kc.execute(
+            source, silent=True, store_history=False, user_expressions={REPLY: COLLECT}, allow_stdin=False
+        )
+        since = self._meter.read()  # charged in the sandbox's own time (cpu_clock.py), not merely elapsed
+        while self.alive and not self._meter.over(since, timeout):
+            try:
+                message: dict[str, Any] = await kc.shell_channel.get_msg(timeout=_POLL)
+            except queue.Empty:
+                if not self._running():
+                    return None
+                continue
+            if message.get("parent_header", {}).get("msg_id") == msg_id:
+                return message
+        return None
 
     def _connection_broken(self) -> str | None:
         """Why the grader lost the kernel's connection while the kernel ran, if it did (a refused message)."""

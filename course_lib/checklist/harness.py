@@ -1,12 +1,17 @@
 """The grader's hands inside the learner's sandboxed kernel: call the learner's functions, report what happened.
 
-Every function here returns plain JSON data, shown as the cell's result: which
+Every function here returns plain JSON data as a ``Reply``: which
 lab functions exist, the record of one checklist check (``record_case``), or
 the outcome of one hidden call (a wire-format value, or the exception's type
 and message). Nothing here judges: the grader compares everything in its own
 process, against its own run of the reference. So a submission that rewrites
 this module can only misreport what its own functions did, never reach an
 expected value, the reference, or a score.
+
+A hidden call's request (``call``) holds its inputs only, in the same form for
+covering, drawn and practice calls: no key or label is in the cell, the
+arguments or this module, so the learner's function cannot tell them apart
+(issue 27). Replies go back apart from the cell's output (``collect``).
 """
 
 from __future__ import annotations
@@ -61,13 +66,43 @@ ESTIMATORS: dict[str, Callable[[Any], Any]] = {
 
 
 class Reply:
-    """A cell result the grader reads by its MIME type (and a short text for a human)."""
+    """What one of the grader's cells reports: kept here until the grader collects it (``collect``)."""
 
     def __init__(self, data: Any) -> None:
         self.data = data
+        _OUTBOX[:] = [self]
+
+
+_OUTBOX: list[Reply] = []
+"""The reply of the cell running now: one slot, emptied by ``collect``."""
+
+
+class _Wire:
+    """A reply as the grader reads it: JSON text under the grader's MIME type, decoded only within its budget."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return {MIME: self.data, "text/plain": "course-grade reply"}
+        return {MIME: self.text}
+
+
+def collect() -> _Wire | None:
+    """The reply of the cell that just ran, for the grader, which asks for it with the cell itself.
+
+    The grader sends every cell with ``COLLECT`` as a user expression: the
+    kernel evaluates it after the cell and returns it in the cell's
+    ``execute_reply`` on the shell channel, a message of its own. What the
+    learner's code prints or displays goes to IOPub, which the grader does not
+    read, so output can neither be taken for the reply nor crowd it out.
+    """
+    if not _OUTBOX:
+        return None
+    return _Wire(json.dumps(_OUTBOX.pop().data, default=repr))
+
+
+COLLECT = "__import__('course_lib.checklist.harness', fromlist=['collect']).collect()"
+"""The user expression the grader sends with each cell (``collect``)."""
 
 
 def functions(namespace: Mapping[str, Any], names: list[str]) -> Reply:
