@@ -23,7 +23,7 @@ from mutants.tricks import RECORDED_SEED
 from pydantic import BaseModel
 
 from course_grader import hidden
-from course_grader.covering import covering_calls
+from course_grader.covering import COVERING, _draw, covering_calls
 from course_grader.hidden_cases import covering_tests
 from course_lib import lab_registry
 from course_lib.checklist import exact, harness
@@ -80,6 +80,15 @@ def test_two_seeds_draw_other_ids_costs_and_budgets_in_the_same_shapes(lab: str)
 
 
 @pytest.mark.parametrize("lab", LABS)
+def test_one_seed_draws_the_same_covering_set_every_time(lab: str) -> None:
+    """A seed reproduces its run (``course-grade --seed``): drawn again, its covering calls are the same."""
+    again = COVERING[lab](_draw(lab, 3))
+    assert {name: [(_inputs(c), repr(c.expected)) for c in calls] for name, calls in again.items()} == {
+        name: [(_inputs(c), repr(c.expected)) for c in calls] for name, calls in covering_calls(lab, 3).items()
+    }
+
+
+@pytest.mark.parametrize("lab", LABS)
 def test_the_solutions_pass_the_covering_set_under_every_seed(lab: str) -> None:
     reference = Mutant(f"reference_{lab.replace('.', '_')}", lab, "", "the solution itself", ())
     for seed in SEEDS:
@@ -95,6 +104,7 @@ def test_the_covering_set_alone_takes_marks_from_every_mutant_under_other_seeds(
     assert not spared, f"the covering set gives full hidden marks to {spared}"
 
 
+@pytest.mark.slow  # each seed grades the mutant whole
 @pytest.mark.parametrize("mutant", TABULATING, ids=lambda m: m.name)
 def test_a_table_recorded_under_one_seed_answers_nothing_under_another(mutant: Mutant) -> None:
     assert {m.lab for m in TABULATING} >= {"11.3", "11.2"}
@@ -105,6 +115,7 @@ def test_a_table_recorded_under_one_seed_answers_nothing_under_another(mutant: M
         assert any(not test.passed for test in result.tests if test.hidden), f"full hidden marks under seed {seed}"
 
 
+@pytest.mark.slow  # two whole gradings
 def test_a_dict_subclass_that_ignores_writes_hides_no_shared_entries() -> None:
     """R13's shared entries behind a write-ignoring dict subclass lose what the plain bug loses, inline and graded."""
     tricked, plain = graded(SUBCLASS), graded(PLAIN_SHARING)
