@@ -1,6 +1,6 @@
 """Mutants that attack the grader instead of misreading a rule: a table of hidden answers, a subclass that hides sharing.
 
-**Tabulating.** A learner who has the course pack can run the grader offline
+**Tabulating** (Labs 11.2, 11.3, 11.5 and the capstone's thresholds). A learner who has the course pack can run the grader offline
 under a seed of their own, record what the reference returns on every covering
 call, and hand in a function that answers those calls from the table (keyed by
 the call's inputs) and falls back to a plausible wrong implementation for
@@ -62,12 +62,14 @@ def _key_function() -> Callable[..., str]:
     return names["_table_key"]
 
 
-def _table(lab: str, inputs: Callable[[list[Any], dict[str, Any]], tuple[Any, ...]]) -> str:
-    """The covering calls' answers under ``RECORDED_SEED``, as the Python literal the mutant's cell holds."""
+def _table(lab: str, inputs: Callable[[list[Any], dict[str, Any]], tuple[Any, ...]], function: str = "") -> str:
+    """The covering calls' answers under ``RECORDED_SEED`` (of ``function``, or all), as the mutant's cell holds them."""
     key = _key_function()
     table: dict[str, Any] = {}
     for calls in covering_calls(lab, RECORDED_SEED).values():
         for call in calls:
+            if function and call.function != function:
+                continue
             args, kwargs = harness.decode(call.request())
             expected = call.expected
             answer = ["returned", expected.value] if isinstance(expected, Returned) else ["rejected", expected.names]
@@ -92,18 +94,43 @@ ANSWER = """    answer = _tabulated({inputs})
 """
 
 
-def _tabulating_11_3() -> Mutant:
+def _tabulating_build(lab: str) -> Mutant:
     inputs = "list(active_path), max_tokens, reserved_output, safety_margin, estimate_tokens"
     answer = ANSWER.format(inputs=inputs, rebuilt="BuildContextResult.model_validate(answer[1])")
     return mutant(
-        "11.3",
+        lab,
         "tabulated_covering_calls",
         "R19",
         f"answers the covering calls from a table recorded under seed {RECORDED_SEED}; otherwise skips a group "
         "that does not fit and keeps looking at older ones",
-        (BUILD, KEY + _table("11.3", _build_inputs) + "\n\n" + BUILD),
+        (BUILD, KEY + _table(lab, _build_inputs) + "\n\n" + BUILD),
         (BUILD_BODY, BUILD_BODY.replace("    max_tokens =", answer + "    max_tokens =")),
         ("            break\n", "            continue\n"),
+    )
+
+
+def _threshold_inputs(args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    return kwargs["context_tokens"], kwargs["context_window"], kwargs["settings"]
+
+
+SHOULD = "def should_compact(context_tokens, context_window, settings) -> bool:\n"
+SHOULD_BODY = "    ### BEGIN SOLUTION\n    number = isinstance(context_tokens"
+
+
+def _tabulating_capstone() -> Mutant:
+    answer = ANSWER.format(inputs="context_tokens, context_window, settings", rebuilt="answer[1]")
+    return mutant(
+        "capstone",
+        "tabulated_covering_calls",
+        "L2",
+        f"answers should_compact's covering calls from a table recorded under seed {RECORDED_SEED}; otherwise "
+        "compacts at the threshold too",
+        (
+            SHOULD,
+            KEY + _table("capstone", _threshold_inputs, "should_compact") + "\n\n" + SHOULD,
+        ),
+        (SHOULD_BODY, SHOULD_BODY.replace("    number =", answer + "    number =")),
+        ("context_tokens > threshold", "context_tokens >= threshold"),
     )
 
 
@@ -162,7 +189,9 @@ def _settled(entry):
 '''
 
 MUTANTS = (
-    _tabulating_11_3(),
+    _tabulating_build("11.3"),
+    _tabulating_build("11.5"),
+    _tabulating_capstone(),
     _tabulating_11_2(),
     mutant(
         "11.2",
