@@ -50,17 +50,18 @@ def lab_seed(lab: str, seed: int | None = None) -> int:
 
 @functools.cache
 def hidden_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
-    """The hidden tests of one lab: the fixed covering set, then the cases drawn from ``seed``.
+    """The hidden tests of one lab: the covering set, then the cases drawn from ``seed``.
 
-    The covering set (``covering.py``) is the same in every run, so no seed can
-    skip an edge case. The drawn cases are the same on every call and machine
+    The covering set (``covering.py``) has the same shapes in every run, so no
+    seed can skip an edge case; its ids, texts, costs and budgets come from
+    ``seed`` like the drawn cases. Both are the same on every call and machine
     for one seed; ``course-grade`` draws a new seed for every run (and records
     it), so nobody can tabulate their answers in advance; ``None`` is the lab's
     fixed seed (tests, examples).
     """
     from .covering import covering_calls  # it builds its calls with this module's _Calls
 
-    fixed = covering_calls(lab)
+    fixed = covering_calls(lab, seed)
     drawn = GENERATORS[lab](random.Random(lab_seed(lab, seed)))
     unknown = set(fixed) - {test.name for test in drawn}
     assert not unknown, f"covering calls for hidden tests that {lab} does not have: {sorted(unknown)}"
@@ -68,12 +69,14 @@ def hidden_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
 
 
 @functools.cache
-def covering_tests(lab: str) -> tuple[HiddenTest, ...]:
-    """The lab's hidden tests holding only their fixed covering calls: what every seed's run contains."""
+def covering_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
+    """The lab's hidden tests holding only their covering calls under ``seed``: the shapes every run contains."""
     from .covering import covering_calls
 
-    fixed = covering_calls(lab)
-    return tuple(dataclasses.replace(test, calls=fixed[test.name]) for test in hidden_tests(lab) if test.name in fixed)
+    fixed = covering_calls(lab, seed)
+    return tuple(
+        dataclasses.replace(test, calls=fixed[test.name]) for test in hidden_tests(lab, seed) if test.name in fixed
+    )
 
 
 def hidden_calls(lab: str, seed: int | None = None) -> list[HiddenCall]:

@@ -29,6 +29,7 @@ from ..lifecycle.settings import CompactionSettings
 from ..models import MessageEntry
 from ..parsing import parse_session_entry, to_json_dict
 from .cases import CASES, Implementation
+from .exact import differs, inexact
 from .expect import children
 from .runner import record_case
 
@@ -122,7 +123,7 @@ def call(namespace: Mapping[str, Any], request_json: str) -> Reply:
     request = json.loads(request_json)
     function = driven(request, namespace[request["function"]])
     args, kwargs = decode(request)
-    before = _snapshot(args, kwargs)
+    pristine = decode(request)  # the harness's own copy, never handed out: the copy rules are judged against it
     try:
         value = function(*args, **kwargs)
     except NotImplementedError as exc:
@@ -138,17 +139,33 @@ def call(namespace: Mapping[str, Any], request_json: str) -> Reply:
             }
         )
     try:
+        odd = inexact(value)  # a subclass that ignores writes would hide what the copy rules look for
+        if odd:
+            return Reply({"kind": "bad-return", "type": type(value).__name__, "message": first_line(odd)})
         wire = wire_result(request["function"], value)
         json.dumps(wire)
     except Exception as exc:  # noqa: BLE001 - the learner returned something the wire format cannot hold
         return Reply(
             {"kind": "bad-return", "type": type(value).__name__, "message": f"{type(exc).__name__}: {first_line(exc)}"}
         )
-    after = _snapshot(args, kwargs)
+    mutated = _changed(args, kwargs, pristine)
     _poke(value, set())
     return Reply(
-        {"kind": "returned", "value": wire, "mutated": after != before, "shared": _snapshot(args, kwargs) != after}
+        {
+            "kind": "returned",
+            "value": wire,
+            "mutated": mutated,
+            "shared": not mutated and _changed(args, kwargs, pristine),
+        }
     )
+
+
+def _changed(args: list[Any], kwargs: dict[str, Any], pristine: tuple[list[Any], dict[str, Any]]) -> bool:
+    """Whether the arguments handed to the learner are no longer the harness's pristine copy, type by type."""
+    try:
+        return bool(differs(args, pristine[0]) or differs(kwargs, pristine[1]))
+    except Exception:  # noqa: BLE001 - an input the learner made impossible to compare has changed
+        return True
 
 
 MAX_SENDS = 50
@@ -282,11 +299,6 @@ def wire_result(function: str, value: Any) -> Any:
             "tokens": to_json_dict(value.tokens),
         }
     return to_json_dict(value)
-
-
-def _snapshot(args: list[Any], kwargs: Mapping[str, Any]) -> str:
-    data = [to_json_dict(args), {k: to_json_dict(v) for k, v in kwargs.items() if not callable(v)}]
-    return json.dumps(data, sort_keys=True, default=repr)
 
 
 def first_line(exc: BaseException | str, limit: int = 200) -> str:

@@ -62,7 +62,7 @@ def mutant(lab: str, name: str, rule: str, description: str, *edits: tuple[str, 
 
 
 def all_mutants() -> tuple[Mutant, ...]:
-    from . import capstone, lab_11_1, lab_11_2, lab_11_3, lab_11_4, lab_11_5
+    from . import capstone, lab_11_1, lab_11_2, lab_11_3, lab_11_4, lab_11_5, tricks
 
     found = (
         *lab_11_1.MUTANTS,
@@ -71,6 +71,7 @@ def all_mutants() -> tuple[Mutant, ...]:
         *lab_11_4.MUTANTS,
         *lab_11_5.MUTANTS,
         *capstone.MUTANTS,
+        *tricks.MUTANTS,
     )
     names = [m.name for m in found]
     assert len(set(names)) == len(names), "mutant names must be unique"

@@ -73,8 +73,8 @@ def graded_under(mutant: Mutant, seeds: Iterable[int]) -> dict[int, GradeResult]
     return results
 
 
-def covering_failures(mutant: Mutant, *, first_only: bool = False) -> list[str]:
-    """The hidden tests the mutant fails on the fixed covering set alone, without a single drawn case.
+def covering_failures(mutant: Mutant, *, first_only: bool = False, seed: int | None = None) -> list[str]:
+    """The hidden tests the mutant fails on the covering set (drawn from ``seed``) alone, without a single drawn case.
 
     Each call goes through the kernel-side harness and JSON, and is judged by
     ``call_verdict`` for every test that holds it, as in a graded run.
@@ -82,7 +82,7 @@ def covering_failures(mutant: Mutant, *, first_only: bool = False) -> list[str]:
     (mostly quick rejections) first: enough to know the set catches the mutant.
     """
     names = quiet_namespace(mutant)
-    tests = covering_tests(mutant.lab)
+    tests = covering_tests(mutant.lab, seed)
     holders: dict[str, list[Any]] = {}
     calls: dict[Any, Any] = {}
     for test in sorted(tests, key=lambda t: len(t.calls)) if first_only else tests:
