@@ -102,8 +102,9 @@ clean:
 notebooks: $(STAMP)
 	$(BIN)/python scripts/execute_notebooks.py
 
-# Every lab's solution and learner notebooks are generated from its text source (labs/sources/, notebooks/sources/;
-# docs/notebooks.md), then executed in place. scripts/make_learner_labs.py --changed redoes only the labs whose source changed.
+# Every notebook is generated from its text source (labs/sources/, notebooks/sources/; docs/notebooks.md): each lab's
+# solution and learner versions, and the notebooks without exercises (00, 01, 03), then executed in place.
+# scripts/make_learner_labs.py --changed redoes only the notebooks whose source changed.
 learner-labs: $(STAMP)
 	$(BIN)/python scripts/make_learner_labs.py
 

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from .catalogues import broken_tool_facts, compactions
 from .catalogues.shorthand import shorthand_path as shorthand_path
+from .json_diff import first_difference, short
 from .parsing import to_json_dict
 
 Estimator = Callable[[Any], int | float]
@@ -52,45 +53,17 @@ def compare(actual: Any, expected: Any, what: str, *, brief: str | None = None) 
     It never says "predicted": the learner's own prediction is judged only by
     ``prediction_table``, against the worked answer, so a right prediction is
     never called wrong because the code is. ``brief`` stands for a long value
-    on the ✅ line; a ❌ on a list or dict names the first place that differs.
+    on the ✅ line; a ❌ names the first place that differs, in the checklist's
+    words (``json_diff``: one diff, so a cell and the checklist describe a
+    difference alike).
     """
     actual, expected = to_json_dict(actual), to_json_dict(expected)
-    if actual == expected:
-        print(f"✅ {what}: {brief or _short(actual)}, as expected")
+    difference = first_difference(expected, actual)
+    if difference is None:
+        print(f"✅ {what}: {brief or short(actual, 200)}, as expected")
         return True
-    where, theirs, ours = _first_difference(actual, expected)
-    at = f" at {where}" if where else ""
-    print(f"❌ {what}{at}: expected {_short(ours)}, got {_short(theirs)}")
+    print(f"❌ {what} — {difference.describe()}")
     return False
-
-
-class _Missing:
-    """Where one side of a comparison has no item or key."""
-
-    def __repr__(self) -> str:
-        return "nothing"
-
-
-_MISSING = _Missing()
-
-
-def _first_difference(actual: Any, expected: Any, path: str = "") -> tuple[str, Any, Any]:
-    """The first path (``[2].content[0].text``) where two JSON values differ, and the two values there."""
-    if isinstance(actual, list) and isinstance(expected, list):
-        for index in range(max(len(actual), len(expected))):
-            if index >= len(actual) or index >= len(expected):
-                return (
-                    f"{path}[{index}]",
-                    actual[index] if index < len(actual) else _MISSING,
-                    expected[index] if index < len(expected) else _MISSING,
-                )
-            if actual[index] != expected[index]:
-                return _first_difference(actual[index], expected[index], f"{path}[{index}]")
-    if isinstance(actual, dict) and isinstance(expected, dict):
-        for key in [*expected, *(k for k in actual if k not in expected)]:
-            if actual.get(key, _MISSING) != expected.get(key, _MISSING):
-                return _first_difference(actual.get(key, _MISSING), expected.get(key, _MISSING), f"{path}.{key}")
-    return path.lstrip("."), actual, expected
 
 
 @dataclass(frozen=True)
@@ -228,9 +201,9 @@ def prediction_table(
         elif _same(guess, expected):
             verdict = "🎯 right: the worked answer says so too"
         else:
-            verdict = f"🤔 not what the worked answer says ({_short(to_json_dict(expected), 60)}): read it again"
+            verdict = f"🤔 not what the worked answer says ({short(to_json_dict(expected), 60)}): read it again"
         row = {
-            "your prediction": "—" if guess is None else _short(to_json_dict(guess), 60),
+            "your prediction": "—" if guess is None else short(to_json_dict(guess), 60),
             "against the worked answer": verdict,
         }
         if actual is None:
@@ -238,7 +211,7 @@ def prediction_table(
         else:
             got = actual[what]
             agrees = _same(got, expected)
-            row[f"your {function}"] = _short(to_json_dict(got), 60) + (
+            row[f"your {function}"] = short(to_json_dict(got), 60) + (
                 "" if agrees else " ≠ the worked answer: see the checklist"
             )
             row["ok"] = "✅" if agrees else "❌"
@@ -423,8 +396,3 @@ def compaction_variants(record: Mapping[str, Any]) -> dict[str, tuple[dict[str, 
 
 def _frame(rows: Sequence[Mapping[str, Any]], index: str) -> pd.DataFrame:
     return pd.DataFrame(list(rows)).set_index(index) if rows else pd.DataFrame()
-
-
-def _short(value: Any, limit: int = 200) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -4,7 +4,9 @@ Usage: python scripts/execute_notebooks.py [NOTEBOOK_OR_DIR ...]   (default: not
 
 Each notebook runs top to bottom in a fresh ``python3`` kernel from its own folder,
 as a learner's would. Execution counts and outputs are rewritten; widget state is
-dropped so that re-running never changes a file for no reason.
+dropped and a widget view's model id (a random uuid per run, pointing at that dropped
+state) is replaced by one derived from the notebook, cell and output, so that
+re-running never changes a file for no reason.
 
 The kernel talks to this script over IPC (Unix sockets in a private temporary
 folder), not jupyter_client's default TCP on localhost: ipykernel >= 7 warns, once per
@@ -17,6 +19,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import nbformat
@@ -54,6 +57,7 @@ def execute(path: Path) -> float:
         ).execute()
     notebook.metadata.pop("widgets", None)
     _coalesce_streams(notebook)
+    _stable_widget_ids(notebook, path.name)
     nbformat.write(notebook, path)
     return time.perf_counter() - started
 
@@ -75,6 +79,24 @@ def _coalesce_streams(notebook: nbformat.NotebookNode) -> None:
             else:
                 merged.append(output)
         cell.outputs = merged
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_WIDGET_IDS = uuid.UUID("8f0c5d2e-6a7b-4c1d-9e3f-2b4a6c8d0e1f")
+"""The namespace of the widget views' stable model ids."""
+
+
+def _stable_widget_ids(notebook: nbformat.NotebookNode, name: str) -> None:
+    """Give each widget view a model id derived from the notebook's file name, its cell's id and the output's place.
+
+    The kernel picks a random id per run; without the widget state (not stored) no
+    page can show the model anyway, so any id serves, and a stable one keeps the file.
+    """
+    for cell in notebook.cells:
+        for number, output in enumerate(cell.get("outputs", [])):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if isinstance(view, dict) and "model_id" in view:
+                view["model_id"] = uuid.uuid5(_WIDGET_IDS, f"{name}/{cell.get('id')}/{number}").hex
 
 
 def main(arguments: list[str]) -> int:

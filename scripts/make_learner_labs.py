@@ -1,4 +1,8 @@
-"""Generate every lab's solution and learner notebooks from its text source, then execute them (``make learner-labs``).
+"""Generate every notebook from its text source, then execute them (``make learner-labs``).
+
+Each lab (and the capstone) gives a solution and a learner notebook; the notebooks
+without exercises (``notebooks/00_start_here``, ``01_projection_explorer``,
+``03_your_own_session``) give one notebook each, their source's cells as they are.
 
 Usage: python scripts/make_learner_labs.py [--changed] [--no-execute]
 
@@ -17,8 +21,12 @@ for the capstone (``<registry folder>/sources/<notebook>.py``). The edit loop:
    and ``<folder>/<notebook>.ipynb`` (the learner version), then executes both in place;
 3. commit the source and the regenerated notebooks together.
 
-``tests/test_learner_labs.py`` fails when a committed notebook (solution or learner)
-is not what this script generates from its source, outputs aside.
+``tests/test_learner_labs.py`` fails when a committed notebook (solution, learner or one
+without exercises) is not what this script generates from its source, outputs aside.
+
+A source in ``notebooks/sources/`` that is no lab's is a notebook without exercises:
+``notebooks/sources/<name>.py`` gives ``notebooks/<name>.ipynb``, with no solution
+regions, no nbgrader metadata and no learner version.
 
 The solution notebook is the source as it is, plus nbgrader cell metadata derived from
 the tags (so ``nbgrader generate_assignment`` accepts it, issue 17): an ``exercise``
@@ -42,6 +50,7 @@ import copy
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +187,17 @@ def solution_notebook(text: str, where: str = "<source>") -> NotebookNode:
 
     The source's first line, the ``BANNER`` saying it is the instructor's, is not part of the notebook.
     """
+    notebook = plain_notebook(text, where)
+    for index, metadata in nbgrader_metadata(notebook.cells).items():
+        notebook.cells[index].metadata["nbgrader"] = metadata
+    return notebook
+
+
+def plain_notebook(text: str, where: str = "<source>") -> NotebookNode:
+    """The notebook a text source describes, as it is: its cells with their ids, tags and metadata.
+
+    A notebook without exercises is this; a lab's solution notebook adds nbgrader's metadata.
+    """
     if text.startswith(BANNER):
         text = text.split("\n", 1)[1] if "\n" in text else ""
     notebook = jupytext.reads(text, fmt=TEXT_FORMAT)
@@ -196,8 +216,6 @@ def solution_notebook(text: str, where: str = "<source>") -> NotebookNode:
             raise LabSourceError(f"{where}: cell {number} repeats the id {cell_id!r}; each cell needs its own")
         seen.add(cell_id)
         cell.id = cell_id
-    for index, metadata in nbgrader_metadata(notebook.cells).items():
-        notebook.cells[index].metadata["nbgrader"] = metadata
     return notebook
 
 
@@ -241,6 +259,42 @@ def read_source(source: Path) -> NotebookNode:
     return solution_notebook(source.read_text(encoding="utf-8"), str(source.relative_to(ROOT)))
 
 
+def plain_source_paths() -> list[Path]:
+    """The text sources of the notebooks without exercises: every one in ``notebooks/sources/`` that is no lab's."""
+    labs = set(source_paths())
+    return sorted(path for path in (ROOT / "notebooks" / SOURCES).glob("*.py") if path not in labs)
+
+
+def plain_path(source: Path) -> Path:
+    """``notebooks/sources/00_start_here.py`` gives ``notebooks/00_start_here.ipynb``."""
+    return source.parent.parent / f"{source.stem}.ipynb"
+
+
+def read_plain_source(source: Path) -> NotebookNode:
+    """The notebook a source without exercises gives; one with a lab's metadata or a solution region is refused.
+
+    Such a source is a lab the registry does not know: published as it is, its solutions would reach learners.
+    """
+    where = str(source.relative_to(ROOT))
+    notebook = plain_notebook(source.read_text(encoding="utf-8"), where)
+    if "course" in notebook.metadata or any(BEGIN in cell.source for cell in notebook.cells):
+        raise LabSourceError(
+            f"{where}: a lab's metadata or a solution region in a notebook without exercises; "
+            "a lab needs its entry in course_lib/lab_registry.py"
+        )
+    return notebook
+
+
+def generated() -> Iterator[tuple[Path, NotebookNode]]:
+    """Every notebook the sources give, with where it is committed: each lab's two, then the plain ones."""
+    for source in source_paths():
+        solution = read_source(source)
+        yield solution_path(source), solution
+        yield learner_path(solution_path(source)), learner_notebook(solution)
+    for source in plain_source_paths():
+        yield plain_path(source), read_plain_source(source)
+
+
 def comparable_cell(cell: NotebookNode) -> dict[str, Any]:
     """What the generator decides about a cell: everything but outputs, execution counts and timing."""
     metadata = {key: value for key, value in cell.metadata.items() if key not in CELL_METADATA_FROM_EXECUTION}
@@ -260,18 +314,13 @@ def is_up_to_date(generated: NotebookNode, committed: Path) -> bool:
 
 def main(arguments: list[str]) -> int:
     written = []
-    for source in source_paths():
-        solution = read_source(source)
-        for target, notebook in (
-            (solution_path(source), solution),
-            (learner_path(solution_path(source)), learner_notebook(solution)),
-        ):
-            if "--changed" in arguments and is_up_to_date(notebook, target):
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(notebook, target)
-            written.append(target)
-            print(f"wrote {target.relative_to(ROOT)}")
+    for target, notebook in generated():
+        if "--changed" in arguments and is_up_to_date(notebook, target):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook, target)
+        written.append(target)
+        print(f"wrote {target.relative_to(ROOT)}")
     if "--no-execute" in arguments or not written:
         return 0
     executor = ROOT / "scripts" / "execute_notebooks.py"

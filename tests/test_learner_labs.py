@@ -1,8 +1,9 @@
-"""The lab notebooks: solution and learner versions are generated from one text source and stay in step.
+"""Every notebook is generated from one text source and stays in step with it; a lab's solution and learner versions too.
 
-``labs/sources/*.py`` and ``notebooks/sources/02_lifecycle_capstone.py`` (jupytext
-py:percent) are the single sources (docs/notebooks.md). These tests fail when a
-committed notebook (solution or learner) is not what ``make learner-labs`` would
+``labs/sources/*.py`` and ``notebooks/sources/*.py`` (jupytext py:percent) are the
+single sources (docs/notebooks.md): each lab and the capstone give a solution and a
+learner notebook, the notebooks without exercises (00, 01, 03) one notebook each.
+These tests fail when a committed notebook is not what ``make learner-labs`` would
 write from its source, when a source loses a cell's id, tags or metadata on the
 way, when a stub names the wrong lab, or when a lab's exercise cells (all a
 grader runs, after the setup cell) do not pass that lab's part of the checklist
@@ -35,6 +36,8 @@ _spec.loader.exec_module(generator)
 
 SOURCES = generator.source_paths()
 SOLUTIONS = generator.solution_paths()
+PLAIN_SOURCES = generator.plain_source_paths()
+"""The sources of the notebooks without exercises (00, 01, 03): one notebook each, no solution."""
 CHECKS_PER_LAB = {"11.1": 3, "11.2": 3, "11.3": 3, "11.4": 2, "11.5": 4, "capstone": 4}
 
 
@@ -68,8 +71,9 @@ def _ids(paths: list[Path]) -> list[str]:
 def test_five_solution_labs_and_the_capstone_with_learner_versions() -> None:
     assert [generator.read_source(p).metadata["course"]["lab"] for p in SOURCES] == list(CHECKS_PER_LAB)
     assert [_read(p).metadata["course"]["lab"] for p in SOLUTIONS] == list(CHECKS_PER_LAB)
-    sources = sorted(p.name for folder in ("labs", "notebooks") for p in (ROOT / folder / "sources").glob("*.py"))
-    assert sources == sorted(p.name for p in SOURCES), "every text source belongs to a lab of the registry"
+    assert sorted(p.name for p in (ROOT / "labs" / "sources").glob("*.py")) == sorted(
+        p.name for p in SOURCES if p.parent.parent.name == "labs"
+    ), "every text source in labs/ belongs to a lab of the registry"
     for folder in ("labs/solutions", "notebooks/solutions"):
         assert {p.stem for p in (ROOT / folder).glob("*.ipynb")} <= {p.stem for p in SOURCES}, (
             f"{folder} holds a notebook with no text source"
@@ -221,6 +225,73 @@ def test_a_source_cell_without_its_own_id_is_refused(change: tuple[str, str], me
     """nbformat would give such a cell a random id: every regeneration would then rewrite the notebooks."""
     with pytest.raises(generator.LabSourceError, match=message):
         generator.solution_notebook(TEXT_SOURCE.replace(*change), "lab.py")
+
+
+def test_every_notebook_has_a_text_source() -> None:
+    """No notebook is kept by hand: each one under notebooks/ and labs/ is generated from a source."""
+    generated = {path for path, _ in generator.generated()}
+    committed = {p for folder in ("notebooks", "labs") for p in (ROOT / folder).rglob("*.ipynb")}
+    assert {p.relative_to(ROOT) for p in committed} == {p.relative_to(ROOT) for p in generated}
+    assert [generator.plain_path(p).name for p in PLAIN_SOURCES] == [
+        "00_start_here.ipynb",
+        "01_projection_explorer.ipynb",
+        "03_your_own_session.ipynb",
+    ]
+
+
+@pytest.mark.parametrize("source", PLAIN_SOURCES, ids=_ids(PLAIN_SOURCES))
+def test_notebook_without_exercises_is_up_to_date(source: Path) -> None:
+    """The committed notebook is its text source, cell by cell, with nothing added (no nbgrader metadata), outputs aside."""
+    notebook = generator.read_plain_source(source)
+    _assert_up_to_date(notebook, generator.plain_path(source))
+    assert set(notebook.metadata) == {"kernelspec"}
+    assert not [cell.id for cell in notebook.cells if "nbgrader" in cell.metadata]
+
+
+def test_the_widget_and_book_cells_keep_their_tags() -> None:
+    """What nbval, the book and the browser test rely on: the live widget cells' tags, the drawn cells' hidden input."""
+    tags = {
+        (path.stem, cell.id): _tags(cell)
+        for path in PLAIN_SOURCES
+        for cell in generator.read_plain_source(path).cells
+        if _tags(cell)
+    }
+    assert tags == {
+        ("01_projection_explorer", "ea9ee56f"): ["nbval-ignore-output", "remove-output"],
+        ("01_projection_explorer", "9e648248"): ["hide-input"],
+        ("01_projection_explorer", "050664f6"): ["hide-input"],
+        ("03_your_own_session", "a8572027"): ["nbval-ignore-output", "remove-output"],
+    }
+
+
+_REGION = "    ### BEGIN SOLUTION\n    return math.pi\n    ### END SOLUTION\n"
+_LAB_HEADER = "#   course:\n#     functions: [f]\n#     lab: '11.9'\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        (TEXT_SOURCE.replace(_LAB_HEADER, "").replace(_REGION, "    return math.pi\n"), False),
+        (TEXT_SOURCE.replace(_REGION, "    return math.pi\n"), True),
+        (TEXT_SOURCE.replace(_LAB_HEADER, ""), True),
+    ],
+    ids=["plain", "lab-metadata", "solution-region"],
+)
+def test_a_notebook_without_exercises_that_is_a_lab_is_refused(
+    text: str, refused: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Published as it is, a lab the registry does not know would hand its solutions to learners."""
+    assert text != TEXT_SOURCE
+    source = tmp_path / "notebooks" / "sources" / "04_more.py"
+    source.parent.mkdir(parents=True)
+    source.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(generator, "ROOT", tmp_path)
+    if not refused:
+        notebook = generator.read_plain_source(source)
+        assert "course" not in notebook.metadata and "nbgrader" not in notebook.cells[1].metadata
+        return
+    with pytest.raises(generator.LabSourceError, match=r"notebooks/sources/04_more.py: .*course_lib/lab_registry.py"):
+        generator.read_plain_source(source)
 
 
 @pytest.mark.parametrize("solution_path", SOLUTIONS, ids=_ids(SOLUTIONS))
@@ -479,7 +550,7 @@ def test_each_task_names_the_course_names_its_solution_uses(solution_path: Path)
 
 def _copy_sources(root: Path) -> list[Path]:
     copies = []
-    for source in SOURCES:
+    for source in [*SOURCES, *PLAIN_SOURCES]:
         copy = root / source.relative_to(ROOT)
         copy.parent.mkdir(parents=True, exist_ok=True)
         copy.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
@@ -490,16 +561,15 @@ def _copy_sources(root: Path) -> list[Path]:
 def test_make_learner_labs_writes_both_versions_and_changed_only_what_differs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """From the sources alone: every solution and learner notebook; then ``--changed`` rewrites only an edited lab's two."""
+    """From the sources alone: every notebook; then ``--changed`` rewrites only an edited lab's two, or an edited page."""
     copies = _copy_sources(tmp_path)
     monkeypatch.setattr(generator, "ROOT", tmp_path)
     assert generator.main(["--no-execute"]) == 0
     written = {line.removeprefix("wrote ") for line in capsys.readouterr().out.splitlines()}
-    expected = {str(p.relative_to(ROOT)) for p in SOLUTIONS} | {
-        str(generator.learner_path(p).relative_to(ROOT)) for p in SOLUTIONS
-    }
+    pages = [generator.plain_path(p) for p in PLAIN_SOURCES]
+    expected = {str(p.relative_to(ROOT)) for p in [*SOLUTIONS, *map(generator.learner_path, SOLUTIONS), *pages]}
     assert written == expected
-    for path in SOLUTIONS:
+    for path in [*SOLUTIONS, *pages]:
         assert generator.comparable(_read(tmp_path / path.relative_to(ROOT))) == generator.comparable(_read(path))
     assert generator.main(["--changed", "--no-execute"]) == 0
     assert capsys.readouterr().out == ""
@@ -512,6 +582,10 @@ def test_make_learner_labs_writes_both_versions_and_changed_only_what_differs(
         "wrote",
         "labs/lab_11_4_create_compaction_entry.ipynb",
     ]
+    page = copies[len(SOURCES)]
+    page.write_text(page.read_text(encoding="utf-8").replace("# ## 2. ", "# ## 2 - ", 1), encoding="utf-8")
+    assert generator.main(["--changed", "--no-execute"]) == 0
+    assert capsys.readouterr().out.split() == ["wrote", "notebooks/00_start_here.ipynb"]
 
 
 @pytest.mark.slow
@@ -528,3 +602,26 @@ def test_executing_a_notebook_prints_no_kernel_transport_warning(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     assert _read(path).cells[0].outputs[0]["text"] == "42\n"
     assert "WARNING" not in done.stderr and "without encryption" not in done.stderr, done.stderr
+
+
+def test_a_widget_view_gets_the_same_model_id_on_every_run() -> None:
+    """The kernel's random model id would rewrite 01 and 03 on every execution; the executor derives it instead."""
+    spec = importlib.util.spec_from_file_location("execute_notebooks", ROOT / "scripts" / "execute_notebooks.py")
+    assert spec and spec.loader
+    executor = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(executor)
+
+    def run(model_id: str, name: str = "01_projection_explorer.ipynb") -> list[str]:
+        def output() -> Any:
+            view = {"model_id": model_id, "version_major": 2, "version_minor": 0}
+            return nbformat.v4.new_output("display_data", data={executor.WIDGET_VIEW: view, "text/plain": "VBox()"})
+
+        cells = [nbformat.v4.new_code_cell("w", id=cell_id, outputs=[output()]) for cell_id in ("a", "b")]
+        notebook = nbformat.v4.new_notebook(cells=cells)
+        executor._stable_widget_ids(notebook, name)
+        return [cell.outputs[0]["data"][executor.WIDGET_VIEW]["model_id"] for cell in notebook.cells]
+
+    first = run("29cc13aa7bb6467789c8158237a7534e")
+    assert first == run("bbcdb78211ae42cd927eed61d1fd663f")
+    assert len(set(first)) == 2 and all(re.fullmatch(r"[0-9a-f]{32}", found) for found in first)
+    assert run("29cc13aa7bb6467789c8158237a7534e", "03_your_own_session.ipynb") != first

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
-import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, cast
@@ -32,6 +31,8 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel
 
 from ..errors import CourseError
+from ..json_diff import first_difference as first_difference  # re-exported: course_grader imports it from here
+from ..json_diff import short as short  # re-exported: course_grader imports it from here
 from ..parsing import to_json_dict
 from .exact import inexact
 
@@ -195,11 +196,7 @@ def verdict(observed: Point, trusted: Point) -> str | None:
         return f"{rule}: {what} share a mutable object ({short(shared, 120)}); return copies"
     if trusted.kind == "equal":
         difference = first_difference(trusted.expected, actual)
-        if difference is None:
-            return None
-        where, expected, got = difference
-        at = f" at {where}" if where else ""
-        return f"{rule}: {what} — expected {short(expected)}, got {short(got)}{at}"
+        return None if difference is None else f"{rule}: {what} — {difference.describe()}"
     return _rejection_verdict(rule, what, actual, trusted.expected)
 
 
@@ -219,52 +216,7 @@ def _rejection_verdict(rule: str, what: str, outcome: Any, names: Any) -> str | 
     return None
 
 
-def first_difference(expected: Any, actual: Any, where: str = "") -> tuple[str, Any, Any] | None:
-    """Where two JSON values first differ, as ``(path, expected part, actual part)``.
-
-    Numbers compare by value (``3 == 3.0``); a bool is not a number. The path
-    reads like the data (``tokens.messages``, ``[2]``), so a learner sees the
-    one field that is wrong instead of two long, equally truncated reprs.
-    """
-    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
-        for key in expected:
-            if key not in actual:
-                return f"{where}.{key}".lstrip("."), expected[key], "(missing)"
-            found = first_difference(expected[key], actual[key], f"{where}.{key}")
-            if found:
-                return found
-        extra = next((key for key in actual if key not in expected), None)
-        return None if extra is None else (f"{where}.{extra}".lstrip("."), "(absent)", actual[extra])
-    if isinstance(expected, list) and isinstance(actual, list):
-        for index, (left, right) in enumerate(zip(expected, actual)):
-            found = first_difference(left, right, f"{where}[{index}]")
-            if found:
-                return found
-        if len(expected) != len(actual):
-            return f"{where} (length)".lstrip(". "), len(expected), len(actual)
-        return None
-    if _same_scalar(expected, actual):
-        return None
-    return where.lstrip("."), expected, actual
-
-
-def _same_scalar(left: Any, right: Any) -> bool:
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
-    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
-        return left == right or (
-            isinstance(left, float) and isinstance(right, float) and math.isnan(left) and math.isnan(right)
-        )
-    return type(left) is type(right) and left == right
-
-
 # --- observing -------------------------------------------------------------------
-
-
-def short(value: Any, limit: int = 160) -> str:
-    """``repr(value)``, cut at ``limit`` characters: a message quotes data, it does not dump it."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def wire(value: Any) -> Any:
