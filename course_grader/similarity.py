@@ -38,13 +38,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from course_lib import lab_registry
 
 from .errors import GradingError
-from .notebook import exercise_sources, find_template, read_submission
+from .notebook import exercise_sources, find_template, read_submission, submission_name
 from .results import GradeResult
+from .roster import Names, attribute
 
 if TYPE_CHECKING:
     from copydetect import CodeFingerprint
@@ -288,7 +289,11 @@ def closest_per_cell(found: Iterable[Match]) -> list[tuple[tuple[str, int], list
 
 
 def noted(
-    results: Sequence[GradeResult], root: str | os.PathLike[str], labs_dir: str | Path | None = None
+    results: Sequence[GradeResult],
+    root: str | os.PathLike[str],
+    labs_dir: str | Path | None = None,
+    *,
+    rest_of: Names | Literal[False] | None = False,
 ) -> list[GradeResult]:
     """A batch's rows with a note on each exercise cell alike ``course_lib``'s code or another student's.
 
@@ -297,19 +302,34 @@ def noted(
     cells to compare. Scores, statuses and every other field stay as they are,
     and nothing here can cost the batch its CSV: a lab whose comparison fails
     is left without notes, with a warning on stderr.
+
+    A shard grades part of the folder but compares with all of it: with
+    ``rest_of`` (the batch's ``Names``, ``None`` without a roster), every
+    other notebook under ``root`` is read too, its lab and student decided as
+    grading decides them, so each shard's notes are the ones one run of the
+    whole folder writes, and ``merge`` joins them unchanged.
     """
     per_lab: dict[str, list[Text]] = {}
-    for result in results:
-        if result.lab is None:
-            continue
+
+    def add(path: Path, name: str, student: str, lab: str | None) -> None:
         try:
-            submission = read_submission(Path(root) / result.submission, expected_lab=result.lab)
+            submission = read_submission(path, expected_lab=lab)
         except GradingError:
-            continue
-        per_lab.setdefault(result.lab, []).extend(
-            Text(result.submission, result.student, number, source)
-            for number, source in enumerate(submission.exercise_sources, 1)
+            return
+        per_lab.setdefault(submission.lab, []).extend(
+            Text(name, student, number, source) for number, source in enumerate(submission.exercise_sources, 1)
         )
+
+    for result in results:
+        if result.lab is not None:
+            add(Path(root) / result.submission, result.submission, result.student, result.lab)
+    if rest_of is not False:
+        from .batch import find_submissions  # the batch's own listing (batch.py does not import this module)
+
+        folder, graded = Path(root), {result.submission for result in results}
+        for path in find_submissions(folder):
+            if (name := submission_name(path, folder)) not in graded:
+                add(path, name, attribute(path, folder, rest_of)[0], None)
     notes: dict[str, list[str]] = {}
     for lab, cells in per_lab.items():
         try:

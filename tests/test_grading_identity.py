@@ -387,7 +387,7 @@ def test_csv_columns_are_in_course_order_whatever_order_submissions_arrive_in() 
     tests = [column for column in columns if column.split(" ")[0] in lab_registry.LABS]
     assert tests == [f"{lab} {n} t{n}" for lab in ("11.1", "11.3", "capstone") for n in ("4", "10", "H1", "H2")]
     assert columns[:4] == ["student", "student_from", "file", "lab"]
-    assert columns[-10:] == [
+    assert columns[-11:] == [
         "total",
         "max_score",
         "percent",
@@ -398,6 +398,7 @@ def test_csv_columns_are_in_course_order_whatever_order_submissions_arrive_in() 
         "sandbox",
         "seed",
         "notes",
+        "course",
     ]
 
 

@@ -87,6 +87,16 @@ def test_two_students_with_the_same_code_are_both_noted_and_nothing_else_changes
         assert after.notes[: len(before.notes)] == before.notes
 
 
+def test_a_shard_compares_with_the_whole_folder_so_merge_joins_the_notes_of_one_run(tmp_path: Path) -> None:
+    """Each shard grades its part, but its rows' notes are the ones one run of the whole folder writes."""
+    copied = variant_notebook("11.3", VARIANTS["11.3"][0])
+    rows = batch(tmp_path, {"alice": copied, "bob": copy.deepcopy(copied), "carol": solution("11.3")})
+    whole = similarity.noted(rows, tmp_path)
+    assert whole[0].notes != rows[0].notes  # alice and bob are alike
+    assert [similarity.noted([row], tmp_path, rest_of=None)[0] for row in rows] == whole
+    assert similarity.noted(rows[:1], tmp_path) == rows[:1]  # a batch alone compares only what it graded
+
+
 def test_a_class_handing_in_one_solution_names_the_closest_few_and_counts_the_rest(tmp_path: Path) -> None:
     rows = batch(tmp_path, {f"s{index}": solution("11.2") for index in range(similarity.NAMED + 3)}, lab="11.2")
     first = similarity.noted(rows, tmp_path)[0]
