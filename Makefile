@@ -42,8 +42,12 @@ check: $(STAMP)
 tidy: $(STAMP)
 	TIDY_PYTHON=$(BIN)/python sh scripts/tidy.sh
 
+# Ends with the coverage of course_lib and course_grader by the tests that run in pytest's own process (pytest-cov,
+# settings in pyproject.toml); the kernels nbval and the grader start are other processes, not measured.
+COVERAGE := --cov=course_lib --cov=course_grader --cov-report=term
+
 test: $(STAMP) grading-tools
-	$(BIN)/python -m pytest $(NBVAL) -m "not sandboxed" tests notebooks labs
+	$(BIN)/python -m pytest $(NBVAL) $(COVERAGE) -m "not sandboxed" tests notebooks labs
 
 # The grader end to end in real sandboxes: bubblewrap, a cgroup per sandbox, hostile batches, Gradescope
 # dry runs (setup.sh, run_autograder, as root). Kept apart so make test stays short; .ci/run runs both.
