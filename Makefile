@@ -49,8 +49,10 @@ tidy: $(STAMP)
 COVERAGE := --cov=course_lib --cov=course_grader --cov-report=term
 UNMEASURED := tests/test_inline_bounds.py::test_the_time_bound_holds_outside_the_main_thread
 
+# On both cores, a file per worker at a time (--dist loadfile), so a notebook's cells share one kernel: 4.5 min
+# measured on a quiet 2-core machine, against 7.9 min on one core.
 test: $(STAMP) grading-tools
-	$(BIN)/python -m pytest $(NBVAL) $(COVERAGE) -m "not sandboxed" $(addprefix --deselect ,$(UNMEASURED)) tests notebooks labs
+	$(BIN)/python -m pytest $(NBVAL) $(COVERAGE) -n 2 --dist loadfile -m "not sandboxed" $(addprefix --deselect ,$(UNMEASURED)) tests notebooks labs
 	$(BIN)/python -m pytest -p no:nbval -q $(UNMEASURED)
 
 # The grader end to end in real sandboxes: bubblewrap, a cgroup per sandbox, hostile batches, Gradescope
