@@ -118,11 +118,13 @@ class Meter:
         self.starved: list[float] = []
         """The limits that stopped the sandbox at their backstop (each gives a ``starved_note``)."""
 
-    def read(self) -> Reading:
+    def read(self, *, scan: bool = True) -> Reading:
+        """The clocks now; ``scan=False`` leaves the threads' waits as last read (at most a ``SLICE`` old while a
+        ``Watch`` runs), which is all a cell's start needs: reading every thread's ``schedstat`` is what costs."""
         with self._lock:
             wall = self._clock()
             cpu = self.group.cpu_seconds() if self.group is not None else None
-            if cpu is not None and self.group is not None:
+            if scan and cpu is not None and self.group is not None:
                 for tid in self.group.threads():
                     now = self._wait(tid)
                     if now is None:
@@ -134,9 +136,16 @@ class Meter:
                     self._seen[tid] = now
             return Reading(wall, cpu, self._waited_ns / 1e9)
 
-    def over(self, since: Reading, limit: float) -> bool:
-        """Whether ``limit`` is used up since ``since``; one met at its backstop is remembered for the notes."""
-        verdict = over(since, self.read(), limit)
+    def over(self, since: Reading, limit: float, *, scan: bool = False) -> bool:
+        """Whether ``limit`` is used up since ``since``; one met at its backstop is remembered for the notes.
+
+        The charge is at most ``max(cpu, wall)``, so the threads' waits are read (``scan``) only once the
+        wall-clock time alone has reached the limit: a cell that ends in time costs no ``schedstat`` read.
+        """
+        now = self.read(scan=scan)
+        if not scan and now.wall - since.wall >= limit:
+            now = self.read()  # the wall-clock time is up: the waits decide
+        verdict = over(since, now, limit)
         if verdict == "backstop":
             with self._lock:
                 self.starved.append(limit)
@@ -157,8 +166,8 @@ class Watch:
         self._thread.start()
 
     def _run(self) -> None:
-        while not self._stopped.wait(SLICE):
-            if self._meter.over(self._since, self._limit):
+        while not self._stopped.wait(SLICE):  # each slice reads the threads' waits, so they are never stale
+            if self._meter.over(self._since, self._limit, scan=True):
                 self._expire()
                 return
 

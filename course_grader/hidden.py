@@ -76,6 +76,27 @@ class HiddenTest:
     """The part of a returned value this test compares (several tests may share calls)."""
 
 
+def view_of(test: HiddenTest, value: Any) -> Any:
+    """The part of a returned ``value`` that ``test`` compares; the whole value when that part is not there.
+
+    A submission's function may return anything (a list where a build result
+    belongs): that is a failed call, judged as a difference, never a grader crash.
+    """
+    try:
+        return test.view(value)
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return value
+
+
+def _shape(value: Any) -> str:
+    """A returned value's kind, never its content (a hostile value may be megabytes)."""
+    if isinstance(value, dict):
+        return f"an object with keys {sorted(map(str, value))[:6]}"
+    if isinstance(value, list):
+        return f"a list of {len(value)} items"
+    return f"a {type(value).__name__}"
+
+
 def call_verdict(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any] | None) -> str | None:
     """``None`` when the call behaved like the reference, else a short reason (no expected value)."""
     if outcome is None:
@@ -91,7 +112,10 @@ def call_verdict(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any] 
     if isinstance(expected, Returned):
         if kind == "raised":
             return f"raised {outcome.get('type')}: {outcome.get('message')}"
-        difference = describe_difference(test.view(expected.value), test.view(outcome.get("value")))
+        got = outcome.get("value")
+        if (seen := view_of(test, got)) is got and test.view is not _whole:
+            return f"returned {_shape(got)}, not the shape the reference returns"
+        difference = describe_difference(test.view(expected.value), seen)
         if difference:
             return difference
         if outcome.get("mutated"):

@@ -26,7 +26,7 @@ from course_lib.compaction import summary_message
 from course_lib.models import CompactionEntry, MessageEntry, SessionEntry
 from course_lib.parsing import parse_session_entry
 
-from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict
+from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict, view_of
 from .hidden_cases import GENERATORS, hidden_tests, lab_seed, reference_call
 
 _Entry = TypeVar("_Entry", bound=SessionEntry)
@@ -147,7 +147,7 @@ def _same_failure(
 def _field(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any]) -> str | None:
     if not isinstance(call.expected, Returned):
         return None
-    found = first_difference(test.view(call.expected.value), test.view(outcome.get("value")))
+    found = first_difference(test.view(call.expected.value), view_of(test, outcome.get("value")))
     return found[0].split(".")[0].split("[")[0] if found else None
 
 
@@ -209,7 +209,7 @@ def _expected_and_got(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, 
         return f"expected: a ValueError{naming}; got: {call_verdict(test, call, outcome)}"
     if outcome.get("kind") != "returned":
         return f"expected: a result; got: {call_verdict(test, call, outcome)}"
-    difference = first_difference(test.view(expected.value), test.view(outcome.get("value")))
+    difference = first_difference(test.view(expected.value), view_of(test, outcome.get("value")))
     if difference is None:
         return f"got: {call_verdict(test, call, outcome)}"
     where, wanted, got = difference

@@ -504,7 +504,7 @@ class Sandbox:
         msg_id = kc.execute(
             source, silent=True, store_history=False, user_expressions={REPLY: COLLECT}, allow_stdin=False
         )
-        since = self._meter.read()  # charged in the sandbox's own time (cpu_clock.py), not merely elapsed
+        since = self._meter.read(scan=False)  # charged in the sandbox's own time (cpu_clock.py), not merely elapsed
         while self.alive and not self._meter.over(since, timeout):
             try:
                 message: dict[str, Any] = await kc.shell_channel.get_msg(timeout=_POLL)
