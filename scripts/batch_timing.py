@@ -37,6 +37,12 @@ def write_class(folder: Path, students: int) -> None:
         shutil.copyfile(source, student / source.name)
 
 
+def grade_command(submissions: Path, out: Path, jobs: int, seed: int, *options: str) -> list[str]:
+    """``course-grade`` on a folder as an instructor runs it, no progress bar (also ``scripts/cpu_hog.py``'s)."""
+    command = [sys.executable, "-m", "course_grader", str(submissions), "--out", str(out), "-j", str(jobs)]
+    return [*command, *options, "--no-progress", "--seed", str(seed)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=50)
@@ -48,19 +54,7 @@ def main() -> int:
         base = arguments.keep or Path(temporary)
         submissions, out = base / "submissions", base / "grades.csv"
         write_class(submissions, arguments.students)
-        command = [
-            sys.executable,
-            "-m",
-            "course_grader",
-            str(submissions),
-            "--out",
-            str(out),
-            "-j",
-            str(arguments.jobs),
-            "--no-progress",
-            "--seed",
-            str(arguments.seed),
-        ]
+        command = grade_command(submissions, out, arguments.jobs, arguments.seed)
         started = time.monotonic()
         subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         seconds = time.monotonic() - started

@@ -28,7 +28,9 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]  # the repo, and batch_timing (also when a test loads this file)
+
+from batch_timing import grade_command  # noqa: E402 - imported once sys.path holds scripts/
 
 from course_lib import lab_registry  # noqa: E402 - imported once sys.path holds the repo
 
@@ -106,23 +108,8 @@ def main() -> int:
         base = arguments.keep or Path(temporary)
         submissions, out = base / "submissions", base / "grades.csv"
         write_class(submissions, arguments.children)
-        command = [
-            sys.executable,
-            "-m",
-            "course_grader",
-            str(submissions),
-            "--out",
-            str(out),
-            "-j",
-            str(arguments.jobs),
-            "--budget",
-            f"{BUDGET:g}",
-            "--timeout",
-            f"{TIMEOUT:g}",
-            "--no-progress",
-            "--seed",
-            str(arguments.seed),
-        ]
+        options = ("--budget", f"{BUDGET:g}", "--timeout", f"{TIMEOUT:g}")
+        command = grade_command(submissions, out, arguments.jobs, arguments.seed, *options)
         subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         with out.open(encoding="utf-8") as file:
             rows = list(csv.DictReader(file))
