@@ -291,7 +291,13 @@ with lab_helpers.until_implemented():
 # %% [markdown] id="lab11-3-15"
 # ## 5 · Predict, then run: only whole groups
 #
+# The next cell builds the opening path at seven budgets, `max_tokens` 16 to 38. **Predict:** from which `max_tokens` does each group fit, and what happens below the first of those?
+#
+# <details><summary>Check your prediction: the thresholds worked by hand</summary>
+#
 # Fixed costs take 9 of every budget here. Group 3 needs 15 more, group 2 another 7, group 1 another 7. So group 3 fits from `max_tokens` 24, group 2 joins at 31 and group 1 at 38; below 24 the newest group overflows. In between, the kept part only ever grows by a whole group, `available` is `max_tokens − 9`, and `total` is 9 plus the kept groups' cost.
+#
+# </details>
 
 # %% id="lab11-3-16"
 GROUP_3 = ["u3", "calls", "r-test", "r-read", "a3"]
