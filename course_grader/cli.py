@@ -580,7 +580,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         from .similarity import noted  # reported, not judged; copydetect loads only here
 
-        results = noted(results, target, options.labs_dir, **({"rest_of": options.names} if shard else {}))
+        results = noted(results, target, options.labs_dir, rest_of=options.names if shard else False)
         run = run_record(options.seed, course.fingerprint, listing)
         column = shard_column(*shard, course.settings.duplicates, run) if shard else None
         frame = write_csv(results, arguments.out, course, shard=column)
