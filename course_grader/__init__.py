@@ -4,22 +4,12 @@ The instructor's side of the course, kept apart from ``course_lib`` (what learne
 import): it depends on ``course_lib`` and never the other way round
 (``tests/test_layers.py``), and no sandbox ever sees it.
 
-One idea per module: ``notebook`` (find the lab, the exercise cells, the lab's
-setup), ``view`` (the sandbox's view of course_lib, the lab's reference
-stubbed out), ``sandbox`` (a bubblewrap-isolated kernel with limits),
-``course_lib.checklist.harness`` (the kernel side, which lives in the learner's
-package: call the learner's functions, report data), ``generate`` (random
-sessions for the hidden cases),
-``hidden`` (a hidden case and its verdict), ``hidden_cases`` (the generated
-cases of each lab), ``grade`` (one notebook, judged outside the kernel),
-``results`` (records and Gradescope's format), ``batch`` (a folder to CSV),
-``bundle`` (a Gradescope autograder), ``wheel`` (both packages as a wheel),
-``upload`` (which uploaded notebook an autograder grades), ``learner_account``
-and ``learner_kernel`` (Gradescope mode's kernel as an unused uid), ``course``
-(the term's course file), ``roster`` (who a file belongs to: LMS names and the
-roster), ``scoring`` (points, weights, late penalty), ``grades_csv`` (the CSV as a
-format: write, read back, merge), ``shard`` (``--shard I/N``), ``gradebook``
-(the Canvas and Moodle export), ``cli``.
+The folder list is the pipeline, each stage importing only from the ones
+before it (``tests/test_layers.py``): ``intake`` (what arrives and whose it is)
+→ ``sandbox`` (a kernel with limits) → ``judging`` (one notebook's verdict) →
+``results`` (scores, records, the CSV) → ``publish`` (feedback pages, the
+report, the gradebook) → ``packaging`` (wheel, Gradescope bundle) → ``cli``.
+Under them all: ``errors`` (one base class), ``safe_text`` and ``files``.
 
 The names below are loaded on first use, so ``course-grade --help`` starts fast.
 """
@@ -40,26 +30,26 @@ from typing import Any
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None blocks the import
 
 _EXPORTS = {
-    "ScoreRecord": "feedback", "render_page": "feedback", "write_feedback": "feedback", "read_records": "records",
-    "write_records": "records", "build_report": "report", "read_grades": "report", "rules_cited": "citations",
-    "discover": "batch", "find_submissions": "batch", "flag_duplicates": "batch", "grade_folder": "batch",
-    "results_frame": "batch", "write_csv": "batch",
-    "build_bundle": "bundle", "run_autograder": "bundle",
+    "ScoreRecord": "publish.feedback", "render_page": "publish.feedback", "write_feedback": "publish.feedback", "read_records": "results.records",
+    "write_records": "results.records", "build_report": "publish.report", "read_grades": "publish.report", "rules_cited": "judging.citations",
+    "discover": "results.batch", "find_submissions": "results.batch", "flag_duplicates": "results.batch", "grade_folder": "results.batch",
+    "results_frame": "results.batch", "write_csv": "results.batch",
+    "build_bundle": "packaging.bundle", "run_autograder": "packaging.bundle",
     "GradingError": "errors", "NotALabNotebook": "errors", "NotARegularFile": "errors", "SubmissionTooLarge": "errors",
     "TemplateNotFound": "errors",
-    "GradeOptions": "grade", "grade_notebook": "grade", "grading_request": "grade",
-    "HiddenTest": "hidden", "hidden_calls": "hidden_cases", "hidden_tests": "hidden_cases",
-    "LAB_FUNCTIONS": "notebook", "find_template": "notebook", "identify": "notebook", "lab_of": "notebook",
-    "read_regular_file": "notebook", "read_submission": "notebook", "student_id": "notebook",
-    "submission_name": "notebook", "build_view": "view",
-    "STATUSES": "results", "GradeResult": "results", "Status": "results", "TestResult": "results",
-    "format_table": "results", "to_gradescope": "results", "write_atomically": "results",
-    "CellRun": "sandbox", "Limits": "sandbox", "Sandbox": "sandbox",
-    "Course": "course", "CourseFileError": "course", "load_course": "course",
-    "Names": "roster", "Roster": "roster", "RosterError": "roster", "attribute": "roster", "load_roster": "roster",
-    "Score": "scoring", "score": "scoring",
-    "GradesCsvError": "grades_csv", "merge": "grades_csv", "read_frame": "grades_csv",
-    "shard_of": "shard",
+    "GradeOptions": "judging.grade", "grade_notebook": "judging.grade",
+    "HiddenTest": "judging.hidden", "hidden_calls": "judging.hidden_cases", "hidden_tests": "judging.hidden_cases",
+    "LAB_FUNCTIONS": "intake.notebook", "find_template": "intake.notebook", "identify": "intake.notebook", "lab_of": "intake.notebook",
+    "read_regular_file": "intake.notebook", "read_submission": "intake.notebook", "student_id": "intake.notebook",
+    "submission_name": "intake.notebook", "build_view": "sandbox.view",
+    "STATUSES": "judging.verdicts", "GradeResult": "judging.verdicts", "Status": "judging.verdicts", "TestResult": "judging.verdicts",
+    "format_table": "judging.verdicts", "to_gradescope": "results.gradescope", "write_atomically": "files",
+    "CellRun": "sandbox.kernel", "Limits": "sandbox.kernel", "Sandbox": "sandbox.kernel",
+    "Course": "results.course", "CourseFileError": "results.course", "load_course": "results.course",
+    "Names": "intake.roster", "Roster": "intake.roster", "RosterError": "intake.roster", "attribute": "intake.roster", "load_roster": "intake.roster",
+    "Score": "results.scoring", "score": "results.scoring",
+    "GradesCsvError": "results.grades_csv", "merge": "results.grades_csv", "read_frame": "results.grades_csv",
+    "shard_of": "intake.shard",
 }  # fmt: skip
 
 __all__ = sorted(_EXPORTS)  # noqa: PLE0605 - the lazy exports: their names are the keys of _EXPORTS

@@ -36,7 +36,7 @@ from mutants import INLINE_TARGET, MUTANTS, Mutant  # noqa: E402 - imported once
 from mutants.run import covering_failures, graded_under, inline, loses_marks  # noqa: E402 - imported once sys.path holds tests/
 
 from course_grader import GradeOptions, grade_folder  # noqa: E402 - imported once sys.path holds tests/
-from course_grader.results import GradeResult  # noqa: E402 - imported once sys.path holds tests/
+from course_grader.judging.verdicts import GradeResult  # noqa: E402 - imported once sys.path holds tests/
 from course_lib import lab_registry  # noqa: E402 - imported once sys.path holds tests/
 
 

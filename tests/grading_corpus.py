@@ -291,7 +291,7 @@ CORPUS: tuple[Submission, ...] = (
 
 def namespace(lab: str, notebook: NotebookNode) -> dict[str, Any]:
     """What a kernel would hold after the lab's setup and ``notebook``'s exercise cells, built in this process."""
-    from course_grader.notebook import exercise_sources, find_template, setup_sources
+    from course_grader.intake.notebook import exercise_sources, find_template, setup_sources
 
     module = types.ModuleType(f"learner_{lab.replace('.', '_')}")
     sys.modules[module.__name__] = module  # pydantic resolves a model's annotations through its module
@@ -318,7 +318,7 @@ def grade_in_process(
     """
     import time
 
-    from course_grader.grade import GradeOptions, assemble
+    from course_grader.judging.grade import GradeOptions, assemble
 
     run = run_in_process(lab, names, seed=seed, counterexamples=counterexamples, checks=checks)
     return assemble(Path("in_process.ipynb"), "someone", "", lab, run, time.monotonic(), GradeOptions(seed=seed))
@@ -338,9 +338,9 @@ def run_in_process(
     counterexamples (they never change a score) and pass the checklist's cells
     of an earlier run as ``checks`` (no seed changes a check).
     """
-    from course_grader.grade import KernelRun, add_counterexamples
-    from course_grader.hidden_cases import hidden_calls
-    from course_grader.sandbox import CellRun
+    from course_grader.judging.grade import KernelRun, add_counterexamples
+    from course_grader.judging.hidden_cases import hidden_calls
+    from course_grader.sandbox.kernel import CellRun
     from course_lib import lab_registry
     from course_lib.checklist import harness
     from course_lib.checklist.runner import select

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import random
 
-from course_grader.hidden_cases import hidden_tests
-from course_grader.practice import COUNTEREXAMPLE
-from course_grader.results import GradeResult, Status, TestResult
+from course_grader.judging.hidden_cases import hidden_tests
+from course_grader.judging.practice import COUNTEREXAMPLE
+from course_grader.judging.verdicts import GradeResult, Status, TestResult
 from course_lib import lab_registry
 from course_lib.checklist.runner import select
 

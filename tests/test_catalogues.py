@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from course_grader import covering, hidden_cases
-from course_grader.generate import SessionRecipe, random_session
+from course_grader.judging import covering, hidden_cases
+from course_grader.judging.generate import SessionRecipe, random_session
 from course_lib import (
     MessageEntry,
     build_context,

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from course_grader import cgroup
+from course_grader.sandbox import cgroup
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))

@@ -1,4 +1,4 @@
-"""Feedback pages (``course_grader.feedback``): every test, its rules linked, the score; hostile text stays text."""
+"""Feedback pages (``course_grader.publish.feedback``): every test, its rules linked, the score; hostile text stays text."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from synthetic_class import generated_class, lab_tests, result
 
-from course_grader import cli
-from course_grader.feedback import (
+from course_grader.cli import app as cli
+from course_grader.judging.practice import COUNTEREXAMPLE
+from course_grader.judging.verdicts import GradeResult
+from course_grader.publish.feedback import (
     MESSAGE_LIMIT,
     default_rules_base,
     page_names,
@@ -19,9 +21,7 @@ from course_grader.feedback import (
     split_output,
     write_feedback,
 )
-from course_grader.practice import COUNTEREXAMPLE
-from course_grader.records import companion, read_records
-from course_grader.results import GradeResult
+from course_grader.results.records import companion, read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = '"><script>alert(1)</script><img src=x onerror="alert(2)">'
@@ -267,14 +267,14 @@ def test_a_feedback_folder_that_cannot_be_written_is_refused_before_grading(
 
 def test_the_csv_is_written_when_a_file_name_is_not_utf8(tmp_path: Path) -> None:
     """A folder named with bytes that are not UTF-8 used to fail the CSV's write after the whole batch was graded."""
-    from course_grader.batch import write_csv
+    from course_grader.results.batch import write_csv
 
     write_csv([result("b\udcffob", "11.2", {})], tmp_path / "grades.csv")
     assert "b\ufffdob" in (tmp_path / "grades.csv").read_text(encoding="utf-8")
 
 
 def test_pages_again_from_records_of_several_shards(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from course_grader.records import write_records
+    from course_grader.results.records import write_records
 
     first = write_records([result("alice", "11.3", {}), result("bob", "11.3", {"7": False})], tmp_path / "a.jsonl")
     second = write_records([result("carol", "11.4", {})], tmp_path / "b.jsonl")
@@ -291,8 +291,8 @@ def test_pages_again_from_records_of_several_shards(tmp_path: Path, capsys: pyte
 
 def test_pages_from_shards_show_the_duplicate_the_merged_csv_counts(tmp_path: Path) -> None:
     """Each shard flagged only its own duplicates: both of alice's files say they count until the CSV decides."""
-    from course_grader.batch import write_csv
-    from course_grader.records import write_records
+    from course_grader.results.batch import write_csv
+    from course_grader.results.records import write_records
 
     old = result("=alice", "11.3", {"7": False}, submission="=alice/old.ipynb")
     new = result("=alice", "11.3", {}, submission="=alice/new.ipynb")

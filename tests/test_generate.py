@@ -1,4 +1,4 @@
-"""Generated sessions (course_grader/generate.py): reproducible, valid, and varied where the rules look."""
+"""Generated sessions (course_grader/judging/generate.py): reproducible, valid, and varied where the rules look."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from course_grader.generate import SessionRecipe, group_starts, random_session
+from course_grader.judging.generate import SessionRecipe, group_starts, random_session
 from course_lib import InMemorySessionStore, build_context, group_interactions, path_to, to_json_dict, tool_facts
 from course_lib.chapter_example import teaching_estimator
 

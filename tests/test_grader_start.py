@@ -14,7 +14,7 @@ UNUSED_AT_START = ("pandas", "matplotlib", "numpy", "rfc3987_syntax")
 
 
 @pytest.mark.slow  # a fresh interpreter importing the grader: seconds on a busy machine, so make test runs it
-@pytest.mark.parametrize("module", ["course_grader", "course_grader.cli"])
+@pytest.mark.parametrize("module", ["course_grader", "course_grader.cli.app"])
 def test_importing_the_grader_imports_none_of_the_libraries_it_loads_later(module: str) -> None:
     script = (
         f"import sys, json, {module}\n"

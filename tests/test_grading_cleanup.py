@@ -21,11 +21,12 @@ import nbformat
 import pytest
 from grading_corpus import solution
 
-from course_grader import GradeOptions, Limits, cgroup
-from course_grader.batch import clean_up_after, grade_folder, processes_naming, processes_with
-from course_grader.grade import lab_view
-from course_grader.results import GradeResult
-from course_grader.sandbox import Sandbox, bubblewrap
+from course_grader import GradeOptions, Limits
+from course_grader.judging.grade import lab_view
+from course_grader.judging.verdicts import GradeResult
+from course_grader.results.batch import clean_up_after, grade_folder, processes_naming, processes_with
+from course_grader.sandbox import cgroup
+from course_grader.sandbox.kernel import Sandbox, bubblewrap
 
 MARKER = "course-grade-cleanup-test-sleeper"
 """In the command line of each process the doomed sandbox starts, so the test can count them on the host."""

@@ -22,7 +22,7 @@ from gradescope_dry_run import dependencies_python, public_folder, set_up, share
 from grading_corpus import CORPUS, Submission, solution
 
 from course_grader import GradeOptions, GradeResult, Limits, Sandbox, grade_folder, write_csv
-from course_grader.grade import lab_view
+from course_grader.judging.grade import lab_view
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]
 
@@ -107,7 +107,7 @@ def test_cli_grades_a_folder_to_csv(tmp_path: Path) -> None:
     (folder / "erin" / "lab.ipynb").write_text(json.dumps({"not": "a notebook"}))
     next(s for s in CORPUS if s.name == "untouched_stub").write(folder)
     out = tmp_path / "grades.csv"
-    from course_grader import cli
+    from course_grader.cli import app as cli
 
     assert cli.main([str(folder), "--out", str(out), "-j", "1", "--no-progress", "--timeout", str(TIME_LIMIT)]) == 0
     frame = pd.read_csv(out).set_index("student")

@@ -21,9 +21,10 @@ from typing import Any
 
 import pytest
 
-from course_grader import GradeOptions, Limits, cgroup, cpu_clock
-from course_grader.batch import AGAIN_ALONE, grade_folder, starved
-from course_grader.cpu_clock import Meter, Reading, charged, over, starved_note
+from course_grader import GradeOptions, Limits
+from course_grader.results.batch import AGAIN_ALONE, grade_folder, starved
+from course_grader.sandbox import cgroup, cpu_clock
+from course_grader.sandbox.cpu_clock import Meter, Reading, charged, over, starved_note
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,7 +105,7 @@ def test_a_limit_met_at_its_backstop_is_noted_once_and_a_batch_regrades_that_row
     assert meter.notes() == [starved_note(10)]
     assert starved_note(10).startswith(cpu_clock.STARVED)
 
-    from course_grader.grade import not_graded
+    from course_grader.judging.grade import not_graded
 
     row = not_graded(tmp_path / "x.ipynb", "x", "11.2", starved_note(10), 0.0, GradeOptions())
     assert starved(row) and not starved(row.model_copy(update={"notes": (AGAIN_ALONE,)}))
@@ -184,8 +185,8 @@ def test_the_budget_watch_expires_once_the_budget_is_charged() -> None:
 @pytest.mark.sandboxed
 def test_a_cell_its_sandbox_waits_for_is_charged_what_it_ran(tmp_path: Path) -> None:
     """The test holds the sandbox's cgroup to 1 % of a CPU (a quota, as root): wall-clock seconds pass, few are charged."""
-    from course_grader.grade import lab_view
-    from course_grader.sandbox import Sandbox
+    from course_grader.judging.grade import lab_view
+    from course_grader.sandbox.kernel import Sandbox
 
     if (reason := cgroup.unavailable()) is not None:
         pytest.fail(f"this test needs a per-sandbox cgroup (CI runs as root): {reason}")

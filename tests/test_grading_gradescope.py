@@ -28,9 +28,12 @@ import pytest
 from gradescope_dry_run import Autograder, dependencies_python, public_folder, set_up, shared_interpreter
 from grading_corpus import edited, learner, solution
 
-from course_grader import cli
-from course_grader.bundle import SECRET, build_bundle, run_autograder
-from course_grader.learner_account import (
+from course_grader.cli import app as cli
+from course_grader.intake.notebook import find_template, setup_sources
+from course_grader.intake.upload import choose, shown, uploaded
+from course_grader.packaging.bundle import SECRET, build_bundle, run_autograder
+from course_grader.packaging.wheel import requirements
+from course_grader.sandbox.learner_account import (
     LearnerAccount,
     exposed,
     kill_all,
@@ -38,9 +41,6 @@ from course_grader.learner_account import (
     remove_leftovers,
     unused_account,
 )
-from course_grader.notebook import find_template, setup_sources
-from course_grader.upload import choose, shown, uploaded
-from course_grader.wheel import requirements
 from course_lib import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
@@ -153,8 +153,8 @@ def test_bundle_tells_the_instructor_the_secret_and_how_to_regrade(
 
 def test_the_printed_table_shows_no_seed_and_no_hidden_feedback() -> None:
     """run_autograder's stdout, which an instructor may make visible: what learners may see at once, no more."""
-    from course_grader.bundle import for_stdout
-    from course_grader.results import GradeResult, TestResult, format_table
+    from course_grader.judging.verdicts import GradeResult, TestResult, format_table
+    from course_grader.packaging.bundle import for_stdout
 
     tests = (
         TestResult(name="visible", number="7", lab="11.3", score=0, output="visible feedback"),
@@ -246,7 +246,7 @@ def test_exposed_says_what_the_account_can_reach(tmp_path: Path) -> None:
 
 
 def test_an_account_is_never_root() -> None:
-    from course_grader.learner_kernel import main
+    from course_grader.sandbox.learner_kernel import main
 
     with pytest.raises(SystemExit):
         main(["--uid", "0", "--gid", "0", "--homes", "/tmp", "--", "true"])

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 from gradescope_dry_run import public_folder, shared_interpreter
 
-from course_grader.bundle import CHOOSE_PYTHON_SH, build_bundle
-from course_grader.learner_account import (
+from course_grader.packaging.bundle import CHOOSE_PYTHON_SH, build_bundle
+from course_grader.sandbox.learner_account import (
     PYTHON_FIX,
     SETUP_FIX,
     VIEW_HEADER,

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from grading_corpus import CORPUS, grade_in_process, learner, namespace, solution
 
-from course_grader import hidden, hidden_cases, practice
+from course_grader.judging import hidden, hidden_cases, practice
 from course_lib import lab_registry
 from course_lib.checklist import harness
 

@@ -30,9 +30,10 @@ import pytest
 from grading_corpus import edited, replace, solution
 from nbformat import NotebookNode
 
-from course_grader import GradeOptions, GradeResult, Limits, cli, grade_folder, write_csv
-from course_grader import sandbox as sandbox_module
-from course_grader.batch import find_submissions
+from course_grader import GradeOptions, GradeResult, Limits, grade_folder, write_csv
+from course_grader.cli import app as cli
+from course_grader.results.batch import find_submissions
+from course_grader.sandbox import kernel as sandbox_module
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]
 
@@ -192,7 +193,7 @@ SUBMISSIONS: dict[str, tuple[object, str]] = {
                 "_secrets += glob.glob('{solutions}/*.ipynb')\n"
                 "_read = [p for p in _secrets if os.path.exists(p)]\n"
                 "try:\n"
-                "    import course_grader.hidden_cases\n"
+                "    import course_grader.judging.hidden_cases\n"
                 "    _read.append('import')\n"
                 "except ImportError:\n"
                 "    pass\n",
@@ -401,7 +402,7 @@ def test_a_folder_that_cannot_be_read_gets_a_row(tmp_path: Path, monkeypatch: py
 
 
 def test_results_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from course_grader import results as results_module
+    from course_grader import files as files_module
 
     target = tmp_path / "grades.csv"
     target.write_text("previous\n")
@@ -409,7 +410,7 @@ def test_results_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: py
     def failing_replace(source: str, destination: str) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(results_module.os, "replace", failing_replace)
+    monkeypatch.setattr(files_module.os, "replace", failing_replace)
     with pytest.raises(OSError, match="disk full"):
         write_csv([], target)
     assert target.read_text() == "previous\n"
@@ -437,7 +438,7 @@ def test_without_bubblewrap_grading_refuses_unless_told(
 
 
 def test_no_sandbox_cgroup_survives_the_batch(batch) -> None:
-    from course_grader import cgroup
+    from course_grader.sandbox import cgroup
 
     assert cgroup.unavailable() is None, "the hostile batch must run with a cgroup per sandbox (CI runs as root)"
     assert cgroup.made_here() == set()

@@ -21,11 +21,12 @@ import nbformat
 import pytest
 from grading_corpus import solution
 
-from course_grader import GradeOptions, GradeResult, Limits, TestResult, cli, grade_folder, grade_notebook, write_csv
-from course_grader import notebook as notebook_module
-from course_grader.batch import died, discover, neutralised, results_frame
+from course_grader import GradeOptions, GradeResult, Limits, TestResult, grade_folder, grade_notebook, write_csv
+from course_grader.cli import app as cli
 from course_grader.errors import NotARegularFile, SubmissionTooLarge
-from course_grader.notebook import identify, read_regular_file, read_submission, submission_name
+from course_grader.intake import notebook as notebook_module
+from course_grader.intake.notebook import identify, read_regular_file, read_submission, submission_name
+from course_grader.results.batch import died, discover, neutralised, results_frame
 from course_lib import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
@@ -38,8 +39,8 @@ LIMITS = Limits(cell_timeout=3, budget=60)
 
 def _no_kernel(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions):
     """A kernel run in which every function is defined and no check ran: status ok, 0 points."""
-    from course_grader.grade import KernelRun
-    from course_grader.sandbox import CellRun
+    from course_grader.judging.grade import KernelRun
+    from course_grader.sandbox.kernel import CellRun
 
     names = lab_registry.lab(lab).functions
     return KernelRun(
@@ -49,7 +50,7 @@ def _no_kernel(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], opt
 
 def kernel_free(path: Path, options: GradeOptions, *, root: str | None = None) -> GradeResult:
     """``grade_notebook`` with everything real but the kernel (patched in the worker that runs this)."""
-    from course_grader import grade
+    from course_grader.judging import grade
 
     grade._execute = _no_kernel
     return grade.grade_notebook(path, options, root=root)
@@ -137,7 +138,7 @@ def test_a_file_in_the_root_keeps_the_file_name_rule_and_metadata_never_names(tm
 
 
 def test_the_student_option_wins_in_single_file_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from course_grader import grade
+    from course_grader.judging import grade
 
     monkeypatch.setattr(grade, "_execute", _no_kernel)
     path = write(tmp_path / "alice" / "alice_lab_11_2.ipynb", student="bob")
@@ -186,7 +187,7 @@ def test_a_file_name_and_metadata_naming_other_labs_is_flagged_and_the_file_name
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``lab_11_3_….ipynb`` holding Lab 11.2 (metadata course.lab = "11.2") is not silently 100 % on Lab 11.2."""
-    from course_grader import grade
+    from course_grader.judging import grade
 
     monkeypatch.setattr(grade, "_execute", _no_kernel)
     path = write(tmp_path / "alice" / "lab_11_3_build_context.ipynb", lab="11.2")

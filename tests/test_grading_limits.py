@@ -28,10 +28,17 @@ import zmq
 from grading_corpus import edited, solution
 
 from course_grader import GradeOptions, Limits, grade_notebook
-from course_grader import cgroup as cgroup_module
-from course_grader.grade import lab_view
-from course_grader.replies import MAX_DEPTH, MAX_FRAMES, MAX_MESSAGE_MB, BoundedSession, ReplyTooLarge, within_depth
-from course_grader.sandbox import Sandbox, bubblewrap
+from course_grader.judging.grade import lab_view
+from course_grader.sandbox import cgroup as cgroup_module
+from course_grader.sandbox.kernel import Sandbox, bubblewrap
+from course_grader.sandbox.replies import (
+    MAX_DEPTH,
+    MAX_FRAMES,
+    MAX_MESSAGE_MB,
+    BoundedSession,
+    ReplyTooLarge,
+    within_depth,
+)
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 
@@ -181,7 +188,7 @@ def test_frames_that_are_no_message_are_refused_not_raised_as_a_grader_error() -
 
 
 def test_libzmq_refuses_a_big_frame_before_buffering_it() -> None:
-    from course_grader.replies import BoundedContext
+    from course_grader.sandbox.replies import BoundedContext
 
     context = BoundedContext()
     plain = zmq.Context()

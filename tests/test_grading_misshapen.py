@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from course_grader import practice
-from course_grader.hidden import Returned, call_verdict
-from course_grader.hidden_cases import hidden_tests
+from course_grader.judging import practice
+from course_grader.judging.hidden import Returned, call_verdict
+from course_grader.judging.hidden_cases import hidden_tests
 from course_lib import lab_registry
 
 MISSHAPEN: list[Any] = [[[0]] * 3, "text", 7, None, {"keptEntryIds": 1}]

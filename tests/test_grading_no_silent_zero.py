@@ -20,10 +20,13 @@ import pytest
 from grading_corpus import function_cell, learner, solution, tagged
 from test_grading_notes import TAGS, grade_here
 
-from course_grader import GradeOptions, cli, diagnose, notebook
-from course_grader.batch import write_csv
-from course_grader.grade import grade_notebook
-from course_grader.roster import Names, attribute, load_roster
+from course_grader import GradeOptions
+from course_grader.cli import app as cli
+from course_grader.intake import notebook
+from course_grader.intake.roster import Names, attribute, load_roster
+from course_grader.judging import diagnose
+from course_grader.judging.grade import grade_notebook
+from course_grader.results.batch import write_csv
 from course_lib import lab_registry
 
 ROOT = Path(__file__).resolve().parent.parent

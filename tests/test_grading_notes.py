@@ -22,11 +22,12 @@ import pytest
 from grading_corpus import edited, solution, tagged
 from nbformat import NotebookNode
 
-from course_grader import GradeOptions, GradeResult, Limits, diagnose, grade_folder
-from course_grader.grade import assemble
-from course_grader.hidden_cases import hidden_calls
-from course_grader.notebook import exercise_sources, find_template, setup_sources
-from course_grader.sandbox import CellRun
+from course_grader import GradeOptions, GradeResult, Limits, grade_folder
+from course_grader.intake.notebook import exercise_sources, find_template, setup_sources
+from course_grader.judging import diagnose
+from course_grader.judging.grade import assemble
+from course_grader.judging.hidden_cases import hidden_calls
+from course_grader.sandbox.kernel import CellRun
 from course_lib import lab_registry
 from course_lib.checklist import harness
 from course_lib.checklist.runner import select
@@ -38,7 +39,7 @@ TAGS = diagnose.HOW_TO_TAG
 
 def grade_here(lab: str, notebook: NotebookNode) -> GradeResult:
     """``notebook`` graded in this process, exactly as ``grade_notebook`` judges a kernel's replies."""
-    from course_grader.grade import KernelRun
+    from course_grader.judging.grade import KernelRun
 
     module = types.ModuleType(f"notes_{lab.replace('.', '_')}")
     sys.modules[module.__name__] = module

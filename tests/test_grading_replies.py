@@ -28,11 +28,19 @@ import pytest
 from grading_corpus import edited, replace, solution
 
 from course_grader import GradeOptions, Limits, grade_notebook
-from course_grader.batch import grade_folder
-from course_grader.grade import call_source
-from course_grader.hidden_cases import hidden_calls
-from course_grader.replies import MAX_DEPTH, MAX_KEPT, MAX_KEPT_MB, REPLY, ReplyBudget, ReplyTooLarge, harness_reply
-from course_grader.results import GradeResult
+from course_grader.judging.grade import call_source
+from course_grader.judging.hidden_cases import hidden_calls
+from course_grader.judging.verdicts import GradeResult
+from course_grader.results.batch import grade_folder
+from course_grader.sandbox.replies import (
+    MAX_DEPTH,
+    MAX_KEPT,
+    MAX_KEPT_MB,
+    REPLY,
+    ReplyBudget,
+    ReplyTooLarge,
+    harness_reply,
+)
 from course_lib import lab_registry
 from course_lib.checklist import harness
 
@@ -107,7 +115,7 @@ def test_only_the_harness_expression_is_a_reply() -> None:
 
 
 def test_the_grader_sends_every_cell_with_the_reply_expression_and_reads_no_output() -> None:
-    source = Path(sys.modules["course_grader.sandbox"].__file__ or "").read_text(encoding="utf-8")
+    source = Path(sys.modules["course_grader.sandbox.kernel"].__file__ or "").read_text(encoding="utf-8")
     assert "user_expressions={REPLY: COLLECT}" in source
     assert "iopub_channel.close()" in source
     assert "execute_cell(" not in source  # nbclient's cell runner reads the output: not used
@@ -143,7 +151,7 @@ def test_a_reply_is_decoded_only_when_it_is_json_within_the_depth_limit() -> Non
 
 
 def _keys(lab: str) -> list[str]:
-    from course_grader.practice import practice_tests
+    from course_grader.judging.practice import practice_tests
 
     return [call.key for call in hidden_calls(lab)] + [call.key for test in practice_tests(lab) for call in test.calls]
 
@@ -189,7 +197,7 @@ def group_interactions(message_entries):
 
 
 def test_a_request_carries_inputs_only_in_one_form_for_every_kind_of_call() -> None:
-    from course_grader.practice import practice_tests
+    from course_grader.judging.practice import practice_tests
 
     for lab in lab_registry.LABS:
         calls = [*hidden_calls(lab), *(call for test in practice_tests(lab) for call in test.calls)]

@@ -18,17 +18,17 @@ from course_grader import (
     NotALabNotebook,
     TemplateNotFound,
     TestResult,
-    cli,
     find_template,
     format_table,
     lab_of,
-    notebook,
     read_submission,
     results_frame,
     student_id,
     to_gradescope,
 )
-from course_grader.hidden_cases import hidden_tests
+from course_grader.cli import app as cli
+from course_grader.intake import notebook
+from course_grader.judging.hidden_cases import hidden_tests
 
 
 def synthetic(lab: str | None = "11.3", cells: list | None = None) -> nbformat.NotebookNode:
@@ -112,7 +112,7 @@ def test_student_id_from_the_file_name(name: str, student: str) -> None:
 def test_student_id_from_the_folder_never_the_metadata_and_it_says_which(tmp_path: Path) -> None:
     """A notebook keeping the lab's own file name is not labelled with that name (it names no student);
     the metadata's ``course.student`` is the learner's to edit: it only earns a note."""
-    from course_grader.notebook import claimed_student, identify
+    from course_grader.intake.notebook import claimed_student, identify
 
     (tmp_path / "erin").mkdir()
     path = tmp_path / "erin" / "lab_11_3_build_context.ipynb"
@@ -213,8 +213,8 @@ def test_wheel_is_written_offline_with_metadata_and_record(tmp_path: Path) -> No
     import hashlib
     import zipfile
 
-    from course_grader.bundle import project_root
-    from course_grader.wheel import write_wheel
+    from course_grader.packaging.bundle import project_root
+    from course_grader.packaging.wheel import write_wheel
 
     wheel = write_wheel(project_root(), tmp_path)
     assert wheel.name == "course_lib-0.1.0-py3-none-any.whl"
@@ -261,7 +261,7 @@ def test_autograder_refuses_another_labs_notebook(tmp_path: Path) -> None:
 
 def test_hidden_cases_come_from_the_runs_seed() -> None:
     """One seed gives the same cases anywhere; another seed other cases (nobody can tabulate them in advance)."""
-    from course_grader.hidden_cases import hidden_calls
+    from course_grader.judging.hidden_cases import hidden_calls
 
     def requests(seed: int | None) -> str:
         return json.dumps([call.request() for call in hidden_calls("11.3", seed)])

@@ -22,9 +22,9 @@ from mutants.run import covering_failures, graded, graded_under, inline
 from mutants.tricks import RECORDED_SEED
 from pydantic import BaseModel
 
-from course_grader import hidden
-from course_grader.covering import COVERING, _draw, covering_calls
-from course_grader.hidden_cases import covering_tests
+from course_grader.judging import hidden
+from course_grader.judging.covering import COVERING, _draw, covering_calls
+from course_grader.judging.hidden_cases import covering_tests
 from course_lib import lab_registry
 from course_lib.checklist import exact, harness
 from course_lib.grouping import InteractionGroup

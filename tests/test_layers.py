@@ -7,9 +7,12 @@ a sandbox that sees only ``course_lib`` sees no grading code. Inside
 context, compaction, …) sit under its four parts (lifecycle, importers, then
 the explorer, which shows imported sessions, and the checklist, which checks
 the lifecycle too), the rules catalogue sits under everything, and the
-command lines (``cli``, ``__main__``) sit on top. Each layer may import only
-what lies below it; this test reads every import statement (and every
-``importlib`` target) to hold that.
+command lines (``cli``, ``__main__``) sit on top. Inside ``course_grader``, the
+folders are the grading pipeline in order: intake → sandbox → judging →
+results → publish → packaging → cli, over a base (``errors``, ``safe_text``,
+``files``) that every stage may use. Each layer may import only what lies
+below it; this test reads every import statement (and every ``importlib``
+target) to hold that.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LEARNER, GRADER = "course_lib", "course_grader"
 PARTS = ("checklist", "explorer", "importers", "lifecycle")
+STAGES = ("intake", "sandbox", "judging", "results", "publish", "packaging", "cli")
+"""``course_grader``'s folders, in the order a submission passes through them."""
 
 ALLOWED: dict[str, set[str]] = {
     "rules": set(),
@@ -32,15 +37,28 @@ ALLOWED: dict[str, set[str]] = {
     "explorer": {"rules", "core", "importers", "explorer"},
     "checklist": {"rules", "core", "lifecycle", "checklist"},
     "command line": {"rules", "core", *PARTS},
-    GRADER: {"rules", "core", *PARTS, GRADER},
+    f"{GRADER} base": {"rules", "core", *PARTS, f"{GRADER} base"},
+    **{
+        f"{GRADER}.{stage}": {"rules", "core", *PARTS, f"{GRADER} base", *(f"{GRADER}.{s}" for s in STAGES[: i + 1])}
+        for i, stage in enumerate(STAGES)
+    },
+    f"{GRADER} package": {"rules", "core", *PARTS, f"{GRADER} base", *(f"{GRADER}.{s}" for s in STAGES)},
 }
-"""Which layers each layer may import; ``course_lib`` as a whole never names ``course_grader``."""
+"""Which layers each layer may import; ``course_lib`` as a whole never names ``course_grader``.
+
+A grader stage sees the stages before it, never one after: ``judging`` may read
+what ``intake`` read and run ``sandbox``'s kernel, but nothing in it knows how a
+result is published or packaged. The package's own ``__init__`` and
+``__main__`` (its lazy exports and ``python -m course_grader``) sit on top.
+"""
 
 
 def layer(module: str) -> str:
     parts = module.split(".")
     if parts[0] == GRADER:
-        return GRADER
+        if len(parts) > 1 and parts[1] in STAGES:
+            return f"{GRADER}.{parts[1]}"
+        return f"{GRADER} package" if parts[1:] in ([], ["__main__"]) else f"{GRADER} base"
     if parts[0] != LEARNER:
         return "outside"
     if parts[-1] in ("cli", "__main__"):
@@ -129,12 +147,17 @@ def test_the_learner_package_never_names_the_grader() -> None:
 @pytest.mark.parametrize(
     ("module", "source"),
     [
-        ("course_lib.context", "import course_grader.batch\n"),
+        ("course_lib.context", "import course_grader.results.batch\n"),
         ("course_lib.context", "def f():\n    from .checklist import cases\n"),
         ("course_lib.rules", "from .models import SessionEntry\n"),
         ("course_lib.lifecycle.budget", "from ..explorer.projection import project\n"),
         ("course_lib.importers.pi", "importlib.import_module('course_lib.checklist.runner')\n"),
         ("course_lib.grouping", "from . import checklist\n"),
+        ("course_grader.intake.notebook", "from ..judging.grade import GradeOptions\n"),
+        ("course_grader.judging.grade", "def f():\n    from ..results import scoring\n"),
+        ("course_grader.sandbox.kernel", "import course_grader.publish.pages\n"),
+        ("course_grader.errors", "from .intake import notebook\n"),
+        ("course_grader.publish.report", "from ..cli import app\n"),
     ],
 )
 def test_a_wrong_way_import_is_seen(module: str, source: str) -> None:
@@ -144,7 +167,7 @@ def test_a_wrong_way_import_is_seen(module: str, source: str) -> None:
 
 def test_imports_that_point_down_pass() -> None:
     assert not violations(
-        "course_grader.grade", "from course_lib.checklist import harness\nfrom .sandbox import Sandbox\n"
+        "course_grader.judging.grade", "from course_lib.checklist import harness\nfrom .sandbox import Sandbox\n"
     )
     assert not violations(
         "course_lib.checklist.cases", "from ..lifecycle import settings\nfrom .. import chapter_example\n"

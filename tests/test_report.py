@@ -11,10 +11,9 @@ import pandas as pd
 import pytest
 from synthetic_class import generated_class, lab_tests, result
 
-from course_grader import cli
-from course_grader.batch import write_csv
-from course_grader.records import companion, write_records
-from course_grader.report import (
+from course_grader.cli import app as cli
+from course_grader.judging.verdicts import GradeResult
+from course_grader.publish.report import (
     build_report,
     failure_messages,
     folded,
@@ -24,7 +23,8 @@ from course_grader.report import (
     rule_matrix,
     rule_shares,
 )
-from course_grader.results import GradeResult
+from course_grader.results.batch import write_csv
+from course_grader.results.records import companion, write_records
 
 # Lab 11.2's tests: 4 (R11 R13), 5 (R12 R13 R14), 6 (R11 R12), H1 (R11 R13 R14), H2 (R11 R12).
 TINY = {
@@ -155,7 +155,7 @@ def test_the_command_writes_the_report_and_refuses_what_is_not_a_grades_csv(
 def test_a_large_class_gets_a_heatmap_of_bounded_height() -> None:
     import pandas as pd
 
-    from course_grader.report import LABELLED_ROWS, heatmap_chart
+    from course_grader.publish.report import LABELLED_ROWS, heatmap_chart
 
     small = heatmap_chart(pd.DataFrame(0.5, index=[f"s{i}" for i in range(40)], columns=["R1", "R2"]))
     large = heatmap_chart(pd.DataFrame(0.5, index=[f"s{i}" for i in range(2000)], columns=["R1", "R2"]))
@@ -170,7 +170,7 @@ def test_a_large_class_gets_a_heatmap_of_bounded_height() -> None:
 
 
 def test_one_mistake_met_on_different_hidden_cases_is_one_message() -> None:
-    from course_grader.hidden_cases import hidden_tests
+    from course_grader.judging.hidden_cases import hidden_tests
 
     test = hidden_tests("11.3", 2026)[0]
     first, second = test.calls[0].description, test.calls[5].description

@@ -21,12 +21,12 @@ from grading_corpus import grade_in_process, learner, namespace, solution, tagge
 from similarity_variants import VARIANTS, pasteable, renamed, variant_notebook, variants
 from synthetic_class import result
 
-from course_grader import similarity
-from course_grader.feedback import write_feedback
-from course_grader.notebook import exercise_sources
-from course_grader.records import write_records
-from course_grader.report import build_report, read_grades
-from course_grader.results import GradeResult
+from course_grader.intake.notebook import exercise_sources
+from course_grader.judging.verdicts import GradeResult
+from course_grader.publish.feedback import write_feedback
+from course_grader.publish.report import build_report, read_grades
+from course_grader.results import similarity
+from course_grader.results.records import write_records
 from course_lib import lab_registry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -164,7 +164,7 @@ def test_the_report_lists_each_pair_once_and_the_feedback_page_leaves_the_note_o
     copied = variant_notebook("11.3", VARIANTS["11.3"][1])
     rows = batch(tmp_path, {"alice": copied, "bob": copy.deepcopy(copied), "mallory": pasted("11.3", CONTEXT)})
     noted = similarity.noted(rows, tmp_path)
-    from course_grader.batch import write_csv
+    from course_grader.results.batch import write_csv
 
     csv = write_csv(noted, tmp_path / "grades.csv")
     assert list(csv.columns) == list(write_csv(rows, tmp_path / "before.csv").columns)  # no new column
@@ -183,7 +183,7 @@ def test_the_report_lists_each_pair_once_and_the_feedback_page_leaves_the_note_o
 
 def test_a_report_without_matches_says_so(tmp_path: Path) -> None:
     rows = batch(tmp_path, {"alice": solution("11.3")})
-    from course_grader.batch import write_csv
+    from course_grader.results.batch import write_csv
 
     write_csv(similarity.noted(rows, tmp_path), tmp_path / "grades.csv")
     page = build_report(read_grades(tmp_path / "grades.csv"), None, "grades.csv")
@@ -235,7 +235,7 @@ def test_a_comparison_that_fails_leaves_the_rows_as_they_are(tmp_path: Path, mon
 @pytest.mark.sandboxed
 def test_a_real_batch_notes_the_paste_and_keeps_its_full_marks(tmp_path: Path) -> None:
     """End to end, ``course-grade FOLDER``: the paste of course_lib/context.py scores 7/7, and its row says so."""
-    from course_grader import cli
+    from course_grader.cli import app as cli
 
     submissions = tmp_path / "submissions"
     for student, notebook in {"mallory": pasted("11.3", CONTEXT), "honest": solution("11.3")}.items():

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import course_lib
-from course_grader.generate import SessionRecipe, group_starts, random_session, random_summary
+from course_grader.judging.generate import SessionRecipe, group_starts, random_session, random_summary
 from course_lib import (
     build_context,
     chapter_example,

@@ -17,15 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from course_grader import GradeOptions, GradeResult, TestResult, cli, grade_folder
-from course_grader.batch import flag_duplicates, results_frame
-from course_grader.course import Course, CourseFileError, days_late, load_course
-from course_grader.grades_csv import GradesCsvError, merge, read_frame, render, row_key
-from course_grader.notebook import submission_name
-from course_grader.records import companion, counted_files, read_records, with_counts, write_records
-from course_grader.roster import CANVAS, MOODLE, Names, RosterError, attribute, lms_name, load_roster
-from course_grader.scoring import score
-from course_grader.shard import ShardError, parse_shard, shard_of
+from course_grader import GradeOptions, GradeResult, TestResult, grade_folder
+from course_grader.cli import app as cli
+from course_grader.intake.notebook import submission_name
+from course_grader.intake.roster import CANVAS, MOODLE, Names, RosterError, attribute, lms_name, load_roster
+from course_grader.intake.shard import ShardError, parse_shard, shard_of
+from course_grader.results.batch import flag_duplicates, results_frame
+from course_grader.results.course import Course, CourseFileError, days_late, load_course
+from course_grader.results.grades_csv import GradesCsvError, merge, read_frame, render, row_key
+from course_grader.results.records import companion, counted_files, read_records, with_counts, write_records
+from course_grader.results.scoring import score
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 
@@ -266,8 +267,8 @@ def test_a_late_flag_in_the_lms_name_costs_the_flag_percent(tmp_path: Path) -> N
 
 def stand_in(path: Path, options: GradeOptions, *, root: str | None = None) -> GradeResult:
     """A grade that depends on the file alone (its name's length), importable by a spawned worker."""
-    from course_grader.notebook import lab_in_name
-    from course_grader.roster import attribute as who_is
+    from course_grader.intake.notebook import lab_in_name
+    from course_grader.intake.roster import attribute as who_is
 
     student, source, notes = who_is(path, root, options.names)
     lab = lab_in_name(path) or "11.1"
@@ -496,9 +497,9 @@ def test_a_labs_own_limits_apply_once_its_lab_is_known(tmp_path: Path, monkeypat
     import nbformat
     from grading_corpus import solution
 
-    from course_grader import grade
-    from course_grader.grade import KernelRun
-    from course_grader.sandbox import CellRun, Limits
+    from course_grader.judging import grade
+    from course_grader.judging.grade import KernelRun
+    from course_grader.sandbox.kernel import CellRun, Limits
 
     seen: list[Limits] = []
 
@@ -526,7 +527,7 @@ def test_a_notebook_without_cell_ids_is_read_without_a_warning(tmp_path: Path) -
 
     import nbformat
 
-    from course_grader.notebook import read_notebook
+    from course_grader.intake.notebook import read_notebook
 
     book = json.loads(nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])))
     for cell in book["cells"]:

@@ -22,8 +22,8 @@ from grading_corpus import solution
 from mutants import MUTANTS
 from term_class import NAMES, build
 
-from course_grader.course import load_course
-from course_grader.shard import shard_of
+from course_grader.intake.shard import shard_of
+from course_grader.results.course import load_course
 
 pytestmark = pytest.mark.sandboxed
 

@@ -16,13 +16,15 @@ from typing import Any
 
 import pytest
 
-from course_grader import GradeOptions, GradeResult, TestResult, cli, gradebook
-from course_grader.course import CourseFileError, load_course
-from course_grader.grades_csv import GradesCsvError, merge, read_frame, write_frame
-from course_grader.notebook import lab_in_name
-from course_grader.roster import Names, attribute, load_roster
-from course_grader.scoring import score
-from course_grader.shard import shard_of
+from course_grader import GradeOptions, GradeResult, TestResult
+from course_grader.cli import app as cli
+from course_grader.intake.notebook import lab_in_name
+from course_grader.intake.roster import Names, attribute, load_roster
+from course_grader.intake.shard import shard_of
+from course_grader.publish import gradebook
+from course_grader.results.course import CourseFileError, load_course
+from course_grader.results.grades_csv import GradesCsvError, merge, read_frame, write_frame
+from course_grader.results.scoring import score
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 COURSE = """seed = 5

@@ -21,10 +21,10 @@ from typing import Any
 
 from grading_corpus import grade_in_process, namespace, run_in_process
 
-from course_grader.grade import GradeOptions, assemble
-from course_grader.hidden import call_verdict
-from course_grader.hidden_cases import covering_tests
-from course_grader.results import GradeResult
+from course_grader.judging.grade import GradeOptions, assemble
+from course_grader.judging.hidden import call_verdict
+from course_grader.judging.hidden_cases import covering_tests
+from course_grader.judging.verdicts import GradeResult
 from course_lib import checklist, lab_registry
 from course_lib.checklist import harness
 from course_lib.checklist.runner import ChecklistReport

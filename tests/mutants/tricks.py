@@ -5,7 +5,7 @@ under a seed of their own, record what the reference returns on every covering
 call, and hand in a function that answers those calls from the table (keyed by
 the call's inputs) and falls back to a plausible wrong implementation for
 everything else. The covering set's ids, texts, costs and budgets come from the
-run's seed (``course_grader.covering``), so under any other seed the table
+run's seed (``course_grader.judging.covering``), so under any other seed the table
 answers nothing and the wrong fallback is graded; under the recording seed
 itself the drawn cases still catch the fallback. ``RECORDED_SEED`` is the
 learner's seed: not one ``make mutants`` grades under, as no learner can know
@@ -25,8 +25,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from course_grader.covering import covering_calls
-from course_grader.hidden import Returned
+from course_grader.judging.covering import covering_calls
+from course_grader.judging.hidden import Returned
 from course_lib.checklist import harness
 
 from . import Mutant, mutant

@@ -1,0 +1,29 @@
+"""Every file the grader writes (CSV, records, pages, bundles) is written whole or not at all."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .safe_text import valid
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
+
+    A reader (or a crash) sees the old file or the new one, never half of one.
+    A lone surrogate (a file name that is not UTF-8, as Python reads it) is
+    written as U+FFFD (``safe_text.valid``): the CSV of a whole batch must not
+    fail at the last step over one folder's name.
+    """
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(valid(text))
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

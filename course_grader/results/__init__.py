@@ -1,0 +1,8 @@
+"""Stage 4, results: verdicts made into the term's records — scores, the CSV, the run's files.
+
+``course`` (the term's course file: points, weights, deadlines, per-lab
+limits), ``scoring`` (points, weights, late penalty), ``records``
+(``grades.jsonl``), ``grades_csv`` and ``shard_check`` (the CSV as a format:
+write, read back, merge shards), ``batch`` (a folder graded into rows),
+``similarity`` (copies flagged on the rows), ``gradescope`` (``results.json``).
+"""

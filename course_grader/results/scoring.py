@@ -1,0 +1,149 @@
+"""A graded submission's score under the course's points, weights and late policy, as one small record.
+
+Why a record of its own: the CSV, the gradebook export and each student's
+feedback page must show the same number with the same reason, so it is
+computed once, here (``score``), from the ``GradeResult`` and the ``Course``
+alone. Without a course file every test is worth 1 point and nothing is late,
+so ``points`` is today's ``total``.
+
+The rules (docs/grading.md, *The course file*):
+
+- a test's points are its weight (``[labs."11.3"].weights``, by number or
+  name, default 1), scaled so the lab's tests add up to its ``points`` when
+  that is set; a test scored partly earns that part of its points;
+- a submission is late by the started days between the lab's ``deadline``
+  (plus ``grace_minutes``) and its time (``late.submitted``: the manifest's
+  ``submitted_at``, or the LMS name's ``LATE`` flag, which carries no time and
+  costs ``flag_percent``); it loses ``percent_per_day`` per day of the points
+  it earned, at most ``max_percent``.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from course_lib import lab_registry
+
+from ..intake.roster import STYLES, assignment, read_lms_name
+from ..judging.verdicts import GradeResult, TestResult
+from .course import NO_COURSE, Course, days_late, iso
+
+
+class Score(BaseModel):
+    """What a submission scores for the course: shown in the CSV, the gradebook and the feedback page."""
+
+    model_config = ConfigDict(frozen=True)
+
+    points: float
+    """Earned by the tests, after weights (before any late penalty)."""
+    max_points: float
+    penalty: float = 0.0
+    """Points taken off for lateness."""
+    score: float
+    """``points - penalty``: what the gradebook gets."""
+    late: str = ""
+    """``""`` (on time, or no deadline), ``"2 days"``, ``"LATE flag"``."""
+    submitted: str = ""
+    """When it was submitted (UTC, ISO 8601), when the course knows (the manifest)."""
+    explanation: str
+    """One line: how ``score`` came about, e.g. ``7/9 tests passed: 15.6/20 points; 2 days late: −20 % → 12.4/20``."""
+
+
+def _places(value: float) -> float:
+    return round(value + 0.0, 2)
+
+
+def points_per_test(result: GradeResult, course: Course) -> dict[str, float]:
+    """Each test's points, by number: its weight, scaled to the lab's ``points`` when set."""
+    if result.lab is None:
+        return {}
+    settings = course.lab(result.lab)
+
+    def weight(test: TestResult) -> float:
+        return settings.weights.get(test.number, settings.weights.get(test.name, 1.0))
+
+    weights = {test.number: weight(test) * test.max_score for test in result.tests}
+    total = sum(weights.values())
+    if settings.points is None or not total:
+        return weights
+    return {number: settings.points * w / total for number, w in weights.items()}
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def score(result: GradeResult, course: Course = NO_COURSE) -> Score:
+    """``result``'s points under ``course``'s weights, and its late penalty; see the module's rules."""
+    if result.lab is None:
+        return Score(points=0.0, max_points=0.0, score=0.0, explanation="not graded: no lab (see the notes)")
+    worth = points_per_test(result, course)
+    earned = sum(worth[t.number] * (t.score / t.max_score if t.max_score else 0.0) for t in result.tests)
+    points, max_points = _places(earned), _places(sum(worth.values()))
+    passed = sum(test.passed for test in result.tests)
+    line = f"{passed}/{len(result.tests)} tests passed: {_fmt(points)}/{_fmt(max_points)} points"
+    late, percent, why = _lateness(result, course)
+    submitted = course.submitted_at.get(result.submission)
+    penalty = _places(points * percent / 100)
+    if why:
+        line += f"; {why}"
+    if penalty:
+        line += f" = −{_fmt(penalty)} → {_fmt(points - penalty)}/{_fmt(max_points)}"
+    return Score(
+        points=points,
+        max_points=max_points,
+        penalty=penalty,
+        score=_places(points - penalty),
+        late=late,
+        submitted=iso(submitted) if submitted else "",
+        explanation=line,
+    )
+
+
+def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
+    """How late (``late``), the percent lost, and the phrase saying so; nothing without a deadline or a LATE flag.
+
+    The deadline is the one of the assignment the file was handed in to: its
+    folder's lab (``roster.assignment``) when a folder says, else the lab it is
+    graded as. A Lab 11.2 notebook handed in late through the 11.3 assignment is
+    late by 11.3's deadline, not on time by 11.2's (or by no deadline at all).
+    A ``LATE`` flag (``submitted = "file-name"``) costs its percent even where
+    the course file gives the lab no deadline: the LMS flagged it by the
+    deadline of the assignment it was handed in to.
+    """
+    policy = course.settings.late
+    handed_in = assignment(result.submission)
+    lab = handed_in.lab if handed_in is not None else result.lab or ""
+    deadline = course.lab(lab).deadline
+    if policy.submitted == "none" or (deadline is None and policy.submitted == "manifest"):
+        return "", 0.0, ""
+    through = ""
+    if handed_in is not None and handed_in.lab != result.lab:
+        through = (
+            f"handed in through the {lab_registry.lab(lab).label} assignment ({handed_in.folder}/), "
+            f"so by its deadline: "
+        )
+    rule = f"{_fmt(policy.percent_per_day)} %/day, at most {_fmt(policy.max_percent)} %"
+    if policy.submitted == "manifest" and deadline is not None:
+        when = course.submitted_at.get(result.submission)
+        if when is None:
+            return "", 0.0, "not in the submission-time manifest: no late penalty"
+        days = days_late(when, deadline, policy.grace_minutes)
+        if not days:
+            return "", 0.0, f"{through}on time" if through else ""
+        percent = min(policy.max_percent, days * policy.percent_per_day)
+        return (
+            f"{days} day{'s' * (days != 1)}",
+            percent,
+            f"{through}{days} day{'s' * (days != 1)} late: −{_fmt(percent)} % ({rule})",
+        )
+    patterns = (course.settings.pattern,) if course.settings.pattern else STYLES[course.settings.names]
+    parsed = read_lms_name(handed_in.inner if handed_in is not None else result.submission, patterns)
+    if parsed is None or not parsed.late:
+        return "", 0.0, f"{through}on time" if through else ""
+    percent = (
+        policy.flag_percent if policy.flag_percent is not None else min(policy.max_percent, policy.percent_per_day)
+    )
+    if deadline is None:  # the LMS knows the deadline of the assignment the file went through; its flag says it passed
+        through += f"no deadline for {lab_registry.lab(lab).label} here, but "
+    return "LATE flag", percent, f"{through}late (the LMS name says LATE; how late is unknown): −{_fmt(percent)} %"
