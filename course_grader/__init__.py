@@ -48,7 +48,7 @@ _EXPORTS = {
     "Course": "results.course", "CourseFileError": "results.course", "load_course": "results.course",
     "Names": "intake.roster", "Roster": "intake.roster", "RosterError": "intake.roster", "attribute": "intake.roster", "load_roster": "intake.roster",
     "Score": "results.scoring", "score": "results.scoring",
-    "GradesCsvError": "results.grades_csv", "merge": "results.grades_csv", "read_frame": "results.grades_csv",
+    "GradesCsvError": "results.grades_csv", "merge": "results.merge", "read_frame": "results.grades_csv",
     "shard_of": "intake.shard",
 }  # fmt: skip
 

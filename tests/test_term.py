@@ -24,7 +24,8 @@ from course_grader.intake.roster import CANVAS, MOODLE, Names, RosterError, attr
 from course_grader.intake.shard import ShardError, parse_shard, shard_of
 from course_grader.results.batch import flag_duplicates, results_frame
 from course_grader.results.course import Course, CourseFileError, days_late, load_course
-from course_grader.results.grades_csv import GradesCsvError, merge, read_frame, render, row_key
+from course_grader.results.grades_csv import GradesCsvError, read_frame, render, row_key
+from course_grader.results.merge import merge
 from course_grader.results.records import companion, counted_files, read_records, with_counts, write_records
 from course_grader.results.scoring import score
 

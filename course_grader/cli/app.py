@@ -56,8 +56,9 @@ from ..publish import gradebook
 from ..publish.feedback import Scorer, write_feedback
 from ..results.batch import find_submissions, grade_folder, write_csv
 from ..results.course import NO_COURSE, Course, load_course
-from ..results.grades_csv import merge, read_frame, shard_column, write_frame
+from ..results.grades_csv import read_frame, shard_column, write_frame
 from ..results.gradescope import to_gradescope
+from ..results.merge import merge
 from ..results.records import companion, counted_files, read_records, with_counts, write_records
 from ..results.scoring import score
 from ..sandbox import cgroup

@@ -5,7 +5,7 @@ order: every machine (a Kubernetes Indexed Job's pods, a GitHub Actions
 matrix) lists its own copy of the folder, and must agree on the split without
 talking to the others, whatever its file system returns first; a file added
 later moves no other file to another shard. ``course-grade merge`` joins the
-shards' CSVs into the whole run's (``grades_csv.merge``).
+shards' CSVs into the whole run's (``results.merge``).
 """
 
 from __future__ import annotations
