@@ -245,8 +245,8 @@ LONE_SURROGATE = """
 import sys
 sys.path.insert(0, {tests!r})
 from pathlib import Path
-from course_grader import cli
-from course_grader.results import GradeResult, TestResult
+from course_grader.cli import app as cli
+from course_grader.judging.verdicts import GradeResult, TestResult
 
 def graded(path, options, student=None):
     message = "ValueError: bad byte \\udcff in the learner's message"

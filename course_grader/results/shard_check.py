@@ -17,11 +17,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..intake.shard import folder_digest, shard_of
 from .grades_csv import COURSE, FIRST, LAST, RECORDED, GradesCsvError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TOLERANCE = 0.011
 """Points and scores are written to two places: ``score`` may differ from ``points - penalty`` by a rounding."""
@@ -90,6 +92,8 @@ def _same_seed_and_course(
     paths: Sequence[str], parts: Sequence[pd.DataFrame], matches: Sequence[re.Match[str]]
 ) -> None:
     """Every row of every shard drawn from one seed and scored by one course file (the CSV's ``seed`` and ``course``)."""
+    import pandas as pd  # loaded on first use, so the grader starts without it (issue 31)
+
     first: dict[str, tuple[str, str, str]] = {}
     for path, part, match in zip(paths, parts, matches):
         for column, recorded, what in (
