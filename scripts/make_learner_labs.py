@@ -21,7 +21,7 @@ for the capstone (``<registry folder>/sources/<notebook>.py``). The edit loop:
    and ``<folder>/<notebook>.ipynb`` (the learner version), then executes both in place;
 3. commit the source and the regenerated notebooks together.
 
-``tests/test_learner_labs.py`` fails when a committed notebook (solution, learner or one
+``tests/notebooks/test_learner_labs.py`` fails when a committed notebook (solution, learner or one
 without exercises) is not what this script generates from its source, outputs aside.
 
 A source in ``notebooks/sources/`` that is no lab's is a notebook without exercises:

@@ -69,3 +69,18 @@ def test_every_marker_the_tests_use_is_registered_and_strict() -> None:
                 used.add(node.attr)
     assert used - builtin <= registered, used - builtin - registered
     assert {"slow", "sandboxed"} <= used
+
+
+def test_every_test_folder_is_a_root_of_its_own_for_mypy() -> None:
+    """A test folder missing from ``mypy_path`` makes its modules ``course_lib.test_x`` to mypy: the package's rules, wrongly."""
+    roots = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]["mypy_path"])
+    folders = {str(path.parent.relative_to(ROOT)) for path in (ROOT / "tests").rglob("test_*.py")}
+    assert folders <= roots, sorted(folders - roots)
+
+
+def test_the_tests_mirror_the_packages() -> None:
+    """``tests/course_lib/<part>`` names a part of ``course_lib``; ``tests/course_grader/<stage>`` a stage of the grader."""
+    for package in ("course_lib", "course_grader"):
+        for folder in (ROOT / "tests" / package).rglob("*"):
+            if folder.is_dir() and folder.name != "__pycache__":
+                assert (ROOT / package / folder.relative_to(ROOT / "tests" / package)).is_dir(), folder

@@ -20,7 +20,7 @@ run. As for the drawn cases, each expectation is the reference's own outcome
 on the same input (``hidden_cases._Calls``); nothing here types an expected
 value in.
 
-``tests/test_mutants.py`` holds the set to that: it alone, without a single
+``tests/course_lib/checklist/test_mutants.py`` holds the set to that: it alone, without a single
 drawn case, takes marks from every mutant in ``tests/mutants``, under several seeds.
 """
 

@@ -42,7 +42,7 @@ from course_grader.sandbox.replies import (
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 LIMITS = Limits(cell_timeout=20, interrupt_grace=2, budget=120)
 
 AMPLIFIER = """

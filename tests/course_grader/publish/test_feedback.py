@@ -23,7 +23,7 @@ from course_grader.publish.feedback import (
 )
 from course_grader.results.records import companion, read_records
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = '"><script>alert(1)</script><img src=x onerror="alert(2)">'
 
 

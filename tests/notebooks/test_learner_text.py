@@ -21,7 +21,7 @@ import pytest
 
 from course_lib import lab_helpers, lab_registry
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "labs" / "sources").glob("*.py")) + sorted((ROOT / "notebooks" / "sources").glob("*.py"))
 RUN = 8
 """Tokens in a row a hint may not share with the solution: enough for a whole condition or call, the answer itself."""

@@ -3,7 +3,7 @@
 No kernel runs here: batches grade through ``grade_folder``'s seam with a
 stand-in (``stand_in``) whose result depends on the file alone, so a sharded
 run and an unsharded one can be compared byte for byte. The same commands in
-real sandboxes are ``tests/test_term_class.py``.
+real sandboxes are ``tests/course_grader/cli/test_term_class.py``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from course_grader.results.merge import merge
 from course_grader.results.records import companion, counted_files, read_records, with_counts, write_records
 from course_grader.results.scoring import score
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
 
 
 # --- the course file ------------------------------------------------------------------------------

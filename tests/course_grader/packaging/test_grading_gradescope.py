@@ -45,7 +45,7 @@ from course_lib import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="Gradescope runs the autograder as root")
 
 

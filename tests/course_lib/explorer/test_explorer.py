@@ -139,7 +139,7 @@ def test_reason_gives_the_summary_its_share_first_r18() -> None:
 def test_the_notebook_shows_whole_scenario_descriptions() -> None:
     """pandas cuts cells at 50 characters unless told otherwise; the stored table must not be cut."""
     assert scenario_table()["what it shows"].tolist() == [s.description for s in SCENARIOS.values()]
-    notebook = json.loads((Path(__file__).parent.parent / "notebooks/01_projection_explorer.ipynb").read_text())
+    notebook = json.loads((Path(__file__).resolve().parents[3] / "notebooks/01_projection_explorer.ipynb").read_text())
     shown = [
         "".join(output["data"]["text/html"])
         for cell in notebook["cells"]

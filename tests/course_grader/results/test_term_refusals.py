@@ -27,7 +27,7 @@ from course_grader.results.grades_csv import GradesCsvError, read_frame, write_f
 from course_grader.results.merge import merge
 from course_grader.results.scoring import score
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
 COURSE = """seed = 5
 [late]
 submitted = "manifest"

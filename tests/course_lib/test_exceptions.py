@@ -35,7 +35,7 @@ from course_lib.errors import (
 from course_lib.importers import SessionImportError
 from course_lib.lifecycle.errors import CompactionSettingsError, ReplayError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = (course_lib, course_grader)
 
 BUILTIN_RAISES_ALLOWED = {

@@ -36,7 +36,7 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 _spec = importlib.util.spec_from_file_location("make_learner_labs", ROOT / "scripts" / "make_learner_labs.py")
 assert _spec and _spec.loader
 generator = importlib.util.module_from_spec(_spec)

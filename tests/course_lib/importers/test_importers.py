@@ -343,7 +343,7 @@ def test_the_samples_are_declared_package_data() -> None:
     """A wheel carries the samples, so a notebook can open one from an installed package."""
     import tomllib
 
-    pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[3] / "pyproject.toml").read_text())
     assert pyproject["tool"]["setuptools"]["package-data"]["course_lib.importers"] == ["samples/*.jsonl"]
     assert all(sample_path(fmt).is_file() for fmt in ("course", "pi", "claude-code", "codex"))
 

@@ -29,7 +29,7 @@ from course_grader.judging.grade import grade_notebook
 from course_grader.results.batch import write_csv
 from course_lib import lab_registry
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 # --- the solution below the stub, in an untagged cell ------------------------------------

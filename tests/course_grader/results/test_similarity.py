@@ -29,7 +29,7 @@ from course_grader.results import similarity
 from course_grader.results.records import write_records
 from course_lib import lab_registry
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 CONTEXT = pasteable((ROOT / "course_lib" / "context.py").read_text(encoding="utf-8"))
 """``course_lib/context.py`` as the red team pasted it into Lab 11.3's exercise cell (7/7 before this report)."""
 

@@ -2,7 +2,7 @@
 shards in parallel.
 
 Both run the documented commands (``python -m course_grader …``) as an
-instructor would, in subprocesses. ``tests/test_term.py`` covers the same
+instructor would, in subprocesses. ``tests/course_grader/results/test_term.py`` covers the same
 parts without kernels; this is the end-to-end proof (``make test-sandboxed``).
 """
 
@@ -27,7 +27,7 @@ from course_grader.results.course import load_course
 
 pytestmark = pytest.mark.sandboxed
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def course_grade(*arguments: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:

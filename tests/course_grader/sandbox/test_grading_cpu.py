@@ -26,7 +26,7 @@ from course_grader.results.batch import AGAIN_ALONE, grade_folder, starved
 from course_grader.sandbox import cgroup, cpu_clock
 from course_grader.sandbox.cpu_clock import Meter, Reading, charged, over, starved_note
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 # --- the charge ------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ These tests fail when a committed notebook is not what ``make learner-labs`` wou
 write from its source, when a source loses a cell's id, tags or metadata on the
 way, when a stub names the wrong lab, or when a lab's exercise cells (all a
 grader runs, after the setup cell) do not pass that lab's part of the checklist
-on their own. ``tests/test_nbgrader_interop.py`` runs real nbgrader on them.
+on their own. ``tests/course_grader/packaging/test_nbgrader_interop.py`` runs real nbgrader on them.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import pytest
 from course_lib import checklist, lab_registry
 from course_lib.checklist.runner import FUNCTION_NAMES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("make_learner_labs", ROOT / "scripts" / "make_learner_labs.py")
 assert _spec and _spec.loader
 generator = importlib.util.module_from_spec(_spec)

@@ -298,7 +298,7 @@ def batch(
     for name, (notebook, _) in SUBMISSIONS.items():
         (folder / name).mkdir(parents=True)
         text = __import__("nbformat").writes(notebook).replace("{port}", str(port))
-        text = text.replace("{solutions}", str(Path(__file__).resolve().parent.parent / "labs" / "solutions"))
+        text = text.replace("{solutions}", str(Path(__file__).resolve().parents[3] / "labs" / "solutions"))
         (folder / name / "lab_11_2_group_interactions.ipynb").write_text(text, encoding="utf-8")
     before = _digest(folder)
     started = time.monotonic()

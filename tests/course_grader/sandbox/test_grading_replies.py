@@ -44,7 +44,7 @@ from course_grader.sandbox.replies import (
 from course_lib import lab_registry
 from course_lib.checklist import harness
 
-FLOOD: str = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "reply_flood.py"))["FLOOD"]
+FLOOD: str = runpy.run_path(str(Path(__file__).resolve().parents[3] / "scripts" / "reply_flood.py"))["FLOOD"]
 """Every hidden call answered with 3.5 MB of JSON (``scripts/reply_flood.py``, which measures the peak bounded here)."""
 
 LIMITS = Limits(cell_timeout=20, interrupt_grace=2, budget=120)
