@@ -2,10 +2,10 @@
 
 A ``TestResult`` names its lab, number and test; the rules come from the
 test's own definition, never from its message: a checklist case cites them in
-``course_lib.checklist.cases`` (``Case.rules``), a hidden test in
-``hidden_cases`` (``HiddenTest.rules``). Feedback pages link each cited rule
-to its paragraph in docs/rules.md (``rules_page.anchor``: ``rules.md#r19``),
-and the class report groups tests by the rules they cite.
+``course_lib.checklist.cases`` (``Case.rules``), a hidden test in its lab's
+module in ``judging/labs/`` (``HiddenTest.rules``). Feedback pages link each
+cited rule to its paragraph in docs/rules.md (``rules_page.anchor``:
+``rules.md#r19``), and the class report groups tests by the rules they cite.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Hidden cases: what one is, and how a learner's outcome is judged against the reference's.
 
-A hidden call is a learner function applied to generated input
-(``hidden_cases.py``); its expected outcome is what the reference did with the
-same input: a wire-format value, or a ``ValueError`` whose message names given
-ids. The verdict is a short reason in words: the rule, never the expected value.
+A hidden call is a learner function applied to generated input (each lab's
+module in ``labs/``, made with ``calls.Calls``); its expected outcome is what
+the reference did with the same input: a wire-format value, or a
+``ValueError`` whose message names given ids. The verdict is a short reason in words: the rule, never the expected value.
 """
 
 from __future__ import annotations

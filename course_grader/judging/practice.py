@@ -26,8 +26,10 @@ from course_lib.compaction import summary_message
 from course_lib.models import CompactionEntry, MessageEntry, SessionEntry
 from course_lib.parsing import parse_session_entry
 
+from .calls import reference_call
+from .draws import lab_seed
 from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict, view_of
-from .hidden_cases import GENERATORS, hidden_tests, lab_seed, reference_call
+from .hidden_cases import GENERATORS, hidden_tests
 
 _Entry = TypeVar("_Entry", bound=SessionEntry)
 

@@ -315,7 +315,7 @@ def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -
         _readable_by_all(views)
         kept = [
             PACKAGE / "__init__.py",
-            Path(hidden_cases.__file__),
+            *hidden_cases.SOURCES,
             root / "source" / SECRET,
             root / "submission_metadata.json",
         ]

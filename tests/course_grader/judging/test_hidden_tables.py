@@ -23,7 +23,8 @@ from mutants.tricks import RECORDED_SEED
 from pydantic import BaseModel
 
 from course_grader.judging import hidden
-from course_grader.judging.covering import COVERING, _draw, covering_calls
+from course_grader.judging.covering import COVERING, covering_calls
+from course_grader.judging.draws import covering_draw
 from course_grader.judging.hidden_cases import covering_tests
 from course_lib import lab_registry
 from course_lib.checklist import exact, harness
@@ -82,7 +83,7 @@ def test_two_seeds_draw_other_ids_costs_and_budgets_in_the_same_shapes(lab: str)
 @pytest.mark.parametrize("lab", LABS)
 def test_one_seed_draws_the_same_covering_set_every_time(lab: str) -> None:
     """A seed reproduces its run (``course-grade --seed``): drawn again, its covering calls are the same."""
-    again = COVERING[lab](_draw(lab, 3))
+    again = COVERING[lab](covering_draw(lab, 3))
     assert {name: [(_inputs(c), repr(c.expected)) for c in calls] for name, calls in again.items()} == {
         name: [(_inputs(c), repr(c.expected)) for c in calls] for name, calls in covering_calls(lab, 3).items()
     }

@@ -1,0 +1,114 @@
+"""How a hidden call is made: its input, and the reference's own outcome on it as its expectation.
+
+Nothing in a lab's cases types an expected value in. ``Calls.make`` runs the
+reference (``REFERENCES``) on the call's input through the checklist's own
+harness, so the grader expects exactly what the course's solution does; a case
+meant to be invalid must be rejected by the reference with an error naming the
+ids it lists, or building the cases fails. ``describe_path`` words a call's
+session for feedback (its shape, never its expected answer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from course_lib import compaction, context, grouping, parsing, tool_facts
+from course_lib.checklist import harness
+from course_lib.lifecycle import cut_point, overflow
+from course_lib.lifecycle import settings as lifecycle_settings
+from course_lib.models import SessionEntry
+from course_lib.parsing import to_json_dict
+
+from .hidden import Expected, HiddenCall, Rejected, Returned
+
+REFERENCES: dict[str, Callable[..., Any]] = {
+    "parse_session_entry": parsing.parse_session_entry,
+    "group_interactions": grouping.group_interactions,
+    "build_context": context.build_context,
+    "create_compaction_entry": compaction.create_compaction_entry,
+    "should_compact": lifecycle_settings.should_compact,
+    "find_cut_point": cut_point.find_cut_point,
+    "retry_after_overflow": overflow.retry_after_overflow,
+}
+"""The reference of each lab function: it decides what every hidden call should return."""
+
+FIXED = "fixed-"
+"""The covering calls' key part: their keys never collide with a drawn call's."""
+
+
+def reference_call(
+    function: str, path: Any, value: Any, options: Mapping[str, Any], estimator: str | None, *, reparse: bool = False
+) -> Any:
+    """What the reference returns for one call, in the wire format (a ValueError propagates)."""
+    request = {"function": function, "path": path, "options": dict(options), "reparse": reparse}
+    if value is not None:
+        request["value"] = value
+    if estimator:
+        request["estimator"] = estimator
+    args, kwargs = harness.decode(request)
+    return harness.wire_result(function, harness.driven(request, REFERENCES[function])(*args, **kwargs))
+
+
+class Calls:
+    """Collects the calls of one lab; each one's expectation comes from running the reference."""
+
+    def __init__(self, lab: str, function: str, kind: str = "") -> None:
+        self.lab = lab
+        self.function = function
+        self.kind = kind
+        """``FIXED`` for the covering set's calls, whose keys must never collide with a drawn one's."""
+        self.count = 0
+
+    def make(
+        self,
+        description: str,
+        *,
+        path: Iterable[SessionEntry] | list[dict[str, Any]] | None = None,
+        value: dict[str, Any] | None = None,
+        options: Mapping[str, Any] | None = None,
+        estimator: str | None = None,
+        reject: tuple[str, ...] | None = None,
+        reparse: bool = False,
+    ) -> HiddenCall:
+        """A call; ``reject`` lists the ids the error must name when the input is invalid."""
+        self.count += 1
+        wire_path = None if path is None else [e if isinstance(e, dict) else to_json_dict(e) for e in path]
+        options = dict(options or {})
+        try:
+            expected: Expected = Returned(
+                reference_call(self.function, wire_path, value, options, estimator, reparse=reparse)
+            )
+        except ValueError as exc:
+            if reject is None:
+                raise AssertionError(f"hidden case {description!r}: the reference rejected it: {exc}") from None
+            missing = [name for name in reject if name not in str(exc)]
+            if missing:
+                raise AssertionError(
+                    f"hidden case {description!r}: the reference's error does not name {missing}: {exc}"
+                ) from None
+            expected = Rejected(reject)
+        else:
+            if reject is not None:
+                raise AssertionError(f"hidden case {description!r}: the reference accepted it")
+        key = f"h{self.lab.replace('.', '')}-{self.function}-{self.kind}{self.count:03d}"
+        return HiddenCall(key, self.function, description, expected, wire_path, value, options, estimator, reparse)
+
+
+def describe_path(path: Iterable[Any]) -> str:
+    """A session's shape in words (entries, groups, tool calls, patches, compactions), never its content."""
+    entries = [e if isinstance(e, dict) else to_json_dict(e) for e in path]
+    roles = [e["message"]["role"] for e in entries if e["type"] == "message"]
+    calls = sum(len(tool_facts.tool_call_ids(e)) for e in entries)
+    parts = [_count(len(entries), "entry", "entries"), _count(roles.count("user"), "group"), _count(calls, "tool call")]
+    patches = max(0, roles.count("system") - (1 if roles[:1] == ["system"] else 0))
+    if patches:
+        parts.append(_count(patches, "system patch", "system patches"))
+    compactions = sum(e["type"] == "compaction" for e in entries)
+    if compactions:
+        parts.append(_count(compactions, "compaction"))
+    return "a session of " + ", ".join(parts)
+
+
+def _count(number: int, word: str, plural: str | None = None) -> str:
+    return f"{number} {word if number == 1 else plural or word + 's'}"
