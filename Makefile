@@ -47,7 +47,7 @@ tidy: $(STAMP)
 # UNMEASURED runs after it, without coverage: while coverage is active, the checklist's watchdog thread
 # (course_lib/checklist/bounds.py, a check run outside the main thread) never lets its check end.
 COVERAGE := --cov=course_lib --cov=course_grader --cov-report=term
-UNMEASURED := tests/course_lib/checklist/test_inline_bounds.py::test_the_time_bound_holds_outside_the_main_thread
+UNMEASURED := tests/lib/checklist/test_inline_bounds.py::test_the_time_bound_holds_outside_the_main_thread
 
 # On both cores, a file per worker at a time (--dist loadfile), so a notebook's cells share one kernel: 4.5 min
 # measured on a quiet 2-core machine, against 7.9 min on one core.

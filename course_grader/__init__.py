@@ -26,7 +26,7 @@ from typing import Any
 # CPU, most of what starting the grader took. nbformat's schemas use no "iri" format, so nothing here
 # ever needs it. A None in sys.modules makes that one import fail with ImportError (the import
 # system's documented way to block a module), which jsonschema expects: it then registers no "iri"
-# checker. Left alone when the process imported it already (tests/course_grader/cli/test_grader_start.py).
+# checker. Left alone when the process imported it already (tests/grader/cli/test_grader_start.py).
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None blocks the import
 
 _EXPORTS = {

@@ -34,7 +34,7 @@ def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
 
 
 class CourseError(Exception):
-    """The base of every exception the course pack defines (``tests/course_lib/test_exceptions.py`` holds them to it)."""
+    """The base of every exception the course pack defines (``tests/lib/test_exceptions.py`` holds them to it)."""
 
 
 class SessionEntryError(CourseError, ValueError):

@@ -57,7 +57,7 @@ def to_json_dict(value: Any) -> Any:
 
 SHARED_TYPES = frozenset({str, int, float, bool, type(None), TextContent, Usage, CompactionSummary})
 """Values a copy may share: they cannot change. The three models are frozen and hold
-only strings, numbers and tuples of strings (tests/course_lib/test_fast_paths.py keeps it so)."""
+only strings, numbers and tuples of strings (tests/lib/test_fast_paths.py keeps it so)."""
 
 _ATOMS = frozenset({str, int, float, bool, type(None)})
 _JSON_CONTAINERS = (dict, list)

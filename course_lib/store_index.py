@@ -56,7 +56,7 @@ class SessionIndex(BaseModel):
 
 JUDGING_MODULES = ("models.py", "parsing.py", "store.py", "store_lines.py", "store_index.py")
 """The modules whose code decides whether a line is valid and what an index records; every
-``store*.py`` module is one of them (tests/course_lib/test_store_index.py checks it)."""
+``store*.py`` module is one of them (tests/lib/test_store_index.py checks it)."""
 
 
 @functools.cache

@@ -86,7 +86,7 @@ def settled() -> None:
     ``gc.unfreeze()`` hands them back to the oldest one: the collector ends as it began
     (enabled or not, thresholds, nothing frozen), but the young collections no longer
     walk what a bulk build made. Skipped when the process froze objects itself: its
-    frozen ones must stay frozen (tests/course_lib/test_store_collector.py checks both).
+    frozen ones must stay frozen (tests/lib/test_store_collector.py checks both).
     """
     if gc.get_freeze_count() == 0:
         gc.freeze()

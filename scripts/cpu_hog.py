@@ -12,7 +12,7 @@ follows on whichever worker is free first. It grades them with
 ``python -m course_grader`` as an instructor would (only the command line: the
 same script runs against any version of the grader) and prints each row's
 score, status and seconds. Before issue 27 the honest Lab 11.5 got 0/8 ("setup
-over 60 s") beside such a hog; ``tests/course_grader/sandbox/test_grading_cpu.py`` asserts full marks.
+over 60 s") beside such a hog; ``tests/grader/sandbox/test_grading_cpu.py`` asserts full marks.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Each ``Submission`` is a notebook a learner could hand in, with the outcome the
 grader must give it: a status, a score (exact, or "between 0 and full") and a
-phrase the feedback must contain. ``tests/course_grader/cli/test_grading_corpus.py`` grades them
+phrase the feedback must contain. ``tests/grader/cli/test_grading_corpus.py`` grades them
 all in one batch run and checks every row.
 """
 

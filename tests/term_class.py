@@ -5,7 +5,7 @@ What it holds, and why each is there (docs/grading.md, *The course file*):
 - 14 students on a roster with aliases (Canvas logins and user ids, one
   student whose Moodle name is an alias of her roster name), each handing in
   3 of the 6 labs: 42 submissions, reference solutions and mutants from
-  ``tests/mutants`` (each mutant loses marks, ``tests/course_lib/checklist/test_mutants.py``);
+  ``tests/mutants`` (each mutant loses marks, ``tests/lib/checklist/test_mutants.py``);
 - Labs 11.1–11.3 as Canvas names them (``login_[LATE_]userid_subid_file``),
   Lab 11.4, 11.5 and the capstone as Moodle does (a folder per student);
 - late work (a manifest of submission times, Canvas's ``LATE`` flag too),

@@ -79,8 +79,16 @@ def test_every_test_folder_is_a_root_of_its_own_for_mypy() -> None:
 
 
 def test_the_tests_mirror_the_packages() -> None:
-    """``tests/course_lib/<part>`` names a part of ``course_lib``; ``tests/course_grader/<stage>`` a stage of the grader."""
-    for package in ("course_lib", "course_grader"):
-        for folder in (ROOT / "tests" / package).rglob("*"):
+    """``tests/lib/<part>`` names a part of ``course_lib``; ``tests/grader/<stage>`` a stage of the grader.
+
+    Not ``tests/course_lib``: with ``tests/`` on ``sys.path`` (pytest's ``pythonpath``, the scripts and
+    subprocesses that import the shared helpers), a folder named like a package is a namespace package that an
+    editable install's finder comes too late to beat, and ``import course_grader`` would find the tests.
+    """
+    mirrors = {"lib": "course_lib", "grader": "course_grader"}
+    for tests, package in mirrors.items():
+        for folder in (ROOT / "tests" / tests).rglob("*"):
             if folder.is_dir() and folder.name != "__pycache__":
-                assert (ROOT / package / folder.relative_to(ROOT / "tests" / package)).is_dir(), folder
+                assert (ROOT / package / folder.relative_to(ROOT / "tests" / tests)).is_dir(), folder
+    shadowing = {path.name for path in (ROOT / "tests").iterdir()} & {"course_lib", "course_grader", "benchmarks"}
+    assert not shadowing

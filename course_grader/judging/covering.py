@@ -21,7 +21,7 @@ outcome on the same input (``calls.Calls``); nothing here types an expected
 value in. Each lab's shapes are its module's ``covering`` (``labs/``, listed
 in ``lab_cases``).
 
-``tests/course_lib/checklist/test_mutants.py`` holds the set to that: it alone, without a single
+``tests/lib/checklist/test_mutants.py`` holds the set to that: it alone, without a single
 drawn case, takes marks from every mutant in ``tests/mutants``, under several seeds.
 """
 

@@ -3,7 +3,7 @@
 The checklist and the grader are only as good as the wrong code they fail. Every
 ``Mutant`` here is one mistake a learner could make, written as text
 replacements in the solution's exercise cells, with the rule it breaks. ``make
-mutants`` grades them all with ``course-grade``; ``tests/course_lib/checklist/test_mutants.py``
+mutants`` grades them all with ``course-grade``; ``tests/lib/checklist/test_mutants.py``
 asserts both layers catch them (every one loses marks in the grader, at least
 90 % fail an inline check) and that no lab's body cells show a ❌ while its
 checklist says every check passed.

@@ -7,7 +7,7 @@ These tests fail when a committed notebook is not what ``make learner-labs`` wou
 write from its source, when a source loses a cell's id, tags or metadata on the
 way, when a stub names the wrong lab, or when a lab's exercise cells (all a
 grader runs, after the setup cell) do not pass that lab's part of the checklist
-on their own. ``tests/course_grader/packaging/test_nbgrader_interop.py`` runs real nbgrader on them.
+on their own. ``tests/grader/packaging/test_nbgrader_interop.py`` runs real nbgrader on them.
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ def test_the_solutions_pass_the_covering_set_under_every_seed(lab: str) -> None:
 
 @pytest.mark.slow  # a dozen seconds: make test, not make check
 def test_the_covering_set_alone_takes_marks_from_every_mutant_under_other_seeds() -> None:
-    """Whatever seed a run draws, its covering set alone catches every mutant (seed None: tests/course_lib/checklist/test_mutants.py)."""
+    """Whatever seed a run draws, its covering set alone catches every mutant (seed None: tests/lib/checklist/test_mutants.py)."""
     spared = [
         (m.name, seed) for m in MUTANTS for seed in (0, 1) if not covering_failures(m, first_only=True, seed=seed)
     ]

@@ -2,7 +2,7 @@
 shards in parallel.
 
 Both run the documented commands (``python -m course_grader …``) as an
-instructor would, in subprocesses. ``tests/course_grader/results/test_term.py`` covers the same
+instructor would, in subprocesses. ``tests/grader/results/test_term.py`` covers the same
 parts without kernels; this is the end-to-end proof (``make test-sandboxed``).
 """
 

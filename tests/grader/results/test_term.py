@@ -3,7 +3,7 @@
 No kernel runs here: batches grade through ``grade_folder``'s seam with a
 stand-in (``stand_in``) whose result depends on the file alone, so a sharded
 run and an unsharded one can be compared byte for byte. The same commands in
-real sandboxes are ``tests/course_grader/cli/test_term_class.py``.
+real sandboxes are ``tests/grader/cli/test_term_class.py``.
 """
 
 from __future__ import annotations
