@@ -188,7 +188,8 @@ SUBMISSIONS: dict[str, tuple[object, str]] = {
             prelude(
                 "import glob, os, course_lib\n"
                 "_package = os.path.dirname(course_lib.__file__)\n"
-                "_secrets = [os.path.join(_package, 'grading', 'hidden_cases.py'), os.path.join(_package, 'grading', 'hidden.py')]\n"
+                "_secrets = glob.glob(os.path.join(_package, '..', 'course_grader', '**', '*.py'), recursive=True)\n"
+                "_secrets += glob.glob('{grader}/**/*.py', recursive=True)\n"
                 "_secrets += glob.glob(os.path.join(_package, '..', 'labs', 'solutions', '*.ipynb'))\n"
                 "_secrets += glob.glob('{solutions}/*.ipynb')\n"
                 "_read = [p for p in _secrets if os.path.exists(p)]\n"
@@ -299,6 +300,7 @@ def batch(
         (folder / name).mkdir(parents=True)
         text = __import__("nbformat").writes(notebook).replace("{port}", str(port))
         text = text.replace("{solutions}", str(Path(__file__).resolve().parents[3] / "labs" / "solutions"))
+        text = text.replace("{grader}", str(Path(__file__).resolve().parents[3] / "course_grader"))
         (folder / name / "lab_11_2_group_interactions.ipynb").write_text(text, encoding="utf-8")
     before = _digest(folder)
     started = time.monotonic()
