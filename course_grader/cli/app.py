@@ -2,7 +2,8 @@
 
     course-grade SUBMISSION.ipynb [--results results.json] [--student ID]
     course-grade DIR --out grades.csv [-j N] [--course course.toml] [--roster roster.csv] [--shard I/N]
-    course-grade merge A.csv B.csv … -o grades.csv                  (shards' CSVs into the whole run's)
+    course-grade DIR --only student:ID|lab:LAB|FILE --out regrade.csv   (part of the folder again)
+    course-grade merge A.csv B.csv … -o grades.csv  (shards' CSVs into the whole run's; a term's CSV and its regrades)
     course-grade export grades.csv --roster roster.csv -o gradebook.csv [--format canvas|moodle]
     course-grade bundle --lab 11.3 -o autograder.zip
     course-grade autograder --lab 11.3 [--root /autograder]     (what the bundle runs)
@@ -48,6 +49,7 @@ from ..intake.notebook import (
     submission_name,
 )
 from ..intake.roster import UNKNOWN, Names, Roster, load_roster
+from ..intake.selection import Selection, selection, unmatched
 from ..intake.shard import parse_shard, run_record
 from ..judging.grade import GradeOptions, grade_notebook
 from ..judging.verdicts import GradeResult, format_table
@@ -58,9 +60,9 @@ from ..results.batch import find_submissions, grade_folder, write_csv
 from ..results.course import NO_COURSE, Course, load_course
 from ..results.grades_csv import read_frame, shard_column, write_frame
 from ..results.gradescope import to_gradescope
-from ..results.merge import merge
-from ..results.records import companion, counted_files, read_records, with_counts, write_records
+from ..results.records import companion, write_records
 from ..results.scoring import score
+from ..results.term_merge import join, joined_records
 from ..sandbox import cgroup
 from ..sandbox.kernel import GIVEN_UP, INSTALL_HINT, Limits, bubblewrap
 
@@ -228,6 +230,13 @@ def _grade_parser() -> argparse.ArgumentParser:
         metavar="I/N",
         help="grade only shard I of N of the folder (by a hash of each path); join with course-grade merge",
     )
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="WHAT",
+        help="regrade part of the folder: student:ID, lab:LAB or a file or folder under it (repeatable); "
+        "put the rows into the term's CSV with course-grade merge TERM.csv THIS.csv",
+    )
     _limits_options(parser)
     _feedback_options(parser)
     return parser
@@ -238,26 +247,34 @@ def _merge_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="course-grade merge",
         description="Join the CSVs of every shard of one run (--shard I/N) into one, "
-        "identical to an unsharded run's; duplicates are decided across shards.",
+        "identical to an unsharded run's; or a term's CSV and its regrades (--only), a later CSV's row "
+        "replacing an earlier one's. Duplicates are decided across them all; grades.jsonl is joined too.",
     )
-    parser.add_argument("shards", nargs="+", type=Path, help="one CSV per shard, all N of them")
+    parser.add_argument(
+        "shards",
+        nargs="+",
+        type=Path,
+        help="one CSV per shard, all N of them; or the term's CSV, then its regrades (a later row replaces an earlier)",
+    )
     parser.add_argument("-o", "--output", type=Path, default=Path("grades.csv"))
     arguments = parser.parse_args(argv)
     _writable(parser, arguments.output, "-o")
-    try:
-        frame = merge(arguments.shards)
+    try:  # everything read before anything is written: the output may be one of the inputs
+        joined = join(arguments.shards)
+        results, missing = joined_records(joined)
     except GradingError as exc:
         parser.error(str(exc))
-    write_frame(frame, arguments.output)
-    print(f"merged {len(arguments.shards)} shards: {len(frame)} rows · wrote {arguments.output}")
-    shard_records = [companion(shard) for shard in arguments.shards]
-    if all(path.is_file() for path in shard_records):  # the shards' results too, for the report and the pages
-        results = with_counts(
-            [r for path in shard_records for r in read_records(path)], counted_files(arguments.output)
-        )
-        order = {name: index for index, name in enumerate(frame["file"])}
-        results.sort(key=lambda result: order.get(result.submission, len(order)))
+    write_frame(joined.frame, arguments.output)
+    for line in joined.messages():
+        print(line, file=sys.stderr)
+    print(joined.summary(arguments.output))
+    if results is not None:  # the results too, for the report and the pages
         print(f"wrote {write_records(results, companion(arguments.output))}")
+    else:
+        print(
+            f"warning: {missing}: {companion(arguments.output)} not written (feedback and report need it)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -541,6 +558,8 @@ def main(argv: list[str] | None = None) -> int:
         not target.is_dir()
     ):  # one file: refused before anything opens it (a folder given may be a link: the instructor's)
         _readable_file(parser, target)
+        if arguments.only:
+            parser.error("--only selects part of a folder: give the submissions folder")
     if arguments.jobs < 1:
         parser.error(f"--jobs must be >= 1, got {arguments.jobs}")
     _feedback_folder(parser, arguments.feedback)
@@ -553,11 +572,19 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("the grader's Python has no ipykernel, so no kernel can start: install the course's dependencies")
     submissions = find_submissions(target) if target.is_dir() else [target]
     listing: list[str] = []
+    only: Selection | None = None
     if target.is_dir():
         _writable(parser, arguments.out, "--out")
         if not submissions:
             parser.error(f"no notebooks (.ipynb) under {target}")
         listing = _listing(target)
+        if arguments.only:  # a partial regrade: refused here when a part of it names nothing
+            try:
+                only = selection(arguments.only, target)
+            except GradingError as exc:
+                parser.error(str(exc))
+            if (nothing := unmatched(only, target, submissions, options.names)) is not None:
+                parser.error(nothing)
         try:  # the manifest's paths as graded: an entry that names no file stops here
             course = course.for_submissions(listing, target)
         except GradingError as exc:
@@ -580,11 +607,17 @@ def main(argv: list[str] | None = None) -> int:
 
     if target.is_dir():
         results = grade_folder(
-            target, options, jobs=arguments.jobs, progress=not arguments.no_progress, course=course, shard=shard
+            target,
+            options,
+            jobs=arguments.jobs,
+            progress=not arguments.no_progress,
+            course=course,
+            shard=shard,
+            only=only,
         )
         from ..results.similarity import noted  # reported, not judged; copydetect loads only here
 
-        results = noted(results, target, options.labs_dir, rest_of=options.names if shard else False)
+        results = noted(results, target, options.labs_dir, rest_of=options.names if shard or only else False)
         run = run_record(options.seed, course.fingerprint, listing)
         column = shard_column(*shard, course.settings.duplicates, run) if shard else None
         frame = write_csv(results, arguments.out, course, shard=column)

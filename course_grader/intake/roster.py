@@ -4,8 +4,9 @@ Why: an LMS download names files its own way (Canvas:
 ``smithjudy_LATE_48213_9981299_lab_11_3.ipynb``; Moodle:
 ``Judy Smith_48213_assignsubmission_file_lab_11_3.ipynb``, often as a folder),
 and without a roster such a name was counted as a student of its own. The
-roster (``id,name,email,aliases``) says who is in the class; the LMS part of
-the name is matched against it.
+roster (``id,name,email,aliases``, or the LMS's own export: ``roster_formats``)
+says who is in the class; the LMS part of the name is matched against it,
+compared as ``_key`` says (case, spacing and Unicode normalisation aside).
 
 The guarantees of ``notebook.identify`` stay: only the instructor's folder
 layout and the name the LMS gave the file decide, never the notebook. A
@@ -21,21 +22,18 @@ in through that assignment (``assignment``): its LMS name is read inside it.
 
 from __future__ import annotations
 
-import csv
 import re
+import unicodedata
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from course_lib import lab_registry
 
-from ..errors import GradingError
 from .notebook import begins_with_lab, identify, lab_in_name, submission_name
-
-
-class RosterError(GradingError):
-    """The roster file is missing, malformed, or gives one name to two students."""
-
+from .roster_formats import RosterError as RosterError  # re-exported: their home before the LMS's own exports
+from .roster_formats import Student as Student
+from .roster_formats import read_students
 
 CANVAS = r"(?P<login>[^_/]+)_(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_[^/]+"
 """Canvas's *Download Submissions*: ``login_[LATE_]userid_submissionid_filename`` (a re-upload ends ``-1``, ``-2``)."""
@@ -44,19 +42,16 @@ MOODLE = r"(?P<name>[^/]+?)_(?P<user>\d+)_assignsubmission_(?:file|onlinetext)_(
 STYLES: dict[str, tuple[str, ...]] = {"canvas": (CANVAS,), "moodle": (MOODLE,), "auto": (CANVAS, MOODLE), "plain": ()}
 
 
-class Student(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    name: str = ""
-    email: str = ""
-    aliases: tuple[str, ...] = ()
-    section: str = ""
-
-
 def _key(text: str) -> str:
-    """How names are compared: case and runs of spaces or underscores do not matter (``Judy  Smith`` = ``judy smith``)."""
-    return re.sub(r"[\s_]+", " ", text).strip().casefold()
+    """How names are compared: case, Unicode's two spellings of one letter and runs of spaces or underscores do not matter.
+
+    ``Judy  Smith`` = ``judy smith``, and ``José`` written as ``e`` and a
+    combining accent (NFD: a Moodle zip unpacked on a Mac names its folders
+    so) = ``José`` with one precomposed letter (NFC). Case folding between two
+    normalisations: canonical caseless matching (Unicode, ch. 3.13).
+    """
+    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+    return re.sub(r"[\s_]+", " ", folded).strip()
 
 
 class Roster(BaseModel):
@@ -110,35 +105,9 @@ class Roster(BaseModel):
 
 
 def load_roster(path: str | Path) -> Roster:
-    """``id,name,email,aliases`` (aliases ``;``-separated; an optional ``section``); ``RosterError`` says what is wrong."""
+    """The roster at ``path``: the pack's CSV or an LMS export (``roster_formats``); ``RosterError`` says what is wrong."""
     path = Path(path)
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as file:
-            reader = csv.DictReader(file)
-            rows = list(reader)
-            header = reader.fieldnames or []
-    except OSError as exc:
-        raise RosterError(f"roster {path}: cannot be read ({exc.strerror or exc})") from None
-    if "id" not in header:
-        raise RosterError(f"roster {path}: needs a header with at least the column id (id,name,email,aliases)")
-    students: list[Student] = []
-    for number, row in enumerate(rows, start=2):
-        student_id = (row.get("id") or "").strip()
-        if not student_id:
-            raise RosterError(f"roster {path}, line {number}: no id")
-        if any(s.id == student_id for s in students):
-            raise RosterError(f"roster {path}, line {number}: the id {student_id!r} is there twice")
-        aliases = tuple(a.strip() for a in (row.get("aliases") or "").split(";") if a.strip())
-        students.append(
-            Student(
-                id=student_id,
-                name=(row.get("name") or "").strip(),
-                email=(row.get("email") or "").strip(),
-                aliases=aliases,
-                section=(row.get("section") or "").strip(),
-            )
-        )
-    return Roster(students=tuple(students), path=str(path))
+    return Roster(students=read_students(path), path=str(path))
 
 
 class LmsName(BaseModel):

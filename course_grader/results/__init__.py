@@ -3,7 +3,8 @@
 ``course`` (the term's course file: points, weights, deadlines, per-lab
 limits), ``scoring`` (points, weights, late penalty), ``records``
 (``grades.jsonl``), ``grades_csv`` (the CSV as a format: write, read back),
-``shard_check`` and ``merge`` (shards refused or joined), ``batch`` (a folder
+``shard_check`` and ``merge`` (shards refused or joined), ``term_merge`` (a
+term's CSVs and its regrades joined, and their records), ``batch`` (a folder
 graded into rows), ``similarity`` (copies flagged on the rows),
 ``gradescope`` (``results.json``).
 """

@@ -48,6 +48,7 @@ from course_lib import lab_registry
 
 from ..intake.notebook import lab_in_name, not_regular, refusal, submission_name
 from ..intake.roster import attribute
+from ..intake.selection import Selection
 from ..intake.shard import shard_of
 from ..judging.grade import GradeOptions, grade_notebook, lab_view, not_graded
 from ..judging.verdicts import GradeResult, Status
@@ -136,6 +137,7 @@ def grade_folder(
     job_timeout: float | None = None,
     course: Course = NO_COURSE,
     shard: tuple[int, int] | None = None,
+    only: Selection | None = None,
 ) -> list[GradeResult]:
     """Grade every submission under ``folder``: a row per entry ``discover`` finds and per unreadable folder, in path order.
 
@@ -152,6 +154,9 @@ def grade_folder(
     if shard is not None:
         entries = [e for e in entries if shard_of(submission_name(e.path, root), shard[1]) == shard[0]]
         unreadable = [p for p in unreadable if shard_of(submission_name(p, root), shard[1]) == shard[0]]
+    if only is not None:  # a partial regrade (intake.selection): merge puts its rows into the term's CSV
+        entries = [e for e in entries if only.takes(e.path, root, options.names, readable=e.refused is None)]
+        unreadable = [p for p in unreadable if only.takes(p, root, options.names, readable=False)]
     longest = max(
         [options.limits.budget, *(limits.budget for _, limits in options.lab_limits)]
     )  # a lab's own budget too

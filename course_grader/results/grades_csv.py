@@ -194,6 +194,12 @@ class Candidate:
 
 
 WHY = {"latest": "the latest", "earliest": "the earliest", "best": "the best score"}
+POLICIES = tuple(WHY)
+"""The course file's ``duplicates``: which of a student's files for one lab counts."""
+DUPLICATE = "duplicate: "
+"""How a duplicate's note starts (``duplicate_verdicts``); it comes first in the row's notes."""
+NOTES_SEPARATOR = " | "
+"""Between a row's notes in the CSV's ``notes`` cell."""
 
 
 def duplicate_verdicts(candidates: Sequence[Candidate], policy: str = "latest") -> dict[int, tuple[bool, str]]:
@@ -229,22 +235,26 @@ def duplicate_verdicts(candidates: Sequence[Candidate], policy: str = "latest") 
             verdict = "this one counts" if index == counting else f"{chosen.file} counts, not this one"
             verdicts[index] = (
                 index == counting,
-                f"duplicate: {student} has {len(indexes)} "
+                f"{DUPLICATE}{student} has {len(indexes)} "
                 f"{lab_registry.lab(lab).label} submissions (also {others}); "
                 f"{verdict} ({why})",
             )
     return verdicts
 
 
-def flag_frame(frame: pd.DataFrame, policy: str = "latest") -> pd.DataFrame:
-    """``duplicate_verdicts`` applied to a frame whose rows are not flagged yet (shards' rows, merged)."""
-    candidates = [
+def frame_candidates(frame: pd.DataFrame) -> list[Candidate]:
+    """What ``duplicate_verdicts`` decides by, for each row of a grades frame, in its order."""
+    return [
         Candidate(r.student, r.lab or None, r.file, r.submitted, r.submitted_from, r.score)
         for r in frame[["student", "lab", "file", "submitted", "submitted_from", "score"]].itertuples()
     ]
+
+
+def flag_frame(frame: pd.DataFrame, policy: str = "latest") -> pd.DataFrame:
+    """``duplicate_verdicts`` applied to a frame whose rows are not flagged yet (shards' rows, merged)."""
     frame = frame.copy()
-    for index, (counts, note) in duplicate_verdicts(candidates, policy).items():
+    for index, (counts, note) in duplicate_verdicts(frame_candidates(frame), policy).items():
         notes = frame.at[index, "notes"]
         frame.at[index, "counts"] = counts
-        frame.at[index, "notes"] = f"{note} | {notes}" if notes else note
+        frame.at[index, "notes"] = f"{note}{NOTES_SEPARATOR}{notes}" if notes else note
     return frame

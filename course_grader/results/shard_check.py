@@ -35,9 +35,9 @@ def check_shards(paths: Sequence[str], parts: Sequence[pd.DataFrame], matches: S
     _rows_in_their_shard(paths, parts, matches)
     _same_seed_and_course(paths, parts, matches)
     if matches[0].group(4) is None:  # no run record to compare course files by: the labs' points tell
-        _same_lab_maxima(paths, parts)
+        same_lab_maxima(paths, parts)
     for path, part in zip(paths, parts):
-        _possible_scores(path, part)
+        possible_scores(path, part)
     _whole_folder(paths, parts, matches)
 
 
@@ -118,7 +118,7 @@ def _same_seed_and_course(
                     )
 
 
-def _same_lab_maxima(paths: Sequence[str], parts: Sequence[pd.DataFrame]) -> None:
+def same_lab_maxima(paths: Sequence[str], parts: Sequence[pd.DataFrame]) -> None:
     """A lab's ``max_points`` is one number in each shard; two shards with two numbers used two course files."""
     first: dict[str, tuple[float, str]] = {}
     for path, part in zip(paths, parts):
@@ -136,7 +136,7 @@ def _same_lab_maxima(paths: Sequence[str], parts: Sequence[pd.DataFrame]) -> Non
                 )
 
 
-def _possible_scores(path: str, part: pd.DataFrame) -> None:
+def possible_scores(path: str, part: pd.DataFrame) -> None:
     """Every number a grader could have written: each test 0…1, the sums adding up, nothing past its maximum."""
     tests = [c for c in part.columns if c not in {*FIRST, *COURSE, *LAST, *RECORDED}]
     for position in range(len(part)):
