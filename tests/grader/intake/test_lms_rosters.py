@@ -20,7 +20,7 @@ from course_grader.intake.roster import Names, RosterError, attribute, load_rost
 from course_grader.publish import gradebook
 
 Form = Literal["NFC", "NFD"]
-EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
 CANVAS_FILES = (
     "smithjudy_48213_9981299_lab_11_3.ipynb",
     "smithjudy_LATE_48213_9981377_lab_11_3-1.ipynb",
