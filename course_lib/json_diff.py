@@ -3,7 +3,8 @@
 The checklist's verdicts (``checklist.expect``) and a lab cell's ``lab_helpers.compare``
 both describe a difference with this module, so the same two values read the same way
 in a lab's cell, in its checklist and in the grader's feedback (which shows the
-checklist's messages): ``expected 3, got 2 at tokens.messages``.
+checklist's messages): ``expected 3, got 2 at tokens.messages``. Every caller, the
+grader's too, imports it from here (``tests/lib/test_json_diff.py``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The one registry of the course's labs: what each asks for and what grading withholds.
 
 The checklist, the grader, the learner-lab generator, the docs and the tests
-all read this table, so adding a lab is one entry here (plus its checks,
-notebook and hidden cases, which name the lab by its id).
+all read this table, so adding a lab is one entry here, plus what names the lab
+by its id: its notebook, its checks (one module, ``course_lib/checklist/labs/lab_11_3.py``
+…, listed in ``checklist/cases.py``'s ``LAB_CHECKS``) and its hidden cases.
 """
 
 from __future__ import annotations

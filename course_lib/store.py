@@ -5,7 +5,8 @@ so a compaction entry needs no special write code. The JSONL store treats a
 newline as the commit marker and never rewrites or truncates bytes that are
 already on disk (R8).
 
-This module says what the stores promise. How the JSONL store keeps those promises
+This module says what the stores promise. How a file's bytes become entries, by the
+same rules for every way in, is ``store_read``; how the JSONL store keeps its promises
 fast on a long session (lines kept as bytes, validated in bulk, the validated index
 that spares a reopen) sits behind it in ``store_lines`` and ``store_index``.
 """
@@ -16,47 +17,18 @@ import contextlib
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
 from . import file_lock
-from .errors import SessionLockedError, SessionStoreError, quoted
+from .errors import SessionLockedError, SessionStoreError
 from .models import SessionEntry
 from .parsing import fresh_copy, parse_session_entry
 from .paths import walk_path
-from .store_lines import (
-    KeptLine,
-    Parser,
-    StoredEntries,
-    collector_paused,
-    hand_out,
-    kind_of,
-    line_prefix,
-    parse_line,
-    remember_lines,
-    vouched_lines,
-    wire_line,
-)
-from .store_lines import validate_line as _validate_line
-from .store_lines import validate_lines as _validate_lines
-
-
-@dataclass(frozen=True)
-class ReadWarning:
-    """Something reading skipped without losing it: today only an unterminated tail (R8)."""
-
-    code: Literal["unterminated_tail"]
-    line: int
-    message: str
-
-
-@dataclass(frozen=True)
-class SessionReadResult:
-    entries: list[SessionEntry]
-    warnings: tuple[ReadWarning, ...] = field(default_factory=tuple)
+from .store_lines import KeptLine, Parser, StoredEntries, hand_out, kind_of, wire_line
+from .store_read import ReadWarning, SessionReadResult, check_place, read_jsonl, recover_jsonl
 
 
 class InMemorySessionStore:
@@ -88,7 +60,7 @@ class InMemorySessionStore:
         return len(self._entries)
 
     def _check_place(self, entry: Any) -> None:
-        _check_place(self._ids, entry)
+        check_place(self._ids, entry)
 
     def _commit(self, entry: Any) -> Any:
         """Nothing to persist in memory: the store keeps the snapshot. The JSONL store writes
@@ -175,7 +147,7 @@ class JsonlSessionStore(InMemorySessionStore):
         """What is on disk now: committed entries (copies) and warnings such as a tail."""
         if not self.path.exists():
             return SessionReadResult(entries=[])
-        return _read_jsonl(self.path.read_bytes(), self._parse, session=self.path).as_result()
+        return read_jsonl(self.path.read_bytes(), self._parse, session=self.path).as_result()
 
     def entries(self) -> StoredEntries:  # type: ignore[override]  # a read-only sequence equal to the list (issue 31)
         """Every entry as a copy (R7): a model nobody else holds, built when it is read.
@@ -224,7 +196,7 @@ class JsonlSessionStore(InMemorySessionStore):
         self.close()
 
     def _load(self, data: bytes, identity: tuple[int, int]) -> None:
-        result = _read_jsonl(data, self._parse, session=self.path)
+        result = read_jsonl(data, self._parse, session=self.path)
         self._entries, self._ids = result.entries, result.ids
         self._seen = _FileState(identity=identity, size=len(data))
         self.warnings = result.warnings
@@ -305,23 +277,6 @@ def _identity(handle: Any) -> tuple[int, int]:
     return (status.st_dev, status.st_ino)
 
 
-def _check_place(ids: set[str], entry: Any, *, line: int | None = None) -> None:
-    """A unique id and an already-stored parent; only roots have no parent (R7).
-
-    Appends and every way of reading a file share it: one set of rules for every way in.
-    """
-    if entry.id in ids:
-        raise SessionStoreError(
-            f"{line_prefix(line)}duplicate entry id {quoted(entry.id)}", entry_id=entry.id, line=line
-        )
-    if entry.parent_id is not None and entry.parent_id not in ids:
-        raise SessionStoreError(
-            f"{line_prefix(line)}entry {quoted(entry.id)} names unknown parent {quoted(entry.parent_id)}",
-            entry_id=entry.id,
-            line=line,
-        )
-
-
 def _exists(path: Path) -> str:
     return f"{path} already exists; recovery never overwrites a file"
 
@@ -357,82 +312,6 @@ def _create_whole(target: Path, data: bytes, *, fsync: bool) -> None:
             os.fsync(folder)
         finally:
             os.close(folder)
-
-
-def recover_jsonl(text: str, *, parse: Parser = parse_session_entry) -> SessionReadResult:
-    """Read JSONL text as a store would: skip blank lines, report an unterminated tail (R8)."""
-    return _read_jsonl(text.encode("utf-8"), parse).as_result()
-
-
-# --- reading (R8) ---------------------------------------------------------------
-
-
-@dataclass
-class _Read:
-    """The committed entries in file order and their ids, before any copy is handed out.
-
-    With the course parser every entry is a ``KeptLine`` (validated now, or vouched for by the
-    file's index); a custom parser's entries are its models.
-    """
-
-    entries: list[Any] = field(default_factory=list)
-    ids: set[str] = field(default_factory=set)
-    warnings: tuple[ReadWarning, ...] = ()
-
-    def as_result(self) -> SessionReadResult:
-        """Models nobody else holds (R3): the ones validating the lines produced just now,
-        lines the index vouched for built now, or copies of a custom parser's models."""
-        return SessionReadResult(entries=hand_out(self.entries), warnings=self.warnings)
-
-
-@collector_paused()  # a bulk build: see store_lines.collector_paused
-def _read_jsonl(data: bytes, parse: Parser, *, session: Path | None = None) -> _Read:
-    """Committed lines parsed to entries, plus warnings.
-
-    Every way in (``open``, ``read``, ``recover_jsonl``, ``recover_into``) comes here, so
-    each applies the same rules: the parser's (R1) and the tree's (R7), naming the line.
-    With the course parser the lines go straight from bytes into the models
-    (``store_lines.validate_lines``), and when the file was read before (``session``)
-    the lines its index covers are not validated again.
-    """
-    lines = data.split(b"\n")
-    tail = lines.pop()
-    # A blank line is ignored (R8); isspace() avoids copying the line like strip() would.
-    numbers = [number for number, raw in enumerate(lines, start=1) if raw and not raw.isspace()]
-    raws = lines if len(numbers) == len(lines) else [lines[number - 1] for number in numbers]
-    course = parse is parse_session_entry
-    vouched, ids = vouched_lines(session, data, numbers, raws) if course and session is not None else ([], set())
-    result = _Read(entries=vouched, ids=ids)
-    covered = len(vouched)
-    new_numbers, new_raws = numbers[covered:], raws[covered:]
-    entries: list[Any] = []
-    models = _validate_lines(new_raws) if course else None
-    if models is None:  # line by line, so the first bad line is the one named, whatever is wrong with it
-        for number, raw in zip(new_numbers, new_raws):
-            entry = _validate_line(raw, number) if course else parse_line(raw, number, parse)
-            _check_place(ids, entry, line=number)
-            ids.add(entry.id)
-            entries.append(KeptLine(entry.id, entry.parent_id, raw, number, kind_of(entry), entry) if course else entry)
-    else:
-        for number, raw, entry in zip(new_numbers, new_raws, models):
-            entry_id, parent_id = entry.id, entry.parent_id
-            if entry_id in ids or (parent_id is not None and parent_id not in ids):
-                _check_place(ids, entry, line=number)  # the same test, which words the refusal
-            ids.add(entry_id)
-            entries.append(KeptLine(entry_id, parent_id, raw, number, kind_of(entry), entry))
-    result.entries = vouched + entries if vouched else entries
-    if tail.strip():
-        line = len(lines) + 1
-        result.warnings = (
-            ReadWarning(
-                code="unterminated_tail",
-                line=line,
-                message=f"line {line} has no newline (an unterminated tail, skipped)",
-            ),
-        )
-    if course and session is not None and entries:
-        remember_lines(session, data, len(data) - len(tail), result.entries)
-    return result
 
 
 __all__ = [

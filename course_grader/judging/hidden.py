@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from course_lib.checklist.expect import first_difference
+from course_lib.json_diff import first_difference
 
 
 @dataclass(frozen=True)

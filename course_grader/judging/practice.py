@@ -20,9 +20,9 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from course_lib.checklist.expect import first_difference, short
 from course_lib.checklist.harness import ESTIMATORS
 from course_lib.compaction import summary_message
+from course_lib.json_diff import first_difference, short
 from course_lib.models import CompactionEntry, MessageEntry, SessionEntry
 from course_lib.parsing import parse_session_entry
 

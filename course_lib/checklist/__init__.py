@@ -1,7 +1,7 @@
 """The fifteen-test checklist (docs/rules.md), runnable against the reference or a learner's functions."""
 
-from . import capstone  # noqa: F401 - registers the capstone's checks
-from .cases import CASES, Case, Implementation
+from .cases import CASES
+from .check import Case, Implementation
 from .expect import NotRecording
 from .runner import LABS, ChecklistReport, CheckRecord, run, select
 

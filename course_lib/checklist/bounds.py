@@ -37,6 +37,11 @@ MEMORY_MB = 1024
 """Megabytes one check may allocate beyond what the process held when it started."""
 REPEAT = 0.05
 """Seconds between the timer's ticks: how often memory is measured, and the interrupt raised again once due."""
+MAX_SENDS = 50
+"""More ``send()`` (or ``compact()``) calls than any hidden case needs: a loop without a cap ends here, not never (L4).
+
+The capstone's check 18 and the grader's scripted ``send()`` (``harness.drive_recovery``) both stop there.
+"""
 
 try:
     import resource

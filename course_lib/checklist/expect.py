@@ -31,8 +31,7 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel
 
 from ..errors import CourseError
-from ..json_diff import first_difference as first_difference  # re-exported: course_grader imports it from here
-from ..json_diff import short as short  # re-exported: course_grader imports it from here
+from ..json_diff import first_difference, short
 from ..parsing import to_json_dict
 from .exact import inexact
 

@@ -28,7 +28,9 @@ from ..lifecycle.errors import OverflowRecoveryError, ScriptExhaustedError
 from ..lifecycle.settings import CompactionSettings
 from ..models import MessageEntry
 from ..parsing import parse_session_entry, to_json_dict
-from .cases import CASES, Implementation
+from .bounds import MAX_SENDS
+from .cases import CASES
+from .check import Implementation
 from .exact import differs, inexact
 from .expect import children
 from .runner import record_case
@@ -166,10 +168,6 @@ def _changed(args: list[Any], kwargs: dict[str, Any], pristine: tuple[list[Any],
         return bool(differs(args, pristine[0]) or differs(kwargs, pristine[1]))
     except Exception:  # noqa: BLE001 - an input the learner made impossible to compare has changed
         return True
-
-
-MAX_SENDS = 50
-"""More ``send()`` (or ``compact()``) calls than any hidden case needs: a loop without a cap ends here, not never (L4)."""
 
 
 def driven(request: Mapping[str, Any], function: Callable[..., Any]) -> Callable[..., Any]:

@@ -21,8 +21,8 @@ from typing import Any, Literal
 from .. import lab_registry
 from ..errors import CourseError
 from . import bounds
-from . import capstone as _capstone  # noqa: F401 - registers the capstone's checks
-from .cases import CASES, Case, Implementation
+from .cases import CASES
+from .check import Case, Implementation
 from .expect import Diagnosis, Point, recording, verdict
 
 Status = Literal["passed", "failed", "not implemented yet", "error"]

@@ -38,14 +38,41 @@ def session_tree_svg(
     ``firstKeptEntryId`` (R18).
     """
     active = path_to(entries, leaf_id)
-    on_path = {entry.id for entry in active}
+    status, groups = _statuses(active, budget, estimate_tokens)
+    position, rows = _layout(entries, active)
+    by_id = {entry.id: entry for entry in entries}
+    width = MARGIN_X * 2 + STEP * (max(c for c, _ in position.values()) + 1)
+    height = ROW0_Y + ROW_GAP * (rows - 1) + NODE_H + 70
+    parts: list[str] = [_arrow_marker()]
+    parts += _edges(by_id, position)
+    parts += _group_brackets(groups, position)
+    compactions = [e for e in active if isinstance(e, CompactionEntry) and e.first_kept_entry_id in position]
+    parts += [_compaction_arrow(entry, position) for entry in compactions]
+    for entry_id, (column, row) in position.items():
+        parts.append(_node(by_id[entry_id], column, row, status.get(entry_id, OFF_PATH)))
+    parts.append(_legend(height - 22, budget is not None))
+    return (
+        f"<svg xmlns='http://www.w3.org/2000/svg' class='session-tree' viewBox='0 0 {width} {height}' "
+        f"width='100%' style='max-width:{width}px;height:auto' font-family='sans-serif'>{''.join(parts)}</svg>"
+    )
+
+
+def _statuses(
+    active: Sequence[SessionEntry], budget: Mapping[str, int | float] | None, estimate_tokens: Estimator
+) -> tuple[dict[str, str], dict[str, int]]:
+    """Each active entry's explorer status (``skipped`` for what is never sent) and its group, with a budget."""
     status = {entry.id: "skipped" if entry.type != "message" else "" for entry in active}
     groups: dict[str, int] = {}
     if budget is not None:
         table = projection_table(active, estimate_tokens=estimate_tokens, **budget)
         status.update(zip(table["id"], table["status"], strict=True))
         groups = {i: int(g) for i, g in zip(table["id"], table["group"], strict=True) if not pd.isna(g)}
+    return status, groups
 
+
+def _layout(entries: Sequence[SessionEntry], active: Sequence[SessionEntry]) -> tuple[dict[str, tuple[int, int]], int]:
+    """Each entry's (column, row): the active path along row 0, side branches below it; and the rows used."""
+    on_path = {entry.id for entry in active}
     position: dict[str, tuple[int, int]] = {entry.id: (column, 0) for column, entry in enumerate(active)}
     children: dict[str | None, list[SessionEntry]] = {}
     for entry in entries:
@@ -70,22 +97,7 @@ def session_tree_svg(
         for child in unplaced(entry.id):
             next_row += 1
             place(child, position[entry.id][0] + 1, next_row - 1)
-
-    by_id = {entry.id: entry for entry in entries}
-    width = MARGIN_X * 2 + STEP * (max(c for c, _ in position.values()) + 1)
-    height = ROW0_Y + ROW_GAP * (next_row - 1) + NODE_H + 70
-    parts: list[str] = [_arrow_marker()]
-    parts += _edges(by_id, position)
-    parts += _group_brackets(groups, position)
-    compactions = [e for e in active if isinstance(e, CompactionEntry) and e.first_kept_entry_id in position]
-    parts += [_compaction_arrow(entry, position) for entry in compactions]
-    for entry_id, (column, row) in position.items():
-        parts.append(_node(by_id[entry_id], column, row, status.get(entry_id, OFF_PATH)))
-    parts.append(_legend(height - 22, budget is not None))
-    return (
-        f"<svg xmlns='http://www.w3.org/2000/svg' class='session-tree' viewBox='0 0 {width} {height}' "
-        f"width='100%' style='max-width:{width}px;height:auto' font-family='sans-serif'>{''.join(parts)}</svg>"
-    )
+    return position, next_row
 
 
 def _xy(column: int, row: int) -> tuple[int, int]:

@@ -9,8 +9,10 @@ with the expected value first, and word it with ``Difference.describe``.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,11 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from course_lib import chapter_example, json_diff, lab_helpers, parse_session_entry
-from course_lib.checklist import expect
 from course_lib.checklist.expect import Point, json_data, verdict
 from course_lib.json_diff import Difference, first_difference
 
 RULE, WHAT = "R19", "the kept ids"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def cell_line(got: Any, expected: Any) -> tuple[bool, str]:
@@ -74,10 +76,23 @@ def test_models_are_compared_in_their_wire_format_by_both() -> None:
     assert cell_line(model, entry)[0] and checklist_message(model, entry) is None
 
 
-def test_the_grader_reads_the_same_diff_through_the_checklist() -> None:
-    """``course_grader`` imports the diff from ``checklist.expect``: it is this one, not a copy."""
-    assert expect.first_difference is json_diff.first_difference
-    assert expect.short is json_diff.short
+def test_every_caller_imports_the_one_diff_from_its_module() -> None:
+    """A lab cell, the checklist and the grader all import it from ``course_lib.json_diff``, never through another module.
+
+    The grader once imported it from ``checklist.expect``, which re-exported it;
+    a diff reached only through its owner cannot quietly become a copy.
+    """
+    names = {"first_difference", "short", "Difference"}
+    importers: list[tuple[str, str]] = []
+    for package in ("course_lib", "course_grader"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            folder = list(path.relative_to(ROOT).parent.parts)
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and names & {alias.name for alias in node.names}:
+                    base = folder[: len(folder) - node.level + 1] if node.level else []
+                    importers.append((str(path.relative_to(ROOT)), ".".join([*base, node.module or ""])))
+    assert {module for _path, module in importers} == {"course_lib.json_diff"}, importers
+    assert {"course_lib/lab_helpers.py", "course_lib/checklist/expect.py"} <= {path for path, _module in importers}
 
 
 JSON = st.recursive(

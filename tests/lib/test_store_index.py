@@ -16,7 +16,7 @@ from wire_samples import (
     user_wire,
 )
 
-import course_lib.store as store_module
+import course_lib.store_read as store_read
 from course_lib import (
     JsonlSessionStore,
     SessionEntryError,
@@ -51,7 +51,7 @@ class Validated:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.lines: list[bytes] = []
-        fast, one = store_module._validate_lines, store_module._validate_line
+        fast, one = store_read._validate_lines, store_read._validate_line
 
         def validate_lines(raws: list[bytes]) -> Any:
             self.lines += raws
@@ -61,8 +61,8 @@ class Validated:
             self.lines.append(raw)
             return one(raw, number)
 
-        monkeypatch.setattr(store_module, "_validate_lines", validate_lines)
-        monkeypatch.setattr(store_module, "_validate_line", validate_line)
+        monkeypatch.setattr(store_read, "_validate_lines", validate_lines)
+        monkeypatch.setattr(store_read, "_validate_line", validate_line)
 
 
 def _wire(entries: Sequence[Any]) -> list[dict[str, Any]]:

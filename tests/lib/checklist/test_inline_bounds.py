@@ -28,7 +28,7 @@ from traitlets.config import Config
 from course_grader.judging.grade import check_output
 from course_lib import checklist
 from course_lib.checklist import bounds
-from course_lib.checklist.harness import MAX_SENDS
+from course_lib.checklist.bounds import MAX_SENDS
 from course_lib.lifecycle import is_context_overflow
 
 NEW_MUTANTS = ("11_3_deletes_metadata", "11_5_deletes_metadata", "11_5_first_kept_exclusive", "capstone_no_cap")

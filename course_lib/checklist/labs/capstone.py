@@ -1,0 +1,194 @@
+"""The capstone's checks (L1–L6): four more, not counted in the chapter's fifteen.
+
+They run like the fifteen: inline in the capstone notebook against the
+learner's ``should_compact``, ``find_cut_point`` and ``retry_after_overflow``,
+and in ``course-grade``, recorded in the sandbox and judged outside.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import chapter_example
+from ...lifecycle.errors import OverflowRecoveryError, ScriptExhaustedError
+from ...lifecycle.scenario import CAPSTONE_TURNS, capstone_session
+from ...lifecycle.settings import CompactionSettings
+from ...models import AssistantMessage, StopReason, TextContent, Usage
+from ..bounds import MAX_SENDS
+from ..check import Implementation, LabChecks
+from ..expect import expect_equal, expect_rejects
+
+CAPSTONE = "capstone"
+WINDOW = 800
+SETTINGS = CompactionSettings(reserve_tokens=160, keep_recent_tokens=120)
+CHECKS = LabChecks(CAPSTONE)
+
+
+@CHECKS.case(16, "L1 L2")
+def test_threshold_is_strict(impl: Implementation) -> None:
+    for tokens, expected in ((0, False), (639, False), (640, False), (641, True), (10_000, True)):
+        expect_equal(
+            impl.should_compact(tokens, WINDOW, SETTINGS),
+            expected,
+            "L2",
+            f"should_compact({tokens}, {WINDOW}, reserve 160) (compact only above {WINDOW - 160})",
+        )
+    disabled = CompactionSettings(enabled=False, reserve_tokens=160, keep_recent_tokens=120)
+    expect_equal(
+        impl.should_compact(10_000, WINDOW, disabled), False, "L2", "should_compact when compaction is disabled"
+    )
+    for settings, mode in ((SETTINGS, "enabled"), (disabled, "disabled")):  # bad numbers are errors in either mode
+        for bad in (-1, float("nan"), float("inf"), True, "641"):
+            expect_rejects(
+                "L2",
+                f"context_tokens {bad!r} (compaction {mode})",
+                lambda b=bad, s=settings: impl.should_compact(b, WINDOW, s),
+                ("context_tokens",),
+            )
+    expect_rejects(
+        "L1",
+        "a window no larger than the reserve (100 with reserve 160)",
+        lambda: impl.should_compact(10, 100, SETTINGS),
+        ("reserve",),
+    )
+
+
+@CHECKS.case(17, "L3")
+def test_cut_point_keeps_whole_groups(impl: Implementation) -> None:
+    """Opening path groups cost 7, 7, 15; after compact-1 the context's groups are u2 (7), u3 (15), u4 (8)."""
+
+    def cut(path: list[Any], keep: int) -> Any:
+        return impl.find_cut_point(path, keep_recent_tokens=keep, estimate_tokens=chapter_example.teaching_estimator)
+
+    opening = chapter_example.opening_path()
+    for keep, expected in ((1, "u3"), (15, "u3"), (16, "u2"), (22, "u2"), (23, None), (500, None)):
+        expect_equal(
+            cut(opening, keep), expected, "L3", f"first kept entry for keep_recent_tokens={keep} (groups 7, 7, 15)"
+        )
+    resumed = chapter_example.resumed_path()
+    for keep, expected in ((8, "u4"), (9, "u3"), (23, "u3"), (24, None)):
+        expect_equal(
+            cut(resumed, keep),
+            expected,
+            "L3",
+            f"first kept entry after compact-1 for keep_recent_tokens={keep} (groups 7, 15, 8; the summary is no group)",
+        )
+    for bad in (0, -5, float("nan")):
+        expect_rejects("L3", f"keep_recent_tokens {bad!r}", lambda b=bad: cut(opening, b), ("keep_recent_tokens",))
+
+
+def _answer(stop: StopReason = "stop", error: str | None = None) -> AssistantMessage:
+    return AssistantMessage(
+        content=(TextContent(text="answer"),),
+        provider="scripted",
+        model="scripted",
+        usage=Usage(input=10, output=5, total_tokens=15),
+        stop_reason=stop,
+        error_message=error,
+        timestamp=1,
+    )
+
+
+OVERFLOW = _answer("error", "prompt is too long: 900 tokens > 800 maximum")
+REFUSED = _answer("error", "rate limited, try again later")
+TRUNCATED = AssistantMessage(
+    content=(TextContent(text="answer"),),
+    provider="scripted",
+    model="scripted",
+    usage=Usage(input=WINDOW + 100, output=5, total_tokens=WINDOW + 105),
+    stop_reason="length",
+    timestamp=1,
+)
+"""An overflow the provider reports only through its usage: more input tokens than the window (L4)."""
+
+
+def _recovery(impl: Implementation, answers: list[AssistantMessage], max_attempts: int) -> dict[str, Any]:
+    """Run the learner's loop on scripted answers; what happened, as data.
+
+    ``send()`` answers at most ``MAX_SENDS`` times (``bounds.py``), as the
+    grader's scripted ``send()`` does (``harness.drive_recovery``): a loop
+    without a cap is then reported as such (L4), within a moment, instead of
+    running until the kernel's memory is gone.
+    """
+    queue = list(answers)
+    compacted: list[Any] = []
+    sent = [0]
+
+    def send() -> AssistantMessage:
+        if sent[0] >= MAX_SENDS:
+            raise ScriptExhaustedError(f"send() was called {MAX_SENDS} times")
+        sent[0] += 1
+        return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    def compact(attempt: Any) -> None:
+        if len(compacted) < MAX_SENDS:
+            compacted.append(attempt)
+
+    try:
+        answer, attempts = impl.retry_after_overflow(send, compact, context_window=WINDOW, max_attempts=max_attempts)
+        ended = f"returned {answer.stop_reason!r} after {attempts} attempt(s)"
+    except OverflowRecoveryError as exc:
+        ended = f"raised OverflowRecoveryError after {exc.attempts} attempt(s)"
+    except ScriptExhaustedError:
+        ended = f"still retrying after {MAX_SENDS} send() calls: the loop has no cap"
+    return {"ended": ended, "compact() calls": compacted}
+
+
+@CHECKS.case(18, "L4")
+def test_overflow_recovery_is_bounded(impl: Implementation) -> None:
+    runs: list[tuple[str, list[AssistantMessage], int, str, list[int]]] = [
+        ("no overflow", [_answer()], 3, "returned 'stop' after 0 attempt(s)", []),
+        ("one overflow, then an answer", [OVERFLOW, _answer()], 3, "returned 'stop' after 1 attempt(s)", [1]),
+        ("an overflow every time, cap 3", [OVERFLOW], 3, "raised OverflowRecoveryError after 3 attempt(s)", [1, 2, 3]),
+        ("an overflow, cap 0", [OVERFLOW], 0, "raised OverflowRecoveryError after 0 attempt(s)", []),
+        ("another error (not an overflow)", [REFUSED], 3, "returned 'error' after 0 attempt(s)", []),
+        (
+            f"input tokens above the window ({WINDOW + 100} > {WINDOW}), then an answer",
+            [TRUNCATED, _answer()],
+            3,
+            "returned 'stop' after 1 attempt(s)",
+            [1],
+        ),
+    ]
+    for what, answers, cap, ended, compacts in runs:
+        seen = _recovery(impl, answers, cap)
+        expect_equal(seen["ended"], ended, "L4", f"how the loop ends: {what}")
+        expect_equal(seen["compact() calls"], compacts, "L4", f"compact(attempt) calls: {what}")
+    for bad in (-1, 1.5, True):  # the cap is what bounds the loop: a cap that is no count is refused (L4)
+        expect_rejects("L4", f"max_attempts {bad!r}", lambda b=bad: _recovery(impl, [OVERFLOW], b), ("max_attempts",))
+
+
+@CHECKS.case(19, "L5 L6")
+def test_the_session_appends_and_reports_in_order(impl: Implementation) -> None:
+    """The capstone's first 18 turns, run with the learner's functions: one compaction, appended, in order.
+
+    With the course's functions the session compacts once, after turn 16, keeping from ``u12``.
+    """
+    session, _model, prompts = capstone_session(
+        turns=CAPSTONE_TURNS[:18], should_compact=impl.should_compact, find_cut_point=impl.find_cut_point
+    )
+    for prompt in prompts:
+        session.prompt(prompt)
+    types = [event.type for event in session.events]
+    around = [types[max(0, i - 1) : i + 3] for i, kind in enumerate(types) if kind == "compaction_start"]
+    expect_equal(
+        around,
+        [["agent_end", "compaction_start", "compaction_end", "agent_start"]],
+        "L6",
+        "the events around each compaction in 18 turns (after the run ends, before the agent goes on)",
+    )
+    expect_equal(
+        types.count("agent_start"),
+        types.count("agent_end"),
+        "L6",
+        "agent_start events (one per run; a threshold compaction ends the turn, it does not retry)",
+    )
+    entries = session.store.entries()
+    compactions = [
+        (entry.id, entry.parent_id, entry.first_kept_entry_id) for entry in entries if entry.type == "compaction"
+    ]
+    expect_equal(
+        compactions, [("c1", "a16.2", "u12")], "L5", "compaction entries appended (id, parent, firstKeptEntryId)"
+    )
+    ids = [entry.id for entry in entries]
+    expect_equal(len(ids), len(set(ids)), "L5", "entries in the log (none rewritten, none duplicated)")
