@@ -12,7 +12,8 @@ folders are the grading pipeline in order: intake → sandbox → judging →
 results → publish → packaging → cli, over a base (``errors``, ``safe_text``,
 ``files``) that every stage may use. Each layer may import only what lies
 below it; this test reads every import statement (and every ``importlib``
-target) to hold that.
+target) to hold that. Within a layer, no two modules import each other (not
+even lazily), and no module imports another's private name.
 """
 
 from __future__ import annotations
@@ -172,3 +173,87 @@ def test_imports_that_point_down_pass() -> None:
     assert not violations(
         "course_lib.checklist.cases", "from ..lifecycle import settings\nfrom .. import chapter_example\n"
     )
+
+
+# --- no cycles, no private names across modules --------------------------------------------------
+
+
+def dependencies(path: Path) -> dict[str, int]:
+    """The modules of ours that ``path`` imports, each with its first line; ``from . import x`` names ``x`` itself."""
+    module = module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: dict[str, int] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join([*base, *([node.module] if node.module else [])])
+            names = [f"{target}.{a.name}" if f"{target}.{a.name}" in MODULES else target for a in node.names]
+        for name in names:
+            resolved = _resolved(name) if name.split(".")[0] in (LEARNER, GRADER) else None
+            if resolved is not None and resolved != module:
+                found.setdefault(resolved, node.lineno)
+    return found
+
+
+def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in graph.get(node, {}):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group: list[str] = []
+            while not group or group[-1] != node:
+                group.append(stack.pop())
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle_anywhere() -> None:
+    """Not even through a lazy import inside a function: a cycle is two modules that cannot be read apart."""
+    graph = {module_name(path): dependencies(path) for package in (LEARNER, GRADER) for path in sources(package)}
+    described = [
+        " → ".join(group)
+        + ": "
+        + ", ".join(f"{a}:{graph[a][b]} imports {b}" for a in group for b in graph[a] if b in group)
+        for group in cycles(graph)
+    ]
+    assert not described, "\n".join(described)
+
+
+def test_a_cycle_is_seen() -> None:
+    assert cycles({"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b": 1}, "b": {}}) == []
+
+
+@pytest.mark.parametrize("path", sources(LEARNER) + sources(GRADER), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_private_name_crosses_a_module(path: Path) -> None:
+    """What two modules share is public in the one that owns it (``from .x import _y`` hides a dependency)."""
+    private = [
+        f"line {node.lineno}: {alias.name}"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in (LEARNER, GRADER))
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+    assert not private, "\n".join(private)
