@@ -271,20 +271,25 @@ def _prefer_free(places: list[tuple[Path, str]], prefer: bool) -> list[tuple[Pat
 
 
 def _mutate(data: st.DataObject, wire: dict[str, Any]) -> tuple[str, Path, str]:
-    """Apply one random mutation; return its kind, where it happened and that place's region."""
+    """Apply one random mutation; return its kind, where it happened and that place's region.
+
+    What goes in is a deep copy of the draw: a later mutation of the same wire may edit it in place, and an
+    object the strategy hands out again (a list or dict it keeps) must not change between test cases, or
+    Hypothesis replays a different draw (``FlakyStrategyDefinition``).
+    """
     kind = data.draw(st.sampled_from(["delete", "add", "replace"]))
     free_data_first = data.draw(st.booleans())  # free data is a small part of an entry; visit it often
     if kind == "add":
         where, region = data.draw(st.sampled_from(_prefer_free(_containers(wire), free_data_first)))
         key = data.draw(UNKNOWN_KEYS)
-        _at(wire, where)[key] = data.draw(junk)
+        _at(wire, where)[key] = copy.deepcopy(data.draw(junk))
         return kind, (*where, key), region
     location, region = data.draw(st.sampled_from(_prefer_free(_locations(wire), free_data_first)))
     parent = _at(wire, location[:-1])
     if kind == "delete":
         del parent[location[-1]]
     else:
-        parent[location[-1]] = data.draw(junk)
+        parent[location[-1]] = copy.deepcopy(data.draw(junk))
     return kind, location, region
 
 
