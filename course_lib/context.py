@@ -20,7 +20,7 @@ from .errors import CompactionError, EstimateError, OptionError
 from .grouping import interaction_spans
 from .models import AgentMessage, CompactionEntry, MessageEntry, MetadataEntry, SessionEntry, SystemMessage, UserMessage
 from .parsing import copy_model, fresh_copy, parse_session_entry
-from .store_lines import StoredEntries
+from .stored_entries import StoredEntries
 from .system_prompt import current_system_message
 
 _FLOAT_RANGE = 2**1023

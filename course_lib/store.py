@@ -27,8 +27,9 @@ from .errors import SessionLockedError, SessionStoreError
 from .models import SessionEntry
 from .parsing import fresh_copy, parse_session_entry
 from .paths import walk_path
-from .store_lines import KeptLine, Parser, StoredEntries, hand_out, kind_of, wire_line
+from .store_lines import KeptLine, Parser, hand_out, kind_of, wire_line
 from .store_read import ReadWarning, SessionReadResult, check_place, read_jsonl, recover_jsonl
+from .stored_entries import StoredEntries
 
 
 class InMemorySessionStore:

@@ -54,7 +54,15 @@ class SessionIndex(BaseModel):
     so a reader of the newest entries builds no others (R16, R18)."""
 
 
-JUDGING_MODULES = ("models.py", "parsing.py", "store.py", "store_read.py", "store_lines.py", "store_index.py")
+JUDGING_MODULES = (
+    "models.py",
+    "parsing.py",
+    "store.py",
+    "store_read.py",
+    "store_lines.py",
+    "store_index.py",
+    "stored_entries.py",
+)
 """The modules whose code decides whether a line is valid and what an index records; every
 ``store*.py`` module is one of them (tests/lib/test_store_index.py checks it)."""
 

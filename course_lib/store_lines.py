@@ -13,9 +13,8 @@ those promises fast on a long session:
   ``parse_line``, the slow path that words the error with the line and the field, R2, R8).
 * **the index** (``vouched_lines``): the lines the file's validated index covers
   (``store_index``) are taken as they stand, with the ids, parents and kinds it names.
-* **entries built when read** (``StoredEntries``): ``entries()`` and ``path_to`` hand out a
-  read-only sequence that builds each model when it is first read, so reading the newest
-  entries of a long session, or resuming from its latest compaction, builds only those.
+* **handing out** (``hand_out``, ``hand_out_one``): a model nobody else holds, per line, for
+  ``stored_entries.StoredEntries``, the read-only sequence ``entries()`` and ``path_to`` return.
 * **no collection while building, nor just after** (``collector_paused``): reading a file and
   handing its entries out pause Python's cyclic garbage collector, which would otherwise walk
   the new models again and again, and leave what they built in its oldest generation.
@@ -28,16 +27,15 @@ import contextlib
 import gc
 import json
 import math
-import operator
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import jiter
 from pydantic import BaseModel
 
 from .errors import CourseError, NotFiniteJsonError, SessionEntryError, SessionStoreError, quoted
-from .models import CompactionEntry, MessageEntry, MetadataEntry, SessionEntry, SystemMessage
+from .models import CompactionEntry, MessageEntry, MetadataEntry, SystemMessage
 from .parsing import ENTRY_ADAPTER, fresh_copy, parse_session_entry, to_json_dict
 from .store_index import load_index, save_index
 
@@ -133,7 +131,7 @@ def kind_of(entry: Any) -> str:
     return kind
 
 
-def _hand_out_one(item: Any) -> Any:
+def hand_out_one(item: Any) -> Any:
     """One model nobody else holds (R3, R7): the one waiting, built from the line, or a copy."""
     if type(item) is not KeptLine:
         return fresh_copy(item)
@@ -165,95 +163,6 @@ def hand_out(items: list[Any]) -> list[Any]:
         for position, entry in zip(waiting, _from_lines([items[position] for position in waiting])):
             out[position] = entry
     return out
-
-
-_UNBUILT: Any = object()
-
-
-class StoredEntries(Sequence[SessionEntry]):
-    """What ``entries()`` and ``path_to`` return: the entries as a read-only sequence, each model
-    built when it is first read (R3, R7, R10).
-
-    It behaves as the list it replaces: ``len`` (nothing is built), indices (negative too),
-    slices (lists), iteration, ``in``, ``reversed``, and equality with a list of the same
-    entries. Each entry is built once per sequence, from the store's kept line (or copied from
-    its snapshot): a model nobody else holds, as the list's were. Reading a few entries of a
-    long session (the newest rows, the latest compaction and what it keeps) builds only
-    those; iterating builds the rest in one bulk build (``hand_out``). A line the index
-    vouched for that no longer matches it is refused when it is read, naming its line.
-    ``list(...)`` gives a real list.
-    """
-
-    __slots__ = ("_items", "_built", "_missing")
-
-    def __init__(self, items: list[Any]) -> None:
-        self._items = items
-        """The store's kept lines (or snapshots) at the time of the call: later appends do not show."""
-        self._built: list[Any] = [_UNBUILT] * len(items)
-        self._missing = len(items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    @overload
-    def __getitem__(self, index: int) -> SessionEntry: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[SessionEntry]: ...
-    def __getitem__(self, index: int | slice) -> SessionEntry | list[SessionEntry]:
-        if isinstance(index, slice):
-            positions = range(*index.indices(len(self._items)))
-            self._build(positions)
-            return [self._built[position] for position in positions]
-        position = operator.index(index)
-        if position < 0:
-            position += len(self._items)
-        if not 0 <= position < len(self._items):
-            raise IndexError(f"entry index {index} out of range for {len(self._items)} entries")
-        return self._entry(position)
-
-    def _entry(self, position: int) -> SessionEntry:
-        built = self._built[position]
-        if built is _UNBUILT:
-            built = self._built[position] = _hand_out_one(self._items[position])
-            self._missing -= 1
-        return built
-
-    def _build(self, positions: Iterable[int]) -> None:
-        """The entries at ``positions`` not built yet, built together (``hand_out``: one bulk build)."""
-        built = self._built
-        missing = [position for position in positions if built[position] is _UNBUILT]
-        for position, entry in zip(missing, hand_out([self._items[position] for position in missing])):
-            built[position] = entry
-        self._missing -= len(missing)
-
-    def __iter__(self) -> Iterator[SessionEntry]:
-        if self._missing:
-            self._build(range(len(self._items)))
-        return iter(self._built)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, (list, StoredEntries)):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-
-    __hash__ = None  # type: ignore[assignment]  # unhashable, as a list is
-
-    def __add__(self, other: Any) -> list[SessionEntry]:
-        return [*self, *other] if isinstance(other, (list, StoredEntries)) else NotImplemented
-
-    def __radd__(self, other: Any) -> list[Any]:
-        return [*other, *self] if isinstance(other, list) else NotImplemented
-
-    def __repr__(self) -> str:
-        return repr(list(self))
-
-    def ids(self) -> list[str]:
-        """Each entry's id, read from the kept lines (or the snapshots): nothing is built."""
-        return [item.id for item in self._items]
-
-    def kinds(self) -> str:
-        """Each entry's letter in ``KINDS``, read from the kept lines: nothing is built."""
-        return "".join(item.kind if type(item) is KeptLine else kind_of(item) for item in self._items)
 
 
 def _from_lines(lines: list[KeptLine]) -> list[Any]:

@@ -1,31 +1,28 @@
 """The projection explorer: what one ``build_context`` call keeps, drops and pays for.
 
 ``table`` holds the pure functions (a table per path entry, the budget
-breakdown, a reason to check by hand, the pages of a long table), ``render``
+breakdown, a reason to check by hand), ``paging`` the pages of a long table, ``render``
 draws them, ``widget`` puts them under sliders, and ``tree_svg`` draws a
 session's tree. See ``table`` for the row statuses. (A ``Projection`` here is
 one ``build_context`` call explained row by row; ``TokenProjection`` is that
 call's token accounting, ``result.tokens``.)
 """
 
+from .paging import PAGE_SIZE, Paging, paging, table_page
 from .render import SEGMENT_COLOURS, STATUS_COLOURS, budget_bar_svg, table_html
 from .table import (
     COLUMNS,
-    PAGE_SIZE,
     SCENARIOS,
     SEGMENTS,
     STATUSES,
-    Paging,
     PathLayout,
     Projection,
     Scenario,
     budget_breakdown,
-    paging,
     path_layout,
     project,
     projection_table,
     scenario_table,
-    table_page,
 )
 from .widget import ProjectionExplorer
 

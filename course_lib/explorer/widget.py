@@ -22,8 +22,9 @@ from ..context import Estimator, select_context
 from ..estimators import estimate_tokens_chars
 from ..models import SessionEntry
 from ..parsing import parse_session_entry
+from .paging import PAGE_SIZE, Paging, paging
 from .render import budget_bar_svg, table_html
-from .table import PAGE_SIZE, SCENARIOS, Paging, PathLayout, Projection, Scenario, paging, path_layout, project
+from .table import SCENARIOS, PathLayout, Projection, Scenario, path_layout, project
 
 CHAPTER_SLIDER_TOPS = {"max_tokens": 120, "reserved_output": 40, "safety_margin": 20}
 

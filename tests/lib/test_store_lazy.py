@@ -26,7 +26,7 @@ from course_lib import (
 )
 from course_lib.context import latest_compaction, resume_candidates
 from course_lib.store_index import CACHE_ENV, SessionIndex, index_path
-from course_lib.store_lines import StoredEntries
+from course_lib.stored_entries import StoredEntries
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
