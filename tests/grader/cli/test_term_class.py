@@ -121,9 +121,10 @@ def test_a_generated_class_goes_through_grade_feedback_report_and_export(tmp_pat
         "Lab 11.5",
         "Capstone: compaction lifecycle",
     ]
-    assert [row[0] for row in book[1:]] == [f"{first} {last}" for first, last in NAMES]
     labs = ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone")
-    for row in book[1:]:
+    assert book[1] == ["    Points Possible", "", "", "", "", *(f"{course.lab(lab).points:g}" for lab in labs)]
+    assert [row[0] for row in book[2:]] == [f"{first} {last}" for first, last in NAMES]
+    for row in book[2:]:
         student = row[2]
         for lab, cell in zip(labs, row[5:]):
             counted = term.expected.get((student, lab))

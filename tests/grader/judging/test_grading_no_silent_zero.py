@@ -165,7 +165,7 @@ def test_export_warns_about_rows_nothing_was_graded_in(tmp_path: Path, capsys: p
     assert "warning: 2 counting rows were not graded (status error)" in warned
     assert "alice_lab_11_3.ipynb (alice_lab_11_3.ipynb is an empty file (0 bytes)" in warned
     assert "bob_lab_11_3.ipynb (bob_lab_11_3.ipynb is an HTML page" in warned
-    assert out.read_text().splitlines()[1].endswith(",0")  # the lab's column exists: the 0 is visible, and warned about
+    assert out.read_text().splitlines()[2].endswith(",0")  # the lab's column exists: the 0 is visible, and warned about
 
 
 # --- a file named exactly like the lab's notebook -----------------------------------------

@@ -458,9 +458,22 @@ def test_export_writes_one_row_per_roster_student_and_a_column_per_lab_in_course
         "Lab 11.5",
         "Capstone: compaction lifecycle",
     ]
-    assert table[1] == ["Judith Smith", "48213", "jsmith", "judith.smith@example.edu", "A", "", "", "6.67", "", "", ""]
-    assert table[2][:5] == ["Alex Miller", "48214", "amiller", "alex.miller@example.edu", "A"] and table[2][8] == "10"
-    assert table[3][5] == "" and len(table) == 4  # bchen's row did not count; nobody is not on the roster
+    assert table[1] == [
+        "    Points Possible",
+        "",
+        "",
+        "",
+        "",
+        "10",
+        "10",
+        "10",
+        "10",
+        "10",
+        "20",
+    ]  # max_points, else points
+    assert table[2] == ["Judith Smith", "48213", "jsmith", "judith.smith@example.edu", "A", "", "", "6.67", "", "", ""]
+    assert table[3][:5] == ["Alex Miller", "48214", "amiller", "alex.miller@example.edu", "A"] and table[3][8] == "10"
+    assert table[4][5] == "" and len(table) == 5  # bchen's row did not count; nobody is not on the roster
     moodle = tmp_path / "moodle.csv"
     assert (
         cli.main(
