@@ -39,15 +39,10 @@ from course_lib import lab_registry
 
 from ..errors import GradingError
 from ..files import write_atomically
-from ..intake.notebook import (
-    MAX_NOTEBOOK_BYTES,
-    MAX_NOTEBOOK_MB,
-    lab_named,
-    missing_templates,
-    not_regular,
-    refusal,
-    submission_name,
-)
+from ..intake.identity import submission_name
+from ..intake.lab_templates import missing_templates
+from ..intake.notebook import lab_named
+from ..intake.regular_file import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal
 from ..intake.roster import UNKNOWN, Names, Roster, load_roster
 from ..intake.selection import Selection, selection, unmatched
 from ..intake.shard import parse_shard, run_record
