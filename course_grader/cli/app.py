@@ -50,7 +50,8 @@ from ..judging.grade import GradeOptions, grade_notebook
 from ..judging.verdicts import GradeResult, format_table
 from ..packaging.bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
 from ..publish import gradebook
-from ..publish.feedback import Scorer, write_feedback
+from ..publish.feedback import write_feedback
+from ..publish.page_score import Scorer
 from ..results.batch import find_submissions, grade_folder, write_csv
 from ..results.course import NO_COURSE, Course, load_course
 from ..results.grades_csv import read_frame, shard_column, write_frame

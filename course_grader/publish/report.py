@@ -52,7 +52,7 @@ from ..judging.verdicts import GradeResult
 from ..results import similarity
 from ..results.records import companion, read_records
 from ..safe_text import FORMULA_STARTS, abbreviated, shown, valid
-from .feedback import NAME_LIMIT, lab_heading
+from .feedback_page import NAME_LIMIT, lab_heading
 from .pages import render
 
 FIXED_COLUMNS = ("student", "student_from", "file", "lab")
