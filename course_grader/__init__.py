@@ -31,7 +31,7 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None
 
 _EXPORTS = {
     "ScoreRecord": "publish.page_score", "render_page": "publish.feedback_page", "write_feedback": "publish.feedback", "read_records": "results.records",
-    "write_records": "results.records", "build_report": "publish.report", "read_grades": "publish.report", "rules_cited": "judging.citations",
+    "write_records": "results.records", "build_report": "publish.report", "read_grades": "publish.report_grades", "rules_cited": "judging.citations",
     "discover": "results.batch", "find_submissions": "results.batch", "flag_duplicates": "results.batch", "grade_folder": "results.batch",
     "results_frame": "results.batch", "write_csv": "results.batch",
     "build_bundle": "packaging.bundle", "run_autograder": "packaging.bundle",

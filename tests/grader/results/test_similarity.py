@@ -24,7 +24,8 @@ from synthetic_class import result
 from course_grader.intake.cells import exercise_sources
 from course_grader.judging.verdicts import GradeResult
 from course_grader.publish.feedback import write_feedback
-from course_grader.publish.report import build_report, read_grades
+from course_grader.publish.report import build_report
+from course_grader.publish.report_grades import read_grades
 from course_grader.results import similarity
 from course_grader.results.records import write_records
 from course_lib import lab_registry
