@@ -30,8 +30,8 @@ from typing import Any
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None blocks the import
 
 _EXPORTS = {
-    "ScoreRecord": "publish.feedback", "render_page": "publish.feedback", "write_feedback": "publish.feedback", "read_records": "results.records",
-    "write_records": "results.records", "build_report": "publish.report", "read_grades": "publish.report", "rules_cited": "judging.citations",
+    "ScoreRecord": "publish.page_score", "render_page": "publish.feedback_page", "write_feedback": "publish.feedback", "read_records": "results.records",
+    "write_records": "results.records", "build_report": "publish.report", "read_grades": "publish.report_grades", "rules_cited": "judging.citations",
     "discover": "results.batch", "find_submissions": "results.batch", "flag_duplicates": "results.batch", "grade_folder": "results.batch",
     "results_frame": "results.batch", "write_csv": "results.batch",
     "build_bundle": "packaging.bundle", "run_autograder": "packaging.bundle",
@@ -39,9 +39,9 @@ _EXPORTS = {
     "TemplateNotFound": "errors",
     "GradeOptions": "judging.grade", "grade_notebook": "judging.grade",
     "HiddenTest": "judging.hidden", "hidden_calls": "judging.hidden_cases", "hidden_tests": "judging.hidden_cases",
-    "LAB_FUNCTIONS": "intake.notebook", "find_template": "intake.notebook", "identify": "intake.notebook", "lab_of": "intake.notebook",
-    "read_regular_file": "intake.notebook", "read_submission": "intake.notebook", "student_id": "intake.notebook",
-    "submission_name": "intake.notebook", "build_view": "sandbox.view",
+    "LAB_FUNCTIONS": "intake.notebook", "find_template": "intake.lab_templates", "identify": "intake.identity", "lab_of": "intake.lab_names",
+    "read_regular_file": "intake.regular_file", "read_submission": "intake.notebook", "student_id": "intake.identity",
+    "submission_name": "intake.identity", "build_view": "sandbox.view",
     "STATUSES": "judging.verdicts", "GradeResult": "judging.verdicts", "Status": "judging.verdicts", "TestResult": "judging.verdicts",
     "format_table": "judging.verdicts", "to_gradescope": "results.gradescope", "write_atomically": "files",
     "CellRun": "sandbox.kernel", "Limits": "sandbox.kernel", "Sandbox": "sandbox.kernel",

@@ -60,7 +60,7 @@ from nbformat import NotebookNode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from course_grader.intake.notebook import CHECKLIST_TAG, EXERCISE_TAG  # noqa: E402 - the tags the grader reads
+from course_grader.intake.cells import CHECKLIST_TAG, EXERCISE_TAG  # noqa: E402 - the tags the grader reads
 from course_lib import lab_registry  # noqa: E402 - the registry says where each lab's notebooks live
 
 TEXT_FORMAT = "py:percent"

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from mutants import MUTANTS  # noqa: E402 - imported once sys.path holds tests/
 from similarity_variants import pasteable, renamed, variants  # noqa: E402 - imported once sys.path holds tests/
 
-from course_grader.intake.notebook import exercise_sources  # noqa: E402 - imported once sys.path holds tests/
+from course_grader.intake.cells import exercise_sources  # noqa: E402 - imported once sys.path holds tests/
 from course_grader.results import similarity  # noqa: E402 - imported once sys.path holds tests/
 from course_grader.results.similarity import MIN_SHARED, THRESHOLD  # noqa: E402 - imported once sys.path holds tests/
 from course_lib import lab_registry  # noqa: E402 - imported once sys.path holds tests/

@@ -291,7 +291,8 @@ CORPUS: tuple[Submission, ...] = (
 
 def namespace(lab: str, notebook: NotebookNode) -> dict[str, Any]:
     """What a kernel would hold after the lab's setup and ``notebook``'s exercise cells, built in this process."""
-    from course_grader.intake.notebook import exercise_sources, find_template, setup_sources
+    from course_grader.intake.cells import exercise_sources, setup_sources
+    from course_grader.intake.lab_templates import find_template
 
     module = types.ModuleType(f"learner_{lab.replace('.', '_')}")
     sys.modules[module.__name__] = module  # pydantic resolves a model's annotations through its module

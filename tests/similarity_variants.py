@@ -252,7 +252,7 @@ def pasteable(source: str, package: str = "course_lib") -> str:
 
 def variants(lab: str) -> dict[str, tuple[str, ...]]:
     """The lab's honest solutions written apart, by name: the course's own and each variant here."""
-    from course_grader.intake.notebook import exercise_sources
+    from course_grader.intake.cells import exercise_sources
 
     found = {"solution": exercise_sources(solution(lab))}
     for index, cells in enumerate(VARIANTS.get(lab, ()), start=1):

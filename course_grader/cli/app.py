@@ -39,15 +39,10 @@ from course_lib import lab_registry
 
 from ..errors import GradingError
 from ..files import write_atomically
-from ..intake.notebook import (
-    MAX_NOTEBOOK_BYTES,
-    MAX_NOTEBOOK_MB,
-    lab_named,
-    missing_templates,
-    not_regular,
-    refusal,
-    submission_name,
-)
+from ..intake.identity import submission_name
+from ..intake.lab_templates import missing_templates
+from ..intake.notebook import lab_named
+from ..intake.regular_file import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regular, refusal
 from ..intake.roster import UNKNOWN, Names, Roster, load_roster
 from ..intake.selection import Selection, selection, unmatched
 from ..intake.shard import parse_shard, run_record
@@ -55,7 +50,8 @@ from ..judging.grade import GradeOptions, grade_notebook
 from ..judging.verdicts import GradeResult, format_table
 from ..packaging.bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
 from ..publish import gradebook
-from ..publish.feedback import Scorer, write_feedback
+from ..publish.feedback import write_feedback
+from ..publish.page_score import Scorer
 from ..results.batch import find_submissions, grade_folder, write_csv
 from ..results.course import NO_COURSE, Course, load_course
 from ..results.grades_csv import read_frame, shard_column, write_frame

@@ -30,7 +30,8 @@ from pydantic import BaseModel, ConfigDict
 
 from course_lib import lab_registry
 
-from .notebook import begins_with_lab, identify, lab_in_name, submission_name
+from .identity import identify, submission_name
+from .lab_names import begins_with_lab, lab_in_name
 from .roster_formats import RosterError as RosterError  # re-exported: their home before the LMS's own exports
 from .roster_formats import Student as Student
 from .roster_formats import read_students

@@ -26,7 +26,8 @@ from pathlib import Path
 from course_lib import lab_registry
 
 from ..errors import GradingError
-from .notebook import lab_named, submission_name
+from .identity import submission_name
+from .notebook import lab_named
 from .roster import Names, attribute
 
 STUDENT, LAB = "student:", "lab:"

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from nbformat import NotebookNode
 
-from ..intake.notebook import CHECKLIST_TAG, EXERCISE_TAG, tags
+from ..intake.cells import CHECKLIST_TAG, EXERCISE_TAG, tags
 from ..safe_text import valid
 from ..sandbox.kernel import CellRun
 

@@ -29,14 +29,11 @@ from course_lib import lab_registry
 from course_lib.checklist.runner import CheckRecord, judge_record, select
 
 from ..errors import GradingError
-from ..intake.notebook import (
-    claimed_student,
-    find_template,
-    lab_in_name,
-    read_submission,
-    setup_sources,
-    submission_name,
-)
+from ..intake.cells import setup_sources
+from ..intake.identity import claimed_student, submission_name
+from ..intake.lab_names import lab_in_name
+from ..intake.lab_templates import find_template
+from ..intake.notebook import read_submission
 from ..intake.roster import Names, attribute
 from ..sandbox.kernel import CellRun, Limits, Sandbox
 from ..sandbox.view import build_view

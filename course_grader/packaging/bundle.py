@@ -44,7 +44,9 @@ from course_lib import lab_registry
 from ..checkout import CHECKOUT
 from ..errors import GradingError
 from ..files import write_atomically
-from ..intake.notebook import find_template, read_submission, setup_sources
+from ..intake.cells import setup_sources
+from ..intake.lab_templates import find_template
+from ..intake.notebook import read_submission
 from ..intake.upload import choose, uploaded
 from ..judging import hidden_cases
 from ..judging.grade import GradeOptions, grade_notebook, lab_view, not_graded

@@ -46,7 +46,9 @@ from tqdm import tqdm
 
 from course_lib import lab_registry
 
-from ..intake.notebook import lab_in_name, not_regular, refusal, submission_name
+from ..intake.identity import submission_name
+from ..intake.lab_names import lab_in_name
+from ..intake.regular_file import not_regular, refusal
 from ..intake.roster import attribute
 from ..intake.selection import Selection
 from ..intake.shard import shard_of

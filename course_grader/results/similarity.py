@@ -43,7 +43,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from course_lib import lab_registry
 
 from ..errors import GradingError
-from ..intake.notebook import exercise_sources, find_template, read_submission, submission_name
+from ..intake.cells import exercise_sources
+from ..intake.identity import submission_name
+from ..intake.lab_templates import find_template
+from ..intake.notebook import read_submission
 from ..intake.roster import Names, attribute
 from ..judging.verdicts import GradeResult
 

@@ -27,7 +27,7 @@ from course_grader import (
     to_gradescope,
 )
 from course_grader.cli import app as cli
-from course_grader.intake import notebook
+from course_grader.intake import cells, lab_templates
 from course_grader.judging.hidden_cases import hidden_tests
 
 
@@ -62,8 +62,8 @@ def test_lab_from_metadata_then_file_name() -> None:
 
 def test_only_exercise_cells_are_the_learners_and_setup_stops_at_the_first() -> None:
     book = synthetic()
-    assert notebook.exercise_sources(book) == ("def build_context(path, **options):\n    return None", "extra = 1")
-    assert notebook.setup_sources(book) == ("import math",)
+    assert cells.exercise_sources(book) == ("def build_context(path, **options):\n    return None", "extra = 1")
+    assert cells.setup_sources(book) == ("import math",)
 
 
 def test_read_submission_and_the_autograders_lab(tmp_path: Path) -> None:
@@ -89,10 +89,10 @@ def test_lab_functions_match_the_notebooks_metadata(lab: str) -> None:
 
 def test_templates_prefer_the_given_folder_and_fail_clearly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     nbformat.write(synthetic("11.3"), tmp_path / "mine.ipynb")
-    assert notebook.setup_sources(find_template("11.3", tmp_path)) == ("import math",)
+    assert cells.setup_sources(find_template("11.3", tmp_path)) == ("import math",)
     assert find_template("11.3").metadata["course"]["lab"] == "11.3"  # the checkout's labs/
     assert (LABS / "lab_11_3_build_context.ipynb").exists()
-    monkeypatch.setattr(notebook, "template_dirs", lambda labs_dir=None: [tmp_path])
+    monkeypatch.setattr(lab_templates, "template_dirs", lambda labs_dir=None: [tmp_path])
     with pytest.raises(TemplateNotFound, match=r"Lab 11\.4"):
         find_template("11.4")
 
@@ -112,7 +112,7 @@ def test_student_id_from_the_file_name(name: str, student: str) -> None:
 def test_student_id_from_the_folder_never_the_metadata_and_it_says_which(tmp_path: Path) -> None:
     """A notebook keeping the lab's own file name is not labelled with that name (it names no student);
     the metadata's ``course.student`` is the learner's to edit: it only earns a note."""
-    from course_grader.intake.notebook import claimed_student, identify
+    from course_grader.intake.identity import claimed_student, identify
 
     (tmp_path / "erin").mkdir()
     path = tmp_path / "erin" / "lab_11_3_build_context.ipynb"

@@ -24,8 +24,10 @@ from grading_corpus import solution
 from course_grader import GradeOptions, GradeResult, Limits, TestResult, grade_folder, grade_notebook, write_csv
 from course_grader.cli import app as cli
 from course_grader.errors import NotARegularFile, SubmissionTooLarge
-from course_grader.intake import notebook as notebook_module
-from course_grader.intake.notebook import identify, read_regular_file, read_submission, submission_name
+from course_grader.intake import regular_file
+from course_grader.intake.identity import identify, submission_name
+from course_grader.intake.notebook import read_submission
+from course_grader.intake.regular_file import read_regular_file
 from course_grader.results.batch import died, discover, neutralised, results_frame
 from course_lib import lab_registry
 
@@ -266,7 +268,7 @@ def test_the_open_refuses_what_lstat_did_not_see_a_link_or_a_fifo_swapped_in(
     fifo = tmp_path / "fifo.ipynb"
     os.mkfifo(fifo)
     real_lstat = os.lstat
-    monkeypatch.setattr(notebook_module.os, "lstat", lambda path: real_lstat(regular))  # "it was a regular file"
+    monkeypatch.setattr(regular_file.os, "lstat", lambda path: real_lstat(regular))  # "it was a regular file"
     with pytest.raises(NotARegularFile, match="a symbolic link"):
         read_regular_file(link)
     with pytest.raises(NotARegularFile, match="a FIFO"):
@@ -279,7 +281,7 @@ def test_a_file_over_the_size_limit_is_refused_without_being_read(
     big = tmp_path / "alice" / "lab_11_2.ipynb"
     big.parent.mkdir()
     with big.open("wb") as file:
-        file.truncate(notebook_module.MAX_NOTEBOOK_BYTES + 2**20)  # sparse: nothing is written
+        file.truncate(regular_file.MAX_NOTEBOOK_BYTES + 2**20)  # sparse: nothing is written
     reads: list[int] = []
     real_read = os.read
 

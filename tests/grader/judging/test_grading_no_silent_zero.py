@@ -22,7 +22,7 @@ from test_grading_notes import TAGS, grade_here
 
 from course_grader import GradeOptions
 from course_grader.cli import app as cli
-from course_grader.intake import notebook
+from course_grader.intake import lab_templates, notebook
 from course_grader.intake.roster import Names, attribute, load_roster
 from course_grader.judging import diagnose
 from course_grader.judging.grade import grade_notebook
@@ -194,8 +194,8 @@ def test_no_labs_folder_exits_non_zero_before_grading_and_says_how_to_fix(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A plain pip install: no ./labs, no checkout's labs/, no --labs. Nothing is graded, no CSV is written."""
-    monkeypatch.setattr(notebook, "CHECKOUT", tmp_path / "site-packages")
-    monkeypatch.delenv(notebook.LABS_ENVIRONMENT, raising=False)
+    monkeypatch.setattr(lab_templates, "CHECKOUT", tmp_path / "site-packages")
+    monkeypatch.delenv(lab_templates.LABS_ENVIRONMENT, raising=False)
     monkeypatch.chdir(tmp_path)
     graded: list[object] = []
 
@@ -225,12 +225,12 @@ def test_no_labs_folder_exits_non_zero_before_grading_and_says_how_to_fix(
 def test_a_labs_folder_without_the_lab_names_what_it_searched(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(notebook, "CHECKOUT", tmp_path / "site-packages")
+    monkeypatch.setattr(lab_templates, "CHECKOUT", tmp_path / "site-packages")
     monkeypatch.chdir(tmp_path)
     labs = tmp_path / "mylabs"
     labs.mkdir()
     nbformat.write(learner("11.2"), labs / "lab_11_2_group_interactions.ipynb")
-    assert notebook.missing_templates(["11.2"], labs) is None
+    assert lab_templates.missing_templates(["11.2"], labs) is None
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     nbformat.write(solution("11.3"), submissions / "renamed.ipynb")  # its lab only in its metadata

@@ -23,7 +23,8 @@ from grading_corpus import edited, solution, tagged
 from nbformat import NotebookNode
 
 from course_grader import GradeOptions, GradeResult, Limits, grade_folder
-from course_grader.intake.notebook import exercise_sources, find_template, setup_sources
+from course_grader.intake.cells import exercise_sources, setup_sources
+from course_grader.intake.lab_templates import find_template
 from course_grader.judging import diagnose
 from course_grader.judging.grade import assemble
 from course_grader.judging.hidden_cases import hidden_calls

@@ -29,7 +29,8 @@ from gradescope_dry_run import Autograder, dependencies_python, public_folder, s
 from grading_corpus import edited, learner, solution
 
 from course_grader.cli import app as cli
-from course_grader.intake.notebook import find_template, setup_sources
+from course_grader.intake.cells import setup_sources
+from course_grader.intake.lab_templates import find_template
 from course_grader.intake.upload import choose, shown, uploaded
 from course_grader.packaging.bundle import SECRET, build_bundle, run_autograder
 from course_grader.packaging.wheel import requirements

@@ -1,4 +1,4 @@
-"""Feedback pages (``course_grader.publish.feedback``): every test, its rules linked, the score; hostile text stays text."""
+"""Feedback pages (``course_grader.publish.feedback``, ``feedback_page``): every test, its rules linked, the score; hostile text stays text."""
 
 from __future__ import annotations
 
@@ -13,14 +13,9 @@ from synthetic_class import generated_class, lab_tests, result
 from course_grader.cli import app as cli
 from course_grader.judging.practice import COUNTEREXAMPLE
 from course_grader.judging.verdicts import GradeResult
-from course_grader.publish.feedback import (
-    MESSAGE_LIMIT,
-    default_rules_base,
-    page_names,
-    render_page,
-    split_output,
-    write_feedback,
-)
+from course_grader.publish.feedback import default_rules_base, write_feedback
+from course_grader.publish.feedback_page import MESSAGE_LIMIT, render_page, split_output
+from course_grader.publish.page_names import page_names
 from course_grader.results.records import companion, read_records
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -13,16 +13,10 @@ from synthetic_class import generated_class, lab_tests, result
 
 from course_grader.cli import app as cli
 from course_grader.judging.verdicts import GradeResult
-from course_grader.publish.report import (
-    build_report,
-    failure_messages,
-    folded,
-    item_stats,
-    point_biserial,
-    read_grades,
-    rule_matrix,
-    rule_shares,
-)
+from course_grader.publish.report import build_report
+from course_grader.publish.report_grades import read_grades
+from course_grader.publish.report_messages import failure_messages, folded
+from course_grader.publish.report_statistics import item_stats, point_biserial, rule_matrix, rule_shares
 from course_grader.results.batch import write_csv
 from course_grader.results.records import companion, write_records
 
@@ -155,7 +149,7 @@ def test_the_command_writes_the_report_and_refuses_what_is_not_a_grades_csv(
 def test_a_large_class_gets_a_heatmap_of_bounded_height() -> None:
     import pandas as pd
 
-    from course_grader.publish.report import LABELLED_ROWS, heatmap_chart
+    from course_grader.publish.report_charts import LABELLED_ROWS, heatmap_chart
 
     small = heatmap_chart(pd.DataFrame(0.5, index=[f"s{i}" for i in range(40)], columns=["R1", "R2"]))
     large = heatmap_chart(pd.DataFrame(0.5, index=[f"s{i}" for i in range(2000)], columns=["R1", "R2"]))

@@ -21,10 +21,11 @@ from grading_corpus import grade_in_process, learner, namespace, solution, tagge
 from similarity_variants import VARIANTS, pasteable, renamed, variant_notebook, variants
 from synthetic_class import result
 
-from course_grader.intake.notebook import exercise_sources
+from course_grader.intake.cells import exercise_sources
 from course_grader.judging.verdicts import GradeResult
 from course_grader.publish.feedback import write_feedback
-from course_grader.publish.report import build_report, read_grades
+from course_grader.publish.report import build_report
+from course_grader.publish.report_grades import read_grades
 from course_grader.results import similarity
 from course_grader.results.records import write_records
 from course_lib import lab_registry

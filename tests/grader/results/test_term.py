@@ -19,7 +19,7 @@ import pytest
 
 from course_grader import GradeOptions, GradeResult, TestResult, grade_folder
 from course_grader.cli import app as cli
-from course_grader.intake.notebook import submission_name
+from course_grader.intake.identity import submission_name
 from course_grader.intake.roster import CANVAS, MOODLE, Names, RosterError, attribute, lms_name, load_roster
 from course_grader.intake.shard import ShardError, parse_shard, shard_of
 from course_grader.results.batch import flag_duplicates, results_frame
@@ -268,7 +268,7 @@ def test_a_late_flag_in_the_lms_name_costs_the_flag_percent(tmp_path: Path) -> N
 
 def stand_in(path: Path, options: GradeOptions, *, root: str | None = None) -> GradeResult:
     """A grade that depends on the file alone (its name's length), importable by a spawned worker."""
-    from course_grader.intake.notebook import lab_in_name
+    from course_grader.intake.lab_names import lab_in_name
     from course_grader.intake.roster import attribute as who_is
 
     student, source, notes = who_is(path, root, options.names)

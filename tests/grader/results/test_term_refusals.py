@@ -18,7 +18,7 @@ import pytest
 
 from course_grader import GradeOptions, GradeResult, TestResult
 from course_grader.cli import app as cli
-from course_grader.intake.notebook import lab_in_name
+from course_grader.intake.lab_names import lab_in_name
 from course_grader.intake.roster import Names, attribute, load_roster
 from course_grader.intake.shard import shard_of
 from course_grader.publish import gradebook

@@ -1,0 +1,83 @@
+"""Which lab a submitted file is: the lab its file name names, else the one its metadata names.
+
+The file name is what the instructor's folder or LMS download shows; the
+metadata is whatever the learner's copy says. Where they disagree on the lab,
+the file name decides and a note says so (``lab_conflict``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from nbformat import NotebookNode
+
+from course_lib import lab_registry
+
+from ..errors import NotALabNotebook
+
+_FILE_LAB = re.compile(r"lab[_-]?(\d+)[_.-](\d+)(?!\d)", re.IGNORECASE)
+
+
+def lab_in_name(path: str | Path) -> str | None:
+    """The lab a file name names: ``lab_11_3_….ipynb``, ``Lab-11.5.ipynb``, a lab notebook's own name, ``…capstone…``."""
+    name = Path(path).name
+    match = _FILE_LAB.search(name)
+    if match and f"{match.group(1)}.{match.group(2)}" in lab_registry.LABS:
+        return f"{match.group(1)}.{match.group(2)}"
+    for entry in lab_registry.LABS.values():
+        if entry.notebook in name or (
+            not entry.id[0].isdigit() and re.search(rf"(?<![a-z]){entry.id}(?![a-z])", name, re.I)
+        ):
+            return entry.id
+    return None
+
+
+def begins_with_lab(name: str) -> bool:
+    """A file name that starts with its lab (``lab_11_3_build_context.ipynb``, ``Lab-11.3.ipynb``, ``02_lifecycle_capstone…``).
+
+    Such a file is the lab's notebook under its own name, handed in as it is: an
+    LMS download name starts with the student (Canvas's ``login_userid_…``), so
+    none of its patterns is read from it (``lab_11_3`` is not login ``lab``, user ``11``).
+    """
+    match = _FILE_LAB.match(name)
+    if match and f"{match.group(1)}.{match.group(2)}" in lab_registry.LABS:
+        return True
+    return any(name.startswith(entry.notebook) for entry in lab_registry.LABS.values())
+
+
+def lab_in_metadata(notebook: NotebookNode) -> str | None:
+    """The lab ``metadata.course.lab`` names ("11.3", "Lab 11.3" and 3 name the same lab), if any."""
+    course = notebook.get("metadata", {}).get("course", {})
+    if isinstance(course, dict) and course.get("lab") is not None:
+        try:
+            return lab_registry.lab(course["lab"]).id
+        except ValueError:
+            return None
+    return None
+
+
+def lab_of(notebook: NotebookNode, path: str | Path | None = None) -> str:
+    """The lab the file name names, else the one ``metadata.course.lab`` names.
+
+    The file name comes first: it is what the instructor's folder or LMS
+    download shows, while the metadata is whatever the learner's copy says
+    (``lab_conflict`` notes a disagreement).
+    """
+    lab = (lab_in_name(path) if path is not None else None) or lab_in_metadata(notebook)
+    if lab is None:
+        where = f"{Path(path).name}: " if path is not None else ""
+        raise NotALabNotebook(f"{where}no lab in its file name or the notebook's metadata (course.lab)")
+    return lab
+
+
+def lab_conflict(notebook: NotebookNode, path: str | Path, graded: str) -> str | None:
+    """A note when the file name and ``metadata.course.lab`` name different labs, saying which one was graded."""
+    named, claimed = lab_in_name(path), lab_in_metadata(notebook)
+    if named is None or claimed is None or named == claimed:
+        return None
+    decided = "the file name decides" if graded == named else "the lab this autograder grades"
+    return (
+        f"the file name says {lab_registry.lab(named).label} but the notebook's metadata (course.lab) says "
+        f"{lab_registry.lab(claimed).label}: graded as {lab_registry.lab(graded).label} ({decided})"
+    )

@@ -1,0 +1,59 @@
+"""The score a feedback page shows: a small record, the grader's own by default, a course file's when there is one.
+
+The record (``ScoreRecord``) holds points, max_points, penalty, score and a
+one-line explanation. Without one, a page scores 1 point per passed test and
+no penalty (``points_per_test``); a course file's weights and late policy come
+in as a ``Scorer`` that makes the record for each result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..judging.verdicts import GradeResult
+
+
+class ScoreRecord(Protocol):
+    """A submission's score after weights and late policy, as a page shows it."""
+
+    @property
+    def points(self) -> float: ...
+
+    @property
+    def max_points(self) -> float: ...
+
+    @property
+    def penalty(self) -> float: ...
+
+    @property
+    def score(self) -> float: ...
+
+    @property
+    def explanation(self) -> str: ...
+
+
+Scorer = Callable[[GradeResult], ScoreRecord]
+
+
+@dataclass(frozen=True)
+class PointsPerTest:
+    """The grader's own scoring: every test worth 1 point, no late policy."""
+
+    points: float
+    max_points: float
+    penalty: float
+    score: float
+    explanation: str
+
+
+def points_per_test(result: GradeResult) -> PointsPerTest:
+    passed = sum(test.passed for test in result.tests)
+    return PointsPerTest(
+        points=result.score,
+        max_points=result.max_score,
+        penalty=0.0,
+        score=result.score,
+        explanation=f"1 point per passed test ({passed} of {len(result.tests)} passed); no late policy",
+    )

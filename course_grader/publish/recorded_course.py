@@ -1,0 +1,128 @@
+"""Pages made again from records (``course-grade feedback``) are scored by the course file the grades were.
+
+A grades CSV records the course file each row was scored by (``Course.stamp``,
+its ``course`` column); that file is loaded again, and every page's score is
+checked against the CSV's, so a page never says "5 of 5" where the gradebook
+has 7/10. Only ``feedback.main`` imports this module, when the command runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import GradingError
+from ..judging.verdicts import GradeResult
+from ..results.course import Course, load_course
+from ..results.grades_csv import read_frame
+from ..results.scoring import score
+from ..safe_text import valid
+from .page_score import Scorer
+
+UNRECORDED = "?"
+"""A grades CSV from before the ``course`` column whose scores show a course file was used."""
+
+RecordedScores = dict[str, tuple[float, str]]
+"""A grades CSV's ``score`` per file, with the CSV it was read from."""
+
+
+class FeedbackCourseError(GradingError):
+    """The pages would not show the grades' scores: another course file, none where the grades used one, or a mismatch."""
+
+
+def recorded_scorer(results: list[GradeResult], grades: list[Path], given: Path | None) -> tuple[Scorer | None, str]:
+    """How pages made from records are scored, and a warning when nothing says which course file the grades used.
+
+    The grades CSVs (``grades``) record the course file each row was scored
+    by (``Course.stamp``). That file is loaded again (or ``given``, which must
+    be the same file: same fingerprint); grades made without one get the
+    grader's own score. Every page's score is checked against the row's
+    ``score`` in the CSV first, so a page never says "5 of 5" where the
+    gradebook has 7/10. A CSV from before the ``course`` column says only
+    whether a course file changed its scores; then ``given`` is needed.
+    """
+    rows, stamps = recorded_stamps(grades)
+    stamp = one_stamp(stamps, given)
+    if given is None and not stamp:
+        if stamp is None:
+            return None, "no grades CSV beside the records: the pages score 1 point per passed test, no late policy"
+        return None, ""
+    course = stamped_course(stamp, given)
+    resolved = course.for_submissions([result.submission for result in results], ".", strict=False)
+    check_scores(results, rows, resolved)
+    return (lambda result: score(result, resolved)), ""
+
+
+def recorded_stamps(grades: list[Path]) -> tuple[RecordedScores, dict[str, str]]:
+    """The CSVs' scores per file, and each course file they name (``Course.stamp``) with the first CSV naming it.
+
+    A CSV from before the ``course`` column names ``UNRECORDED`` when its
+    scores show a course file changed them (points, maximum or a penalty), else none (``""``).
+    """
+    rows: RecordedScores = {}
+    stamps: dict[str, str] = {}
+    for path in grades:
+        frame = read_frame(path)
+        if "course" in frame.columns:
+            for stamp in frame["course"]:
+                stamps.setdefault(stamp, str(path))
+        else:
+            scored_otherwise = (
+                (frame["points"] != frame["total"])
+                | (frame["max_points"] != frame["max_score"])
+                | (frame["penalty"] != 0)
+            )
+            stamps.setdefault(UNRECORDED if scored_otherwise.any() else "", str(path))
+        rows |= {file: (float(value), str(path)) for file, value in zip(frame["file"], frame["score"])}
+    return rows, stamps
+
+
+def one_stamp(stamps: dict[str, str], given: Path | None) -> str | None:
+    """The one course file the grades were scored by (``None``: no CSV), refused when they name several or cannot say."""
+    if len(stamps) > 1:
+        shown_stamps = "; ".join(f"{stamp or 'no course file'} in {path}" for stamp, path in stamps.items())
+        raise FeedbackCourseError(f"the grades were scored by different course files ({shown_stamps})")
+    stamp = next(iter(stamps), None)
+    if given is None and stamp == UNRECORDED:
+        raise FeedbackCourseError(
+            f"{stamps[stamp]} was scored by a course file it does not name (an older course-grade wrote it): "
+            "give that file with --course FILE"
+        )
+    return stamp
+
+
+def stamped_course(stamp: str | None, given: Path | None) -> Course:
+    """The course file ``stamp`` names (or ``given``), refused when it is not the one the grades were scored by."""
+    fingerprint, _, recorded = (stamp or "").partition(" ")
+    try:
+        course = load_course(given if given is not None else recorded)
+    except GradingError as exc:
+        if given is not None:
+            raise
+        raise FeedbackCourseError(
+            f"the grades were scored by the course file {recorded}, which cannot be used here ({exc}): "
+            "give it with --course FILE"
+        ) from None
+    if stamp not in (None, UNRECORDED) and course.fingerprint != fingerprint:
+        graded = f"the course file {recorded} ({fingerprint})" if stamp else "no course file"
+        changed = " has changed since" if given is None else f" ({course.fingerprint}) is not what"
+        raise FeedbackCourseError(
+            f"{course.path}{changed} the grades were scored by ({graded}): the pages would not show the "
+            "gradebook's scores; regrade, or give the course file they were scored by with --course"
+        )
+    return course
+
+
+def check_scores(results: list[GradeResult], rows: RecordedScores, resolved: Course) -> None:
+    """Every result scores under ``resolved`` what its row in the grades CSV says, or the pages are not written.
+
+    ``resolved`` is the course file with its manifest matched to the results
+    (``Course.for_submissions``): the same file, so the same ``path``.
+    """
+    for result in results:
+        row = rows.get(valid(result.submission))
+        record = score(result, resolved)
+        if row is not None and abs(row[0] - record.score) > 0.005:
+            raise FeedbackCourseError(
+                f"{row[1]}: {valid(result.submission)!r} scores {row[0]:g} there, but {record.score:g} under "
+                f"{resolved.path}: the pages would not show the gradebook's score"
+            )
