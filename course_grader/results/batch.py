@@ -50,7 +50,9 @@ from ..intake.notebook import lab_in_name, not_regular, refusal, submission_name
 from ..intake.roster import attribute
 from ..intake.selection import Selection
 from ..intake.shard import shard_of
-from ..judging.grade import GradeOptions, grade_notebook, lab_view, not_graded
+from ..judging.grade import grade_notebook, not_graded
+from ..judging.grade_options import GradeOptions
+from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult, Status
 from ..sandbox import cgroup, cpu_clock
 from .course import NO_COURSE, Course, iso

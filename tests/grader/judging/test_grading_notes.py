@@ -25,7 +25,7 @@ from nbformat import NotebookNode
 from course_grader import GradeOptions, GradeResult, Limits, grade_folder
 from course_grader.intake.notebook import exercise_sources, find_template, setup_sources
 from course_grader.judging import diagnose
-from course_grader.judging.grade import assemble
+from course_grader.judging.assemble import assemble
 from course_grader.judging.hidden_cases import hidden_calls
 from course_grader.sandbox.kernel import CellRun
 from course_lib import lab_registry
@@ -39,7 +39,7 @@ TAGS = diagnose.HOW_TO_TAG
 
 def grade_here(lab: str, notebook: NotebookNode) -> GradeResult:
     """``notebook`` graded in this process, exactly as ``grade_notebook`` judges a kernel's replies."""
-    from course_grader.judging.grade import KernelRun
+    from course_grader.judging.kernel_run import KernelRun
 
     module = types.ModuleType(f"notes_{lab.replace('.', '_')}")
     sys.modules[module.__name__] = module
