@@ -73,7 +73,8 @@ def kernel_cells(notebook: Path, views: Path) -> list[tuple[str, float | None]]:
     Recorded from one grade of it in this process, through ``Sandbox.run``, so the floor runs
     whatever the grader runs today (fewer round trips included) without repeating its code.
     """
-    from course_grader.judging.grade import GradeOptions, grade_notebook
+    from course_grader.judging.grade import grade_notebook
+    from course_grader.judging.grade_options import GradeOptions
     from course_grader.sandbox.kernel import Sandbox
 
     cells: list[tuple[str, float | None]] = []
@@ -92,7 +93,7 @@ def kernel_cells(notebook: Path, views: Path) -> list[tuple[str, float | None]]:
 
 def sandbox_floor(lab: str, cells: list[tuple[str, float | None]], views: Path) -> None:
     """The sandbox started and the recorded cells run in it, nothing judged."""
-    from course_grader.judging.grade import lab_view
+    from course_grader.judging.kernel_run import lab_view
     from course_grader.sandbox.kernel import Limits, Sandbox
 
     with (

@@ -37,7 +37,7 @@ _EXPORTS = {
     "build_bundle": "packaging.bundle", "run_autograder": "packaging.bundle",
     "GradingError": "errors", "NotALabNotebook": "errors", "NotARegularFile": "errors", "SubmissionTooLarge": "errors",
     "TemplateNotFound": "errors",
-    "GradeOptions": "judging.grade", "grade_notebook": "judging.grade",
+    "GradeOptions": "judging.grade_options", "grade_notebook": "judging.grade",
     "HiddenTest": "judging.hidden", "hidden_calls": "judging.hidden_cases", "hidden_tests": "judging.hidden_cases",
     "LAB_FUNCTIONS": "intake.notebook", "find_template": "intake.lab_templates", "identify": "intake.identity", "lab_of": "intake.lab_names",
     "read_regular_file": "intake.regular_file", "read_submission": "intake.notebook", "student_id": "intake.identity",

@@ -319,7 +319,8 @@ def grade_in_process(
     """
     import time
 
-    from course_grader.judging.grade import GradeOptions, assemble
+    from course_grader.judging.assemble import assemble
+    from course_grader.judging.grade_options import GradeOptions
 
     run = run_in_process(lab, names, seed=seed, counterexamples=counterexamples, checks=checks)
     return assemble(Path("in_process.ipynb"), "someone", "", lab, run, time.monotonic(), GradeOptions(seed=seed))
@@ -339,8 +340,8 @@ def run_in_process(
     counterexamples (they never change a score) and pass the checklist's cells
     of an earlier run as ``checks`` (no seed changes a check).
     """
-    from course_grader.judging.grade import KernelRun, add_counterexamples
     from course_grader.judging.hidden_cases import hidden_calls
+    from course_grader.judging.kernel_run import KernelRun, add_counterexamples
     from course_grader.sandbox.kernel import CellRun
     from course_lib import lab_registry
     from course_lib.checklist import harness

@@ -46,7 +46,8 @@ from ..intake.regular_file import MAX_NOTEBOOK_BYTES, MAX_NOTEBOOK_MB, not_regul
 from ..intake.roster import UNKNOWN, Names, Roster, load_roster
 from ..intake.selection import Selection, selection, unmatched
 from ..intake.shard import parse_shard, run_record
-from ..judging.grade import GradeOptions, grade_notebook
+from ..judging.grade import grade_notebook
+from ..judging.grade_options import GradeOptions
 from ..judging.verdicts import GradeResult, format_table
 from ..packaging.bundle import SECRET, build_bundle, bundle_secret, for_stdout, run_autograder
 from ..publish import gradebook

@@ -7,5 +7,8 @@ seeded covering set, made with ``calls``, ``draws`` and ``shapes``),
 (a lab's hidden tests and its covering set, by lab id), ``practice`` (a shrunk
 counterexample per failed hidden test), ``diagnose`` (why a cell failed, in the learner's words),
 ``citations`` (the rules each test checks), ``verdicts`` (the result as data),
-``grade`` (one notebook: sandbox, checklist, hidden calls, verdict).
+``grade_options`` (how a notebook is graded), ``kernel_run`` (its cells run in the
+sandbox: setup, exercises, checks, hidden calls), ``cell_replies`` (what each
+grading cell reported), ``assemble`` (the verdict from what ran) and ``grade``
+(one notebook end to end, never raising).
 """

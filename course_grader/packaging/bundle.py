@@ -49,7 +49,9 @@ from ..intake.lab_templates import find_template
 from ..intake.notebook import read_submission
 from ..intake.upload import choose, uploaded
 from ..judging import hidden_cases
-from ..judging.grade import GradeOptions, grade_notebook, lab_view, not_graded
+from ..judging.grade import grade_notebook, not_graded
+from ..judging.grade_options import GradeOptions
+from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult
 from ..results.gradescope import to_gradescope
 from ..sandbox.kernel import Limits

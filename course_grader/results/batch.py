@@ -52,7 +52,9 @@ from ..intake.regular_file import not_regular, refusal
 from ..intake.roster import attribute
 from ..intake.selection import Selection
 from ..intake.shard import shard_of
-from ..judging.grade import GradeOptions, grade_notebook, lab_view, not_graded
+from ..judging.grade import grade_notebook, not_graded
+from ..judging.grade_options import GradeOptions
+from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult, Status
 from ..sandbox import cgroup, cpu_clock
 from .course import NO_COURSE, Course, iso

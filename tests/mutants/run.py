@@ -21,7 +21,8 @@ from typing import Any
 
 from grading_corpus import grade_in_process, namespace, run_in_process
 
-from course_grader.judging.grade import GradeOptions, assemble
+from course_grader.judging.assemble import assemble
+from course_grader.judging.grade_options import GradeOptions
 from course_grader.judging.hidden import call_verdict
 from course_grader.judging.hidden_cases import covering_tests
 from course_grader.judging.verdicts import GradeResult

@@ -22,7 +22,7 @@ from gradescope_dry_run import dependencies_python, public_folder, set_up, share
 from grading_corpus import CORPUS, Submission, solution
 
 from course_grader import GradeOptions, GradeResult, Limits, Sandbox, grade_folder, write_csv
-from course_grader.judging.grade import lab_view
+from course_grader.judging.kernel_run import lab_view
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]
 

@@ -41,7 +41,7 @@ LIMITS = Limits(cell_timeout=3, budget=60)
 
 def _no_kernel(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions):
     """A kernel run in which every function is defined and no check ran: status ok, 0 points."""
-    from course_grader.judging.grade import KernelRun
+    from course_grader.judging.kernel_run import KernelRun
     from course_grader.sandbox.kernel import CellRun
 
     names = lab_registry.lab(lab).functions
@@ -54,7 +54,7 @@ def kernel_free(path: Path, options: GradeOptions, *, root: str | None = None) -
     """``grade_notebook`` with everything real but the kernel (patched in the worker that runs this)."""
     from course_grader.judging import grade
 
-    grade._execute = _no_kernel
+    grade.run_notebook = _no_kernel
     return grade.grade_notebook(path, options, root=root)
 
 
@@ -142,7 +142,7 @@ def test_a_file_in_the_root_keeps_the_file_name_rule_and_metadata_never_names(tm
 def test_the_student_option_wins_in_single_file_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from course_grader.judging import grade
 
-    monkeypatch.setattr(grade, "_execute", _no_kernel)
+    monkeypatch.setattr(grade, "run_notebook", _no_kernel)
     path = write(tmp_path / "alice" / "alice_lab_11_2.ipynb", student="bob")
     result = grade_notebook(path, GradeOptions(limits=LIMITS), student="carol")
     assert (result.student, result.student_source, result.submission) == ("carol", "--student", "alice_lab_11_2.ipynb")
@@ -191,7 +191,7 @@ def test_a_file_name_and_metadata_naming_other_labs_is_flagged_and_the_file_name
     """``lab_11_3_….ipynb`` holding Lab 11.2 (metadata course.lab = "11.2") is not silently 100 % on Lab 11.2."""
     from course_grader.judging import grade
 
-    monkeypatch.setattr(grade, "_execute", _no_kernel)
+    monkeypatch.setattr(grade, "run_notebook", _no_kernel)
     path = write(tmp_path / "alice" / "lab_11_3_build_context.ipynb", lab="11.2")
     result = grade_notebook(path, GradeOptions(limits=LIMITS), root=tmp_path)
     assert result.lab == "11.3"

@@ -26,7 +26,7 @@ from course_grader import GradeOptions, GradeResult, Limits, grade_folder
 from course_grader.intake.cells import exercise_sources, setup_sources
 from course_grader.intake.lab_templates import find_template
 from course_grader.judging import diagnose
-from course_grader.judging.grade import assemble
+from course_grader.judging.assemble import assemble
 from course_grader.judging.hidden_cases import hidden_calls
 from course_grader.sandbox.kernel import CellRun
 from course_lib import lab_registry
@@ -40,7 +40,7 @@ TAGS = diagnose.HOW_TO_TAG
 
 def grade_here(lab: str, notebook: NotebookNode) -> GradeResult:
     """``notebook`` graded in this process, exactly as ``grade_notebook`` judges a kernel's replies."""
-    from course_grader.judging.grade import KernelRun
+    from course_grader.judging.kernel_run import KernelRun
 
     module = types.ModuleType(f"notes_{lab.replace('.', '_')}")
     sys.modules[module.__name__] = module

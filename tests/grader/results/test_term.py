@@ -512,7 +512,7 @@ def test_a_labs_own_limits_apply_once_its_lab_is_known(tmp_path: Path, monkeypat
     from grading_corpus import solution
 
     from course_grader.judging import grade
-    from course_grader.judging.grade import KernelRun
+    from course_grader.judging.kernel_run import KernelRun
     from course_grader.sandbox.kernel import CellRun, Limits
 
     seen: list[Limits] = []
@@ -525,7 +525,7 @@ def test_a_labs_own_limits_apply_once_its_lab_is_known(tmp_path: Path, monkeypat
             functions=CellRun("ok", reply={"group_interactions": True}),
         )
 
-    monkeypatch.setattr(grade, "_execute", no_kernel)
+    monkeypatch.setattr(grade, "run_notebook", no_kernel)
     nbformat.write(solution("11.2"), tmp_path / "alice_lab_11_2.ipynb")
     nbformat.write(solution("11.1"), tmp_path / "bob_lab_11_1.ipynb")
     options = GradeOptions(lab_limits=(("11.2", Limits(cell_timeout=2, budget=50)),))

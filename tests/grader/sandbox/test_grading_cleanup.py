@@ -22,7 +22,7 @@ import pytest
 from grading_corpus import solution
 
 from course_grader import GradeOptions, Limits
-from course_grader.judging.grade import lab_view
+from course_grader.judging.kernel_run import lab_view
 from course_grader.judging.verdicts import GradeResult
 from course_grader.results.batch import clean_up_after, grade_folder, processes_naming, processes_with
 from course_grader.sandbox import cgroup

@@ -185,7 +185,7 @@ def test_the_budget_watch_expires_once_the_budget_is_charged() -> None:
 @pytest.mark.sandboxed
 def test_a_cell_its_sandbox_waits_for_is_charged_what_it_ran(tmp_path: Path) -> None:
     """The test holds the sandbox's cgroup to 1 % of a CPU (a quota, as root): wall-clock seconds pass, few are charged."""
-    from course_grader.judging.grade import lab_view
+    from course_grader.judging.kernel_run import lab_view
     from course_grader.sandbox.kernel import Sandbox
 
     if (reason := cgroup.unavailable()) is not None:

@@ -28,7 +28,7 @@ import zmq
 from grading_corpus import edited, solution
 
 from course_grader import GradeOptions, Limits, grade_notebook
-from course_grader.judging.grade import lab_view
+from course_grader.judging.kernel_run import lab_view
 from course_grader.sandbox import cgroup as cgroup_module
 from course_grader.sandbox.kernel import Sandbox, bubblewrap
 from course_grader.sandbox.replies import (

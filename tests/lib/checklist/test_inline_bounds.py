@@ -25,7 +25,7 @@ from mutants.run import graded, inline
 from nbclient import NotebookClient
 from traitlets.config import Config
 
-from course_grader.judging.grade import check_output
+from course_grader.judging.assemble import check_output
 from course_lib import checklist
 from course_lib.checklist import bounds
 from course_lib.checklist.bounds import MAX_SENDS

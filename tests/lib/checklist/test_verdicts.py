@@ -17,7 +17,7 @@ from mutants import MUTANTS, Mutant
 from mutants.run import graded, inline, lab_functions
 
 import course_lib
-from course_grader.judging.grade import check_output
+from course_grader.judging.assemble import check_output
 from course_lib import checklist, tool_facts
 from course_lib.checklist import NotRecording
 from course_lib.checklist.expect import Point, expect_equal, verdict
