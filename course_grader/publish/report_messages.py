@@ -41,7 +41,7 @@ def folded(message: str) -> str:
 
 
 FIRST_CASE = "; first: "
-"""Where a hidden test's message names the first failing case (``grade._hidden_output``), before the reason."""
+"""Where a hidden test's message names the first failing case (``judging.assemble._hidden_output``), before the reason."""
 
 
 @functools.cache
