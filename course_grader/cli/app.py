@@ -57,7 +57,8 @@ from ..packaging.bundle import SECRET, build_bundle, bundle_secret, for_stdout, 
 from ..publish import gradebook
 from ..publish.feedback import Scorer, write_feedback
 from ..results.batch import find_submissions, grade_folder, write_csv
-from ..results.course import NO_COURSE, Course, load_course
+from ..results.course import NO_COURSE, Course
+from ..results.course_file import load_course
 from ..results.grades_csv import read_frame, shard_column, write_frame
 from ..results.gradescope import to_gradescope
 from ..results.records import companion, write_records

@@ -346,7 +346,7 @@ def recorded_scorer(results: list[GradeResult], grades: list[Path], given: Path 
     gradebook has 7/10. A CSV from before the ``course`` column says only
     whether a course file changed its scores; then ``given`` is needed.
     """
-    from ..results.course import load_course
+    from ..results.course_file import load_course
     from ..results.grades_csv import read_frame
     from ..results.scoring import score
 

@@ -1,7 +1,10 @@
 """Stage 4, results: verdicts made into the term's records — scores, the CSV, the run's files.
 
-``course`` (the term's course file: points, weights, deadlines, per-lab
-limits), ``scoring`` (points, weights, late penalty), ``records``
+``course_settings`` (the term's course file as written: points, weights,
+deadlines, per-lab limits), ``course_file`` (loading it, refusing bad input),
+``manifest`` (when each file was submitted, matched to the files), ``course``
+(the settings resolved, as grading uses them), ``submission_times`` (a time as
+the CSV shows it, days late), ``scoring`` (points, weights, late penalty), ``records``
 (``grades.jsonl``), ``grades_csv`` (the CSV as a format: write, read back),
 ``shard_check`` and ``merge`` (shards refused or joined), ``term_merge`` (a
 term's CSVs and its regrades joined, and their records), ``batch`` (a folder

@@ -53,11 +53,12 @@ from ..intake.shard import shard_of
 from ..judging.grade import GradeOptions, grade_notebook, lab_view, not_graded
 from ..judging.verdicts import GradeResult, Status
 from ..sandbox import cgroup, cpu_clock
-from .course import NO_COURSE, Course, iso
+from .course import NO_COURSE, Course
 from .grades_csv import FORMULA_STARTS as FORMULA_STARTS  # re-exported: their old home
 from .grades_csv import Candidate, columns, duplicate_verdicts, row_key, typed, write_frame
 from .grades_csv import neutralised as neutralised
 from .scoring import score
+from .submission_times import iso
 
 if TYPE_CHECKING:  # pandas loads where a frame is made, so the grader starts without it (issue 31)
     import pandas as pd
