@@ -32,8 +32,8 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None
 _EXPORTS = {
     "ScoreRecord": "publish.feedback", "render_page": "publish.feedback", "write_feedback": "publish.feedback", "read_records": "results.records",
     "write_records": "results.records", "build_report": "publish.report", "read_grades": "publish.report", "rules_cited": "judging.citations",
-    "discover": "results.batch", "find_submissions": "results.batch", "flag_duplicates": "results.batch", "grade_folder": "results.batch",
-    "results_frame": "results.batch", "write_csv": "results.batch",
+    "discover": "results.discovery", "find_submissions": "results.discovery", "flag_duplicates": "results.batch", "grade_folder": "results.batch",
+    "results_frame": "results.grades_frame", "write_csv": "results.grades_frame",
     "build_bundle": "packaging.bundle", "run_autograder": "packaging.bundle",
     "GradingError": "errors", "NotALabNotebook": "errors", "NotARegularFile": "errors", "SubmissionTooLarge": "errors",
     "TemplateNotFound": "errors",

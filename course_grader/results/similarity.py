@@ -324,7 +324,7 @@ def noted(
         if result.lab is not None:
             add(Path(root) / result.submission, result.submission, result.student, result.lab)
     if rest_of is not False:
-        from .batch import find_submissions  # the batch's own listing (batch.py does not import this module)
+        from .discovery import find_submissions  # the batch's own listing
 
         folder, graded = Path(root), {result.submission for result in results}
         for path in find_submissions(folder):

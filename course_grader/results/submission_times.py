@@ -1,14 +1,30 @@
 """When a submission came, as every machine writes it, and how many days late that is.
 
-The CSV shows a submission's time in UTC to the microsecond (``iso``), so every
-machine writes the same text, and the late policy counts started days past the
-deadline (``days_late``).
+The time is the course's manifest's when it has one (``submitted_from`` says
+``manifest``), else the file's modification time (``modified``); the CSV shows
+it in UTC to the microsecond (``iso``), so every machine writes the same text,
+and the late policy counts started days past the deadline (``days_late``).
 """
 
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+
+from ..judging.verdicts import GradeResult
+from .course import Course
+from .discovery import Found
+
+
+def when_submitted(result: GradeResult, entry: Found, course: Course) -> GradeResult:
+    """When the file came: the course's manifest says, else its modification time (to the microsecond, as the CSV)."""
+    manifest = course.submitted_at.get(result.submission)
+    if manifest is not None:
+        return result.model_copy(update={"submitted": iso(manifest), "submitted_from": "manifest"})
+    if not entry.modified:
+        return result
+    moment = datetime.fromtimestamp(0, UTC) + timedelta(microseconds=entry.modified // 1000)
+    return result.model_copy(update={"submitted": iso(moment), "submitted_from": "modified"})
 
 
 def days_late(submitted: datetime, deadline: datetime, grace_minutes: float = 0) -> int:

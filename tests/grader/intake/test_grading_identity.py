@@ -26,7 +26,10 @@ from course_grader.cli import app as cli
 from course_grader.errors import NotARegularFile, SubmissionTooLarge
 from course_grader.intake import notebook as notebook_module
 from course_grader.intake.notebook import identify, read_regular_file, read_submission, submission_name
-from course_grader.results.batch import died, discover, neutralised, results_frame
+from course_grader.results.discovery import discover
+from course_grader.results.grades_csv import neutralised
+from course_grader.results.grades_frame import results_frame
+from course_grader.results.worker_pool import died
 from course_lib import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
