@@ -88,7 +88,7 @@ def _mutant(lab: str, index: int) -> nbformat.NotebookNode:
 
 def build(folder: Path) -> Term:
     """Write the class to ``folder``; the course file is the documented example's, the roster and manifest generated."""
-    from course_grader.results.course import load_course
+    from course_grader.results.course_file import load_course
 
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copy(EXAMPLES / "course.toml", folder / "course.toml")

@@ -53,9 +53,12 @@ from ..packaging.bundle import SECRET, build_bundle, bundle_secret, for_stdout, 
 from ..publish import gradebook
 from ..publish.feedback import write_feedback
 from ..publish.page_score import Scorer
-from ..results.batch import find_submissions, grade_folder, write_csv
-from ..results.course import NO_COURSE, Course, load_course
+from ..results.batch import grade_folder
+from ..results.course import NO_COURSE, Course
+from ..results.course_file import load_course
+from ..results.discovery import find_submissions
 from ..results.grades_csv import read_frame, shard_column, write_frame
+from ..results.grades_frame import write_csv
 from ..results.gradescope import to_gradescope
 from ..results.records import companion, write_records
 from ..results.scoring import score

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ..errors import GradingError
 from ..judging.verdicts import GradeResult
-from ..results.course import Course, load_course
+from ..results.course import Course
+from ..results.course_file import load_course
 from ..results.grades_csv import read_frame
 from ..results.scoring import score
 from ..safe_text import valid

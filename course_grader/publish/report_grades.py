@@ -21,7 +21,7 @@ from ..judging.citations import rules_cited
 from ..safe_text import FORMULA_STARTS
 
 FIXED_COLUMNS = ("student", "student_from", "file", "lab")
-"""The CSV's first columns (``batch.results_frame``); the test columns follow, then totals (and a course file's scores)."""
+"""The CSV's first columns (``grades_frame.results_frame``); the test columns follow, then totals (and a course file's scores)."""
 TEST_COLUMN = re.compile(r"(\S+) (H?\d+) (\S+)")
 """A test's column: ``11.3 7 fixed_costs_come_first``, ``11.3 H1 generated_kept_groups_and_reason``."""
 
@@ -54,7 +54,7 @@ class Grades:
 
 
 def unneutralised(value: object) -> object:
-    """A CSV text cell as graded: ``batch.neutralised`` prefixed ``'`` to one that starts a formula."""
+    """A CSV text cell as graded: ``grades_csv.neutralised`` prefixed ``'`` to one that starts a formula."""
     if isinstance(value, str) and value[:1] == "'" and value[1:].startswith(FORMULA_STARTS):
         return value[1:]
     return value

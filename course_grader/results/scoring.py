@@ -26,7 +26,8 @@ from course_lib import lab_registry
 
 from ..intake.roster import STYLES, assignment, read_lms_name
 from ..judging.verdicts import GradeResult, TestResult
-from .course import NO_COURSE, Course, days_late, iso
+from .course import NO_COURSE, Course
+from .submission_times import days_late, iso
 
 
 class Score(BaseModel):

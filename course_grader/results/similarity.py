@@ -49,6 +49,7 @@ from ..intake.lab_templates import find_template
 from ..intake.notebook import read_submission
 from ..intake.roster import Names, attribute
 from ..judging.verdicts import GradeResult
+from .discovery import find_submissions
 
 if TYPE_CHECKING:
     from copydetect import CodeFingerprint
@@ -312,48 +313,59 @@ def noted(
     grading decides them, so each shard's notes are the ones one run of the
     whole folder writes, and ``merge`` joins them unchanged.
     """
-    per_lab: dict[str, list[Text]] = {}
-
-    def add(path: Path, name: str, student: str, lab: str | None) -> None:
-        try:
-            submission = read_submission(path, expected_lab=lab)
-        except GradingError:
-            return
-        per_lab.setdefault(submission.lab, []).extend(
-            Text(name, student, number, source) for number, source in enumerate(submission.exercise_sources, 1)
-        )
-
-    for result in results:
-        if result.lab is not None:
-            add(Path(root) / result.submission, result.submission, result.student, result.lab)
-    if rest_of is not False:
-        from .batch import find_submissions  # the batch's own listing (batch.py does not import this module)
-
-        folder, graded = Path(root), {result.submission for result in results}
-        for path in find_submissions(folder):
-            if (name := submission_name(path, folder)) not in graded:
-                add(path, name, attribute(path, folder, rest_of)[0], None)
     notes: dict[str, list[str]] = {}
-    for lab, cells in per_lab.items():
-        try:
-            boilerplate = stub_cells(lab, labs_dir)
-        except GradingError:
-            boilerplate = ()
-        try:
-            found = compare_lab(lab, cells, boilerplate=boilerplate, references=reference_texts(lab))
-        except Exception as exc:  # noqa: BLE001 - a report, never a lost batch: the grades are already made
-            print(f"warning: similarity of Lab {lab} not compared ({type(exc).__name__}: {exc})", file=sys.stderr)
-            continue
-        for (file, cell), named, more in closest_per_cell(found):
-            notes.setdefault(file, []).extend(note(match) for match in named)
-            if more:
-                notes[file].append(f"{PREFIX}exercise cell {cell} is alike {more} more submissions' cells than these")
+    for lab, cells in _cells(results, root, rest_of).items():
+        _add_notes(notes, lab, cells, labs_dir)
     return [
         result.model_copy(update={"notes": (*result.notes, *notes[result.submission])})
         if result.submission in notes
         else result
         for result in results
     ]
+
+
+def _cells(
+    results: Sequence[GradeResult], root: str | os.PathLike[str], rest_of: Names | Literal[False] | None
+) -> dict[str, list[Text]]:
+    """Per lab, the exercise cells of the rows' files, and with ``rest_of`` those of every other notebook under ``root``."""
+    per_lab: dict[str, list[Text]] = {}
+    for result in results:
+        if result.lab is not None:
+            _add_cells(per_lab, Path(root) / result.submission, result.submission, result.student, result.lab)
+    if rest_of is not False:
+        folder, graded = Path(root), {result.submission for result in results}
+        for path in find_submissions(folder):  # the batch's own listing
+            if (name := submission_name(path, folder)) not in graded:
+                _add_cells(per_lab, path, name, attribute(path, folder, rest_of)[0], None)
+    return per_lab
+
+
+def _add_cells(per_lab: dict[str, list[Text]], path: Path, name: str, student: str, lab: str | None) -> None:
+    """The file's exercise cells, read as the grader reads them, under its lab; nothing if it cannot be read."""
+    try:
+        submission = read_submission(path, expected_lab=lab)
+    except GradingError:
+        return
+    per_lab.setdefault(submission.lab, []).extend(
+        Text(name, student, number, source) for number, source in enumerate(submission.exercise_sources, 1)
+    )
+
+
+def _add_notes(notes: dict[str, list[str]], lab: str, cells: Sequence[Text], labs_dir: str | Path | None) -> None:
+    """Per file, the notes on its cells alike another text; none, with a warning, if the lab's comparison fails."""
+    try:
+        boilerplate = stub_cells(lab, labs_dir)
+    except GradingError:
+        boilerplate = ()
+    try:
+        found = compare_lab(lab, cells, boilerplate=boilerplate, references=reference_texts(lab))
+    except Exception as exc:  # noqa: BLE001 - a report, never a lost batch: the grades are already made
+        print(f"warning: similarity of Lab {lab} not compared ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return
+    for (file, cell), named, more in closest_per_cell(found):
+        notes.setdefault(file, []).extend(note(match) for match in named)
+        if more:
+            notes[file].append(f"{PREFIX}exercise cell {cell} is alike {more} more submissions' cells than these")
 
 
 def matches(rows: Iterable[tuple[str | None, str, str, Iterable[str]]]) -> list[Match]:

@@ -27,7 +27,7 @@ and the sandbox falls back to per-process limits (``sandbox.py``), saying so.
 
 Every cgroup's name holds the pid of the process that made it
 (``course-grade-<pid>-<random>``): a batch removes, with ``remove_made_by``,
-what a worker that was killed left behind (``batch.py``).
+what a worker that was killed left behind (``results/worker_cleanup.py``).
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def _v1_cpu(group: SandboxCgroup, name: str) -> SandboxCgroup:
 def remove_made_by(pid: int) -> list[Path]:
     """Kill every process in the cgroups ``pid`` made and remove them: what a killed grading worker left behind.
 
-    The batch calls it for each worker it stopped or lost (``batch.py``): clean-up is
+    The batch calls it for each worker it stopped or lost (``worker_cleanup.py``): clean-up is
     the parent's, since a process killed for memory runs no clean-up of its own.
     Returns the folders removed.
     """

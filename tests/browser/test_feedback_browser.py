@@ -35,7 +35,7 @@ from synthetic_class import generated_class  # noqa: E402 - needs the path above
 from course_grader.publish.feedback import write_feedback  # noqa: E402 - kept with the imports above
 from course_grader.publish.report import build_report  # noqa: E402 - kept with the imports above
 from course_grader.publish.report_grades import read_grades  # noqa: E402 - kept with the imports above
-from course_grader.results.batch import write_csv  # noqa: E402 - kept with the imports above
+from course_grader.results.grades_frame import write_csv  # noqa: E402 - kept with the imports above
 from course_grader.results.records import companion, write_records  # noqa: E402 - kept with the imports above
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))

@@ -44,7 +44,7 @@ BUILTIN_RAISES_ALLOWED = {
         "ValueError",
     ),  # _as_tuple is a pydantic validator: pydantic turns it into the field's error
     (
-        "course_grader/results/course.py",
+        "course_grader/results/course_settings.py",
         "ValueError",
     ),  # the course file's validators: pydantic names the key in its error
 }

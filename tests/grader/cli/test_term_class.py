@@ -23,7 +23,7 @@ from mutants import MUTANTS
 from term_class import NAMES, build
 
 from course_grader.intake.shard import shard_of
-from course_grader.results.course import load_course
+from course_grader.results.course_file import load_course
 
 pytestmark = pytest.mark.sandboxed
 

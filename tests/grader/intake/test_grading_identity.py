@@ -28,7 +28,10 @@ from course_grader.intake import regular_file
 from course_grader.intake.identity import identify, submission_name
 from course_grader.intake.notebook import read_submission
 from course_grader.intake.regular_file import read_regular_file
-from course_grader.results.batch import died, discover, neutralised, results_frame
+from course_grader.results.discovery import discover
+from course_grader.results.grades_csv import neutralised
+from course_grader.results.grades_frame import results_frame
+from course_grader.results.worker_pool import died
 from course_lib import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs

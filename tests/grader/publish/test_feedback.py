@@ -262,7 +262,7 @@ def test_a_feedback_folder_that_cannot_be_written_is_refused_before_grading(
 
 def test_the_csv_is_written_when_a_file_name_is_not_utf8(tmp_path: Path) -> None:
     """A folder named with bytes that are not UTF-8 used to fail the CSV's write after the whole batch was graded."""
-    from course_grader.results.batch import write_csv
+    from course_grader.results.grades_frame import write_csv
 
     write_csv([result("b\udcffob", "11.2", {})], tmp_path / "grades.csv")
     assert "b\ufffdob" in (tmp_path / "grades.csv").read_text(encoding="utf-8")
@@ -286,7 +286,7 @@ def test_pages_again_from_records_of_several_shards(tmp_path: Path, capsys: pyte
 
 def test_pages_from_shards_show_the_duplicate_the_merged_csv_counts(tmp_path: Path) -> None:
     """Each shard flagged only its own duplicates: both of alice's files say they count until the CSV decides."""
-    from course_grader.results.batch import write_csv
+    from course_grader.results.grades_frame import write_csv
     from course_grader.results.records import write_records
 
     old = result("=alice", "11.3", {"7": False}, submission="=alice/old.ipynb")

@@ -165,7 +165,7 @@ def test_the_report_lists_each_pair_once_and_the_feedback_page_leaves_the_note_o
     copied = variant_notebook("11.3", VARIANTS["11.3"][1])
     rows = batch(tmp_path, {"alice": copied, "bob": copy.deepcopy(copied), "mallory": pasted("11.3", CONTEXT)})
     noted = similarity.noted(rows, tmp_path)
-    from course_grader.results.batch import write_csv
+    from course_grader.results.grades_frame import write_csv
 
     csv = write_csv(noted, tmp_path / "grades.csv")
     assert list(csv.columns) == list(write_csv(rows, tmp_path / "before.csv").columns)  # no new column
@@ -184,7 +184,7 @@ def test_the_report_lists_each_pair_once_and_the_feedback_page_leaves_the_note_o
 
 def test_a_report_without_matches_says_so(tmp_path: Path) -> None:
     rows = batch(tmp_path, {"alice": solution("11.3")})
-    from course_grader.results.batch import write_csv
+    from course_grader.results.grades_frame import write_csv
 
     write_csv(similarity.noted(rows, tmp_path), tmp_path / "grades.csv")
     page = build_report(read_grades(tmp_path / "grades.csv"), None, "grades.csv")

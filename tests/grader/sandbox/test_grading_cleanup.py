@@ -2,7 +2,7 @@
 
 A worker killed for memory runs no clean-up of its own; before, its sandboxes'
 cgroups (and the relay in them) stayed. The batch owns the clean-up now
-(``batch.clean_up_after``): the cgroups that worker made (named by its pid) and
+(``worker_cleanup.clean_up_after``): the cgroups that worker made (named by its pid) and
 every process in them, any process naming the worker's folder, the folder.
 """
 
@@ -24,7 +24,8 @@ from grading_corpus import solution
 from course_grader import GradeOptions, Limits
 from course_grader.judging.kernel_run import lab_view
 from course_grader.judging.verdicts import GradeResult
-from course_grader.results.batch import clean_up_after, grade_folder, processes_naming, processes_with
+from course_grader.results.batch import grade_folder
+from course_grader.results.worker_cleanup import clean_up_after, processes_naming, processes_with
 from course_grader.sandbox import cgroup
 from course_grader.sandbox.kernel import Sandbox, bubblewrap
 

@@ -32,7 +32,7 @@ from nbformat import NotebookNode
 
 from course_grader import GradeOptions, GradeResult, Limits, grade_folder, write_csv
 from course_grader.cli import app as cli
-from course_grader.results.batch import find_submissions
+from course_grader.results.discovery import find_submissions
 from course_grader.sandbox import kernel as sandbox_module
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]

@@ -1,0 +1,111 @@
+"""Loading the course file (``course.toml``) and refusing bad input before anything is graded.
+
+Validation is strict (unknown keys are errors: a typo must not silently grade
+with the default; so are weights for tests a lab does not have, all-zero
+weights and a test weighted twice) and every error names the file and the key
+(docs/grading.md, *The course file*). What the keys may hold is
+``course_settings``; the manifest a late policy names is read here too
+(``manifest``), and the whole is fingerprinted, so the grades can say which
+course file scored them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from course_lib import lab_registry
+
+from .course import Course
+from .course_settings import CourseFileError, CourseSettings
+from .manifest import manifest_rows
+from .submission_times import iso
+
+
+def _where(error: ErrorDetails) -> str:
+    return ".".join(str(part) for part in error["loc"]) or "(top level)"
+
+
+def load_course(path: str | Path) -> Course:
+    """The course file at ``path``, validated; ``CourseFileError`` names the file and the key of the first problem."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CourseFileError(f"course file {path}: cannot be read ({exc.strerror or exc})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise CourseFileError(f"course file {path}: not valid TOML ({exc})") from None
+    try:
+        settings = CourseSettings.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"key {_where(e)}: {e['msg']}" for e in exc.errors())
+        raise CourseFileError(f"course file {path}: {problems}") from None
+    wrong_weights = weight_problems(settings)
+    if wrong_weights:
+        raise CourseFileError(f"course file {path}: {'; '.join(wrong_weights)}")
+    course = Course(settings=settings, path=path.resolve())
+    rows: list[tuple[int, str, datetime]] = []
+    if course.manifest_path is not None:
+        rows = manifest_rows(course.manifest_path)
+    digest = hashlib.sha256(settings.model_dump_json().encode())
+    for _, file, when in sorted(rows, key=lambda row: row[1]):
+        digest.update(f"\n{file}\t{iso(when)}".encode("utf-8", "surrogateescape"))
+    return course.model_copy(
+        update={
+            "submitted_at": {file: when for _, file, when in rows},
+            "manifest_lines": {file: line for line, file, _ in rows},
+            "fingerprint": digest.hexdigest()[:16],
+        }
+    )
+
+
+def lab_tests(lab: str) -> tuple[tuple[str, str], ...]:
+    """Every test of ``lab`` as (number, name): its checklist tests, then its hidden ones (``H1``, …)."""
+    from course_lib.checklist.runner import select
+
+    from ..judging.hidden_cases import hidden_tests
+
+    checklist = tuple((str(case.number), case.name) for case in select(lab))
+    return checklist + tuple((f"H{index}", test.name) for index, test in enumerate(hidden_tests(lab), start=1))
+
+
+def weight_problems(settings: CourseSettings) -> list[str]:
+    """What is wrong with the labs' ``weights``, each naming its key.
+
+    A weight for a test the lab does not have would be ignored (a typo
+    grading with the default); all weights 0 would give everyone 0 of 0; a
+    test weighted by its number and by its name would leave one of the two
+    unused. Each is refused instead.
+    """
+    problems: list[str] = []
+    for lab, lab_settings in settings.labs.items():
+        weights = lab_settings.weights
+        if not weights:
+            continue
+        tests = lab_tests(lab)
+        label = lab_registry.lab(lab).label
+        before = len(problems)
+        known = {part for test in tests for part in test}
+        for key in weights:
+            if key not in known:
+                problems.append(
+                    f"key labs.{lab}.weights.{key}: {label} has no test {key!r} "
+                    f"(its tests: {', '.join(number for number, _ in tests)}, by number or name)"
+                )
+        for number, name in tests:
+            if number in weights and name in weights and number != name:
+                problems.append(
+                    f"key labs.{lab}.weights.{number}: test {number} is weighted twice, as {number!r} "
+                    f"({weights[number]:g}) and by its name {name!r} ({weights[name]:g}); keep one"
+                )
+        if len(problems) == before and all(weights.get(number, weights.get(name, 1.0)) == 0 for number, name in tests):
+            problems.append(
+                f"key labs.{lab}.weights: every test of {label} weighs 0, so nobody could earn a point; "
+                "give a test a weight above 0"
+            )
+    return problems

@@ -1,0 +1,135 @@
+"""The course file (``course.toml``) as written: its keys, their types and limits, each a model that forbids the rest.
+
+Why strict models: a term is graded many times, and a typo must not silently
+grade with the default, so an unknown key is an error, and so is a value out
+of range (a negative limit, a penalty over 100 %, a deadline without a time
+zone, a lab that does not exist, a pattern that does not compile). pydantic
+names the key in each error; ``course_file`` adds the file's name and refuses
+what a model alone cannot see (weights for tests a lab does not have).
+``Course`` (``course.py``) is what grading uses: these settings, resolved.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from course_lib import lab_registry
+
+from ..errors import GradingError
+from ..sandbox.kernel import Limits
+
+
+class CourseFileError(GradingError):
+    """The course file (or a file it names) is missing, not TOML, or has a key that is unknown or wrong."""
+
+
+Positive = Annotated[float, Field(gt=0)]
+Percent = Annotated[float, Field(ge=0, le=100)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LimitSettings(_Strict):
+    """``--timeout``/``--memory``/``--budget`` for every lab (``[limits]``) or one (``[labs."11.3"]``)."""
+
+    timeout: Positive | None = None
+    memory: Annotated[int, Field(gt=0)] | None = None
+    budget: Positive | None = None
+
+    def over(self, limits: Limits) -> Limits:
+        """``limits`` with the values set here."""
+        return Limits(
+            cell_timeout=self.timeout or limits.cell_timeout,
+            memory_mb=self.memory or limits.memory_mb,
+            budget=self.budget or limits.budget,
+        )
+
+
+class LabSettings(LimitSettings):
+    """One lab's points, weights, deadline, gradebook column and limits."""
+
+    points: Positive | None = None
+    """What the lab is worth; its tests share it by weight. Unset: one point per unit of weight (1 per test)."""
+    weights: dict[str, Annotated[float, Field(ge=0)]] = {}
+    """A test's share of the points, by number (``"7"``, ``"H1"``) or name; 1 when not listed."""
+    deadline: datetime | None = None
+    """When the lab is due (TOML date-time with an offset, e.g. ``2026-10-09T23:59:00+02:00``)."""
+    column: str | None = None
+    """The lab's column name in the exported gradebook (default ``Lab 11.3``, ``The capstone``)."""
+
+    @field_validator("deadline")
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            raise ValueError(
+                "a deadline needs a time zone offset (e.g. 2026-10-09T23:59:00+02:00 or …Z), "
+                "or every machine would read it in its own zone"
+            )
+        return value
+
+
+class LatePolicy(_Strict):
+    """How late work loses points: a percent of the lab's points per started day late, up to a cap."""
+
+    submitted: Literal["manifest", "file-name", "none"] = "none"
+    """Where a submission's time comes from: a manifest CSV (``file,submitted_at``), the LMS name's ``LATE`` flag, or nowhere."""
+    manifest: str | None = None
+    """The manifest CSV, relative to the course file: ``file`` (the path under the submissions folder), ``submitted_at``."""
+    percent_per_day: Percent = 0
+    max_percent: Percent = 100
+    grace_minutes: Annotated[float, Field(ge=0)] = 0
+    flag_percent: Percent | None = None
+    """The penalty for a ``LATE`` flag when no time is known (default: one day's, ``percent_per_day``)."""
+
+    @model_validator(mode="after")
+    def _manifest_named(self) -> LatePolicy:
+        if self.submitted == "manifest" and not self.manifest:
+            raise ValueError('submitted = "manifest" needs manifest = "FILE.csv"')
+        return self
+
+
+Duplicates = Literal["latest", "earliest", "best"]
+NAME_STYLES = ("auto", "canvas", "moodle", "plain")
+
+
+class CourseSettings(_Strict):
+    """The file as written (paths still relative to it); ``Course`` is what grading uses."""
+
+    name: str = ""
+    seed: Annotated[int, Field(ge=0, lt=2**63)] | None = None
+    roster: str | None = None
+    names: Literal["auto", "canvas", "moodle", "plain"] = "auto"
+    """How LMS download names are read (``roster.py``): Canvas, Moodle, either (``auto``), or folder/file name only."""
+    pattern: str | None = None
+    """A regular expression for another LMS: named groups ``login``, ``user``, ``name``, ``late``, ``submission``."""
+    duplicates: Duplicates = "latest"
+    limits: LimitSettings = LimitSettings()
+    late: LatePolicy = LatePolicy()
+    labs: dict[str, LabSettings] = {}
+
+    @field_validator("labs")
+    @classmethod
+    def _known_labs(cls, labs: dict[str, LabSettings]) -> dict[str, LabSettings]:
+        unknown = [key for key in labs if key not in lab_registry.LABS]
+        if unknown:
+            raise ValueError(f"no lab {', '.join(map(repr, unknown))}; the labs are {', '.join(lab_registry.LABS)}")
+        return labs
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str | None) -> str | None:
+        if pattern is not None:
+            import re
+
+            try:
+                compiled = re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"not a regular expression ({exc})") from None
+            if not {"login", "user", "name"} & set(compiled.groupindex):
+                raise ValueError("the pattern needs a named group login, user or name: (?P<login>…)")
+        return pattern

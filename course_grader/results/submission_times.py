@@ -1,0 +1,38 @@
+"""When a submission came, as every machine writes it, and how many days late that is.
+
+The time is the course's manifest's when it has one (``submitted_from`` says
+``manifest``), else the file's modification time (``modified``); the CSV shows
+it in UTC to the microsecond (``iso``), so every machine writes the same text,
+and the late policy counts started days past the deadline (``days_late``).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+from ..judging.verdicts import GradeResult
+from .course import Course
+from .discovery import Found
+
+
+def when_submitted(result: GradeResult, entry: Found, course: Course) -> GradeResult:
+    """When the file came: the course's manifest says, else its modification time (to the microsecond, as the CSV)."""
+    manifest = course.submitted_at.get(result.submission)
+    if manifest is not None:
+        return result.model_copy(update={"submitted": iso(manifest), "submitted_from": "manifest"})
+    if not entry.modified:
+        return result
+    moment = datetime.fromtimestamp(0, UTC) + timedelta(microseconds=entry.modified // 1000)
+    return result.model_copy(update={"submitted": iso(moment), "submitted_from": "modified"})
+
+
+def days_late(submitted: datetime, deadline: datetime, grace_minutes: float = 0) -> int:
+    """Started days past the deadline (and its grace): 1 minute late is one day late, as most syllabi count it."""
+    seconds = (submitted - deadline).total_seconds() - 60 * grace_minutes
+    return max(0, math.ceil(seconds / 86400)) if seconds > 0 else 0
+
+
+def iso(when: datetime) -> str:
+    """A time as the CSV shows it: UTC, to the microsecond (so every machine writes the same text)."""
+    return when.astimezone(UTC).isoformat(timespec="microseconds")
