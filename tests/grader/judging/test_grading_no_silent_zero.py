@@ -22,6 +22,7 @@ from test_grading_notes import TAGS, grade_here
 
 from course_grader import GradeOptions
 from course_grader.cli import app as cli
+from course_grader.cli import grade_batch, grade_single
 from course_grader.intake import lab_templates, notebook
 from course_grader.intake.roster import Names, attribute, load_roster
 from course_grader.judging import diagnose
@@ -203,8 +204,8 @@ def test_no_labs_folder_exits_non_zero_before_grading_and_says_how_to_fix(
         graded.append(args[0])
         return []
 
-    monkeypatch.setattr(cli, "grade_folder", grade)
-    monkeypatch.setattr(cli, "grade_notebook", grade)
+    monkeypatch.setattr(grade_batch, "grade_folder", grade)
+    monkeypatch.setattr(grade_single, "grade_notebook", grade)
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     nbformat.write(solution("11.3"), submissions / "alice_lab_11_3.ipynb")
@@ -245,7 +246,7 @@ LONE_SURROGATE = """
 import sys
 sys.path.insert(0, {tests!r})
 from pathlib import Path
-from course_grader.cli import app as cli
+from course_grader.cli import app as cli, grade_single
 from course_grader.judging.verdicts import GradeResult, TestResult
 
 def graded(path, options, student=None):
@@ -253,7 +254,7 @@ def graded(path, options, student=None):
     tests = (TestResult(name="x", number="1", lab="11.3", score=0, output=message),)
     return GradeResult(submission=Path(path).name, student="alice", lab="11.3", status="ok", tests=tests, notes=(message,))
 
-cli.grade_notebook = graded
+grade_single.grade_notebook = graded
 raise SystemExit(cli.main(sys.argv[1:]))
 """
 

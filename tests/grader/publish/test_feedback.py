@@ -11,6 +11,7 @@ import pytest
 from synthetic_class import generated_class, lab_tests, result
 
 from course_grader.cli import app as cli
+from course_grader.cli import grade_batch, grade_single
 from course_grader.judging.practice import COUNTEREXAMPLE
 from course_grader.judging.verdicts import GradeResult
 from course_grader.publish.feedback import default_rules_base, write_feedback
@@ -206,7 +207,7 @@ def test_a_batch_writes_the_jsonl_companion_and_feedback_pages(tmp_path: Path, m
     (folder / "alice").mkdir(parents=True)
     (folder / "alice" / "lab_11_3.ipynb").write_text("{}")
     graded = [result("alice", "11.3", {"7": False}), result("bob\udcff", "11.2", {})]
-    monkeypatch.setattr(cli, "grade_folder", lambda *args, **kwargs: graded)
+    monkeypatch.setattr(grade_batch, "grade_folder", lambda *args, **kwargs: graded)
     out = tmp_path / "grades.csv"
     code = cli.main(
         [
@@ -232,7 +233,7 @@ def test_one_notebook_gets_its_page_from_the_same_renderer(tmp_path: Path, monke
     notebook = tmp_path / "alice_lab_11_3.ipynb"
     notebook.write_text("{}")
     graded = result("alice", "11.3", {"H1": False}, submission=notebook.name)
-    monkeypatch.setattr(cli, "grade_notebook", lambda *args, **kwargs: graded)
+    monkeypatch.setattr(grade_single, "grade_notebook", lambda *args, **kwargs: graded)
     code = cli.main(
         [str(notebook), "--results", str(tmp_path / "results.json"), "--feedback", str(tmp_path / "fb"), "--no-sandbox"]
     )
@@ -251,7 +252,7 @@ def test_a_feedback_folder_that_cannot_be_written_is_refused_before_grading(
 ) -> None:
     notebook = tmp_path / "alice_lab_11_3.ipynb"
     notebook.write_text("{}")
-    monkeypatch.setattr(cli, "grade_notebook", lambda *args, **kwargs: pytest.fail("graded before refusing"))
+    monkeypatch.setattr(grade_single, "grade_notebook", lambda *args, **kwargs: pytest.fail("graded before refusing"))
     (tmp_path / "a-file").write_text("")
     for folder, says in ((tmp_path / "a-file", "is not a folder"), (tmp_path / "no" / "such", "does not exist")):
         with pytest.raises(SystemExit) as stopped:

@@ -19,6 +19,7 @@ import pytest
 
 from course_grader import GradeOptions, GradeResult, TestResult
 from course_grader.cli import app as cli
+from course_grader.cli import grade_batch
 from course_grader.intake.lab_names import lab_in_name
 from course_grader.intake.roster import Names, attribute, load_roster
 from course_grader.intake.selection import Selection, selection
@@ -64,7 +65,7 @@ def graded(
 ) -> list[GradeResult]:
     """What ``grade_folder`` returns, without kernels: a file's score by its content, duplicates flagged unsharded."""
     results = []
-    for name in cli._listing(folder):
+    for name in grade_batch.listing(folder):
         path = folder / name
         if shard is not None and shard_of(name, shard[1]) != shard[0]:
             continue
@@ -98,7 +99,7 @@ def term(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in FILES:
         write(tmp_path / "submissions" / name, "{}")
     write(tmp_path / "course.toml", COURSE.format(policy="latest", points=10))
-    monkeypatch.setattr(cli, "grade_folder", graded)
+    monkeypatch.setattr(grade_batch, "grade_folder", graded)
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -17,8 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from course_grader import GradeOptions, GradeResult, TestResult, grade_folder
+from course_grader import GradeOptions, GradeResult, Limits, TestResult, grade_folder
 from course_grader.cli import app as cli
+from course_grader.cli import bundle as bundle_command
+from course_grader.cli import course_file
+from course_grader.cli.grade import build_parser
 from course_grader.intake.identity import submission_name
 from course_grader.intake.roster import CANVAS, MOODLE, Names, RosterError, attribute, lms_name, load_roster
 from course_grader.intake.shard import ShardError, parse_shard, shard_of
@@ -27,7 +30,7 @@ from course_grader.results.course import Course
 from course_grader.results.course_file import load_course
 from course_grader.results.course_settings import CourseFileError
 from course_grader.results.grades_csv import GradesCsvError, read_frame, render, row_key
-from course_grader.results.grades_frame import results_frame
+from course_grader.results.grades_frame import results_frame, write_csv
 from course_grader.results.merge import merge
 from course_grader.results.records import companion, counted_files, read_records, with_counts, write_records
 from course_grader.results.scoring import score
@@ -49,7 +52,7 @@ def test_the_documented_example_course_file_loads_with_its_roster_and_manifest()
     course = load_course(EXAMPLES / "course.toml")
     assert course.settings.seed == 20261001 and course.settings.duplicates == "latest"
     assert course.lab("11.3").weights == {"H1": 2, "H2": 2} and course.lab("capstone").points == 20
-    assert course.limits("capstone", cli.Limits()).budget == 300 and course.limits("11.1", cli.Limits()).budget == 240
+    assert course.limits("capstone", Limits()).budget == 300 and course.limits("11.1", Limits()).budget == 240
     assert course.column("capstone") == "Capstone: compaction lifecycle" and course.column("11.2") == "Lab 11.2"
     roster = load_roster(course.roster_path)  # type: ignore[arg-type]
     assert [s.id for s in roster.students] == ["jsmith", "amiller", "bchen"]
@@ -92,19 +95,19 @@ def test_the_command_refuses_a_bad_course_file_before_grading(
 
 def test_flags_override_the_course_file_which_overrides_the_defaults(tmp_path: Path) -> None:
     path = write(tmp_path / "course.toml", 'seed = 7\n[limits]\ntimeout = 4\n[labs."11.3"]\ntimeout = 2\nbudget = 99\n')
-    parser = cli._grade_parser()
+    parser = build_parser()
     course = load_course(path)
     given = parser.parse_args(["x", "--course", str(path)])
-    assert cli._seed(given, course) == 7 and cli._limits(parser, given, course).cell_timeout == 4
-    assert dict(cli._lab_limits(given, course))["11.3"].cell_timeout == 2
+    assert course_file.seed(given, course) == 7 and course_file.limits(parser, given, course).cell_timeout == 4
+    assert dict(course_file.lab_limits(given, course))["11.3"].cell_timeout == 2
     flags = parser.parse_args(["x", "--course", str(path), "--timeout", "8", "--seed", "3"])
-    assert cli._seed(flags, course) == 3 and cli._limits(parser, flags, course).cell_timeout == 8
+    assert course_file.seed(flags, course) == 3 and course_file.limits(parser, flags, course).cell_timeout == 8
     assert (
-        dict(cli._lab_limits(flags, course))["11.3"].cell_timeout,
-        dict(cli._lab_limits(flags, course))["11.3"].budget,
+        dict(course_file.lab_limits(flags, course))["11.3"].cell_timeout,
+        dict(course_file.lab_limits(flags, course))["11.3"].budget,
     ) == (8, 99)
     bare = parser.parse_args(["x"])
-    assert cli._limits(parser, bare, Course()) == cli.Limits() and cli._lab_limits(bare, Course()) == ()
+    assert course_file.limits(parser, bare, Course()) == Limits() and course_file.lab_limits(bare, Course()) == ()
 
 
 def test_days_late_count_started_days_after_the_grace() -> None:
@@ -360,7 +363,7 @@ def test_three_shards_merged_are_byte_for_byte_the_unsharded_csv(tmp_path: Path)
         paths = []
         for index, part in enumerate(parts, start=1):
             paths.append(tmp_path / f"shard-{index}-{policy}.csv")
-            cli.write_csv(part, paths[-1], policed, shard=f"shard {index}/3, duplicates: {policy}")
+            write_csv(part, paths[-1], policed, shard=f"shard {index}/3, duplicates: {policy}")
         assert render(merge(paths[::-1])) == expected, policy
         assert "'=HYPERLINK" in expected and "duplicate: bchen has 3 Lab 11.1 submissions" in expected
     counted = {r.submission for r in whole if r.counts and r.student in ("bchen", "jsmith")}
@@ -379,12 +382,12 @@ def frame_column(path: Path) -> str:
 def test_merge_refuses_an_incomplete_or_mixed_set_of_shards(tmp_path: Path) -> None:
     results = [result("a/lab_11_3.ipynb", student="a")]
     for index, total in ((1, 3), (2, 3), (2, 2)):
-        cli.write_csv(
+        write_csv(
             results if index == 1 else [],
             tmp_path / f"{index}-{total}.csv",
             shard=f"shard {index}/{total}, duplicates: latest",
         )
-    cli.write_csv(results, tmp_path / "whole.csv")
+    write_csv(results, tmp_path / "whole.csv")
     with pytest.raises(GradesCsvError, match="shard 3/3 missing"):
         merge([tmp_path / "1-3.csv", tmp_path / "2-3.csv"])
     with pytest.raises(GradesCsvError, match="split differently"):
@@ -399,9 +402,9 @@ def test_the_merge_command_writes_what_the_whole_run_would(tmp_path: Path, capsy
     rows = [result(f"{s}/lab_11_3.ipynb", student=s) for s in ("b", "a", "c")]
     for index in (1, 2):
         part = [r for r in rows if shard_of(r.submission, 2) == index]
-        cli.write_csv(part, tmp_path / f"{index}.csv", shard=f"shard {index}/2, duplicates: latest")
+        write_csv(part, tmp_path / f"{index}.csv", shard=f"shard {index}/2, duplicates: latest")
         write_records(part, companion(tmp_path / f"{index}.csv"))  # what each shard's batch writes beside its CSV
-    cli.write_csv(sorted(rows, key=lambda r: r.submission), tmp_path / "whole.csv")
+    write_csv(sorted(rows, key=lambda r: r.submission), tmp_path / "whole.csv")
     assert (
         cli.main(["merge", str(tmp_path / "1.csv"), str(tmp_path / "2.csv"), "-o", str(tmp_path / "merged.csv")]) == 0
     )
@@ -442,7 +445,7 @@ def test_export_writes_one_row_per_roster_student_and_a_column_per_lab_in_course
         ),
         result("bchen/lab_11_1.ipynb", lab="11.1", student="bchen").model_copy(update={"counts": False}),
     ]
-    cli.write_csv(rows, tmp_path / "grades.csv", course)
+    write_csv(rows, tmp_path / "grades.csv", course)
     out = tmp_path / "gradebook.csv"
     assert (
         cli.main(["export", str(tmp_path / "grades.csv"), "--course", str(EXAMPLES / "course.toml"), "-o", str(out)])
@@ -502,7 +505,7 @@ def test_export_writes_one_row_per_roster_student_and_a_column_per_lab_in_course
 
 
 def test_export_needs_a_roster(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    cli.write_csv([result("a.ipynb")], tmp_path / "grades.csv")
+    write_csv([result("a.ipynb")], tmp_path / "grades.csv")
     with pytest.raises(SystemExit):
         cli.main(["export", str(tmp_path / "grades.csv"), "-o", str(tmp_path / "g.csv")])
     assert "export needs the class" in capsys.readouterr().err
@@ -566,9 +569,9 @@ def test_bundle_takes_the_term_seed_and_the_labs_limits_and_says_so(
         built.append(options)
         return output
 
-    monkeypatch.setattr(cli, "build_bundle", build_bundle)
+    monkeypatch.setattr(bundle_command, "build_bundle", build_bundle)
     assert cli.main(["bundle", "--lab", "capstone", "--course", str(EXAMPLES / "course.toml"), "-o", "/tmp/x.zip"]) == 0
-    assert built[0]["seed"] == 20261001 and built[0]["limits"] == cli.Limits(budget=300)
+    assert built[0]["seed"] == 20261001 and built[0]["limits"] == Limits(budget=300)
     assert f"secret seed 20261001 (the term seed of {EXAMPLES / 'course.toml'})" in capsys.readouterr().out
     assert (
         cli.main(

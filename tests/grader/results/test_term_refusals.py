@@ -18,6 +18,7 @@ import pytest
 
 from course_grader import GradeOptions, GradeResult, TestResult
 from course_grader.cli import app as cli
+from course_grader.cli import grade_batch
 from course_grader.intake.lab_names import lab_in_name
 from course_grader.intake.roster import Names, attribute, load_roster
 from course_grader.intake.shard import shard_of
@@ -50,7 +51,7 @@ def write(path: Path, text: str) -> Path:
 def graded_by_name(folder: Path, options: GradeOptions, *, shard: tuple[int, int] | None = None, **_: Any) -> list:
     """What ``grade_folder`` returns, without kernels: 3 of 4 tests pass, each file of its shard, in path order."""
     results = []
-    for name in cli._listing(folder):
+    for name in grade_batch.listing(folder):
         if shard is not None and shard_of(name, shard[1]) != shard[0]:
             continue
         student, source, notes = attribute(folder / name, str(folder), options.names)
@@ -81,7 +82,7 @@ def term(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     assert sorted(shard_of(name, 2) for name in FILES) == [1, 1, 2, 2]
     write(tmp_path / "course.toml", COURSE.format(points=10))
     write(tmp_path / "submitted.csv", "file,submitted_at\nalice/lab_11_3.ipynb,2026-10-17T10:00:00Z\n")
-    monkeypatch.setattr(cli, "grade_folder", graded_by_name)
+    monkeypatch.setattr(grade_batch, "grade_folder", graded_by_name)
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -322,7 +323,7 @@ def test_an_unknown_or_ambiguous_file_reaches_no_real_students_row(
     ambiguous = attribute(folder / "Bo Chen/lab_11_3.ipynb", str(folder), names)
     assert ambiguous[1] == "unknown (folder)" and "'Bo Chen' names 2 students" in ambiguous[2][0]
     assert attribute(folder / "lee/lab_11_3.ipynb", str(folder), names)[:2] == ("unknown:lee", "unknown (folder)")
-    monkeypatch.setattr(cli, "grade_folder", graded_by_name)
+    monkeypatch.setattr(grade_batch, "grade_folder", graded_by_name)
     monkeypatch.chdir(tmp_path)
     assert cli.main(["submissions", "--roster", str(roster), "--no-sandbox", "--no-progress", "--out", "g.csv"]) == 0
     capsys.readouterr()

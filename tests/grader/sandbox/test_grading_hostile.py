@@ -32,6 +32,7 @@ from nbformat import NotebookNode
 
 from course_grader import GradeOptions, GradeResult, Limits, grade_folder, write_csv
 from course_grader.cli import app as cli
+from course_grader.cli import grade as grade_command
 from course_grader.results.discovery import find_submissions
 from course_grader.sandbox import kernel as sandbox_module
 
@@ -424,7 +425,7 @@ def test_without_bubblewrap_grading_refuses_unless_told(
 ) -> None:
     notebook = tmp_path / "alice_lab_11_2.ipynb"
     notebook.write_text(__import__("nbformat").writes(honest()), encoding="utf-8")
-    monkeypatch.setattr(cli, "bubblewrap", lambda: None)
+    monkeypatch.setattr(grade_command, "bubblewrap", lambda: None)
     assert "apt-get install bubblewrap" in _usage_error(capsys, str(notebook), "--results", str(tmp_path / "r.json"))
     assert cli.main([str(notebook), "--results", str(tmp_path / "r.json"), "--no-sandbox", "--timeout", "3"]) == 0
     captured = capsys.readouterr()

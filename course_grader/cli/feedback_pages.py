@@ -1,0 +1,36 @@
+"""``--feedback DIR``: the grade verb's pages, one per student and lab (docs/grading.md, *Feedback for every student*).
+
+The option is added here and acted on here once grading is done;
+``refusals.writable_folder`` checks DIR before anything is graded. The
+``feedback`` verb (``feedback.py``) writes the same pages again from a batch's records.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..judging.verdicts import GradeResult
+from ..publish.feedback import write_feedback
+from ..publish.page_score import Scorer
+
+
+def feedback_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--feedback",
+        type=Path,
+        metavar="DIR",
+        help="also write an HTML feedback page per student and lab into DIR (docs/grading.md)",
+    )
+    parser.add_argument(
+        "--rules-url",
+        metavar="BASE",
+        help="where the pages link a rule to (BASE#r19; default: the checkout's docs/rules.md, relative)",
+    )
+
+
+def write_pages(arguments: argparse.Namespace, results: list[GradeResult], scorer: Scorer | None = None) -> None:
+    """``--feedback DIR``: the pages; ``scorer`` makes each page's score (default: 1 point per passed test)."""
+    if arguments.feedback is not None:
+        pages = write_feedback(results, arguments.feedback, scorer=scorer, rules_base=arguments.rules_url)
+        print(f"wrote {len(pages) - 1} feedback pages to {arguments.feedback} (list: {pages[-1]})")

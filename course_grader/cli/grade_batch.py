@@ -1,0 +1,126 @@
+"""``course-grade DIR --out grades.csv``: a folder graded into its CSV, its records and, asked for, its pages.
+
+``prepare`` refuses what would fail after grading (the CSV's folder, an empty
+folder, an ``--only`` that takes nothing, a manifest entry that names no
+file); ``run`` grades, notes similar exercise cells (reported, not judged)
+and prints the batch's summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import GradingError
+from ..intake.identity import submission_name
+from ..intake.roster import UNKNOWN
+from ..intake.selection import Selection, selection, unmatched
+from ..intake.shard import run_record
+from ..judging.grade_options import GradeOptions
+from ..judging.verdicts import GradeResult
+from ..publish.page_score import Scorer
+from ..results.batch import grade_folder
+from ..results.course import Course
+from ..results.discovery import find_submissions
+from ..results.grades_csv import shard_column
+from ..results.grades_frame import write_csv
+from ..results.records import companion, write_records
+from ..results.scoring import score
+from .feedback_pages import write_pages
+from .refusals import writable
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A folder checked and ready to grade: what it holds, as its CSV names it, and the part of it to grade."""
+
+    submissions: list[Path]
+    listing: list[str]
+    only: Selection | None
+    course: Course
+    """The course with its manifest's entries matched to the files found."""
+
+
+def listing(folder: Path) -> list[str]:
+    """Every entry a batch of ``folder`` gives a row (its notebooks and unreadable folders), as the CSV names them."""
+    unreadable: list[Path] = []
+    found = find_submissions(folder, unreadable)
+    return [submission_name(path, folder) for path in [*found, *unreadable]]
+
+
+def prepare(
+    parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: Course, options: GradeOptions
+) -> Batch:
+    """The folder's submissions, refused here when nothing could be graded or written."""
+    target: Path = arguments.target
+    submissions = find_submissions(target)
+    writable(parser, arguments.out, "--out")
+    if not submissions:
+        parser.error(f"no notebooks (.ipynb) under {target}")
+    entries = listing(target)
+    only: Selection | None = None
+    if arguments.only:  # a partial regrade: refused here when a part of it names nothing
+        try:
+            only = selection(arguments.only, target)
+        except GradingError as exc:
+            parser.error(str(exc))
+        if (nothing := unmatched(only, target, submissions, options.names)) is not None:
+            parser.error(nothing)
+    try:  # the manifest's paths as graded: an entry that names no file stops here
+        course = course.for_submissions(entries, target)
+    except GradingError as exc:
+        parser.error(str(exc))
+    return Batch(submissions, entries, only, course)
+
+
+def run(arguments: argparse.Namespace, options: GradeOptions, batch: Batch, shard: tuple[int, int] | None) -> int:
+    course = batch.course
+    results = grade_folder(
+        arguments.target,
+        options,
+        jobs=arguments.jobs,
+        progress=not arguments.no_progress,
+        course=course,
+        shard=shard,
+        only=batch.only,
+    )
+    from ..results.similarity import noted  # reported, not judged; copydetect loads only here
+
+    results = noted(
+        results, arguments.target, options.labs_dir, rest_of=options.names if shard or batch.only else False
+    )
+    run = run_record(options.seed, course.fingerprint, batch.listing)
+    column = shard_column(*shard, course.settings.duplicates, run) if shard else None
+    frame = write_csv(results, arguments.out, course, shard=column)
+    _after_batch(arguments, results, scorer=lambda graded: score(graded, course))
+    _summary(arguments, results, frame, shard)
+    return 0
+
+
+def _after_batch(arguments: argparse.Namespace, results: list[GradeResult], scorer: Scorer | None = None) -> None:
+    """What a batch writes besides its CSV: every result beside it (grades.jsonl, for the report), and the pages."""
+    records = write_records(results, companion(arguments.out))
+    print(f"wrote {records} (every result whole, for course-grade report and feedback)")
+    write_pages(arguments, results, scorer)
+
+
+def _summary(
+    arguments: argparse.Namespace, results: list[GradeResult], frame: pd.DataFrame, shard: tuple[int, int] | None
+) -> None:
+    """How many notebooks ended how, who the roster does not know, the mean and where the CSV went."""
+    counts = Counter(result.status for result in results)
+    part = f" (shard {shard[0]}/{shard[1]}: join the shards with course-grade merge)" if shard else ""
+    print(
+        f"graded {len(results)} notebooks{part}: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    )
+    unknown = sum(result.student_source.startswith(UNKNOWN) for result in results)
+    if unknown:
+        print(f"{unknown} submissions name no roster student (student_from {UNKNOWN}…; see their notes)")
+    mean = f"mean {frame['percent'].mean():.1f} % · " if len(frame) else ""
+    print(f"{mean}wrote {arguments.out}")
