@@ -16,7 +16,7 @@ from course_lib import lab_registry
 from ..judging.citations import in_rule_order, rule_href, rule_text, rules_cited
 from ..judging.practice import COUNTEREXAMPLE
 from ..judging.verdicts import GradeResult, TestResult
-from ..results.similarity import is_similarity_note
+from ..results.similarity_notes import is_similarity_note
 from ..safe_text import shown
 from .page_score import ScoreRecord, points_per_test
 from .pages import render

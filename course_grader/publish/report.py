@@ -19,7 +19,7 @@ The page holds, each chart an inline picture drawn with matplotlib:
   out (``without_case``), so one mistake is one row;
 * similarity, reported and not judged: the exercise cells the batch found
   alike ``course_lib``'s implementation of the lab or another student's
-  (``similarity.py``; read back from the rows' notes), each pair once.
+  (``similarity.py``; read back from the rows' notes, ``similarity_notes.py``), each pair once.
 
 This module makes the page and the command; the CSV is read by
 ``report_grades``, the numbers are ``report_statistics``' and
@@ -44,6 +44,7 @@ from ..files import write_atomically
 from ..judging.verdicts import GradeResult
 from ..results import similarity
 from ..results.records import companion, read_records
+from ..results.similarity_notes import Match, matches, pairs
 from ..safe_text import shown, valid
 from .feedback_page import NAME_LIMIT, lab_heading
 from .pages import render
@@ -92,7 +93,7 @@ def build_report(grades: Grades, results: list[GradeResult] | None, source: str)
     )
 
 
-def similar_cells(grades: Grades, results: list[GradeResult] | None) -> list[similarity.Match]:
+def similar_cells(grades: Grades, results: list[GradeResult] | None) -> list[Match]:
     """The similarity notes of the counted rows (the records' whole notes, else the CSV's, joined with `` | ``)."""
     frame = grades.frame
     rows: list[tuple[str | None, str, str, Sequence[str]]]
@@ -104,7 +105,7 @@ def similar_cells(grades: Grades, results: list[GradeResult] | None) -> list[sim
             (lab, file, student, str(notes).split(" | "))
             for lab, file, student, notes in zip(frame["lab"], frame["file"], frame["student"], frame["notes"])
         ]
-    return similarity.pairs(similarity.matches(rows))
+    return pairs(matches(rows))
 
 
 def _citing(grades: Grades, rule: str) -> str:

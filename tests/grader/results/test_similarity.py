@@ -26,7 +26,7 @@ from course_grader.judging.verdicts import GradeResult
 from course_grader.publish.feedback import write_feedback
 from course_grader.publish.report import build_report
 from course_grader.publish.report_grades import read_grades
-from course_grader.results import similarity
+from course_grader.results import similarity, similarity_notes
 from course_grader.results.records import write_records
 from course_lib import lab_registry
 
@@ -58,7 +58,7 @@ def test_a_paste_of_course_lib_is_reported_with_the_cell_and_the_module(tmp_path
     rows = batch(tmp_path, {"mallory": pasted("11.3", CONTEXT), "honest": solution("11.3")})
     noted = {r.student: r for r in similarity.noted(rows, tmp_path)}
     assert noted["mallory"].notes[-1] == (
-        f"{similarity.PREFIX}exercise cell 1 is 93 % alike course_lib/context.py, "
+        f"{similarity_notes.PREFIX}exercise cell 1 is 93 % alike course_lib/context.py, "
         "the course's own implementation of Lab 11.3"
     )
     assert noted["honest"].notes == rows[1].notes  # the course's own solution is not course_lib's code
@@ -67,7 +67,7 @@ def test_a_paste_of_course_lib_is_reported_with_the_cell_and_the_module(tmp_path
 def test_a_renamed_paste_is_still_reported(tmp_path: Path) -> None:
     rows = batch(tmp_path, {"mallory": pasted("11.3", renamed(CONTEXT))})
     (noted,) = similarity.noted(rows, tmp_path)
-    match = similarity.parsed(noted.notes[-1], "11.3", noted.submission, noted.student)
+    match = similarity_notes.parsed(noted.notes[-1], "11.3", noted.submission, noted.student)
     assert match is not None and match.reference and match.other == "course_lib/context.py"
     assert match.share >= similarity.THRESHOLD
 
@@ -78,7 +78,7 @@ def test_two_students_with_the_same_code_are_both_noted_and_nothing_else_changes
     noted = similarity.noted(rows, tmp_path)
     by = {r.student: r for r in noted}
     assert by["alice"].notes[-1] == (
-        f"{similarity.PREFIX}exercise cell 1 is 100 % alike exercise cell 1 of bob/lab_11_3_build_context.ipynb "
+        f"{similarity_notes.PREFIX}exercise cell 1 is 100 % alike exercise cell 1 of bob/lab_11_3_build_context.ipynb "
         "(100 % of that cell; student bob)"
     )
     assert by["bob"].notes[-1].endswith("of alice/lab_11_3_build_context.ipynb (100 % of that cell; student alice)")
@@ -103,7 +103,7 @@ def test_a_class_handing_in_one_solution_names_the_closest_few_and_counts_the_re
     first = similarity.noted(rows, tmp_path)[0]
     added = first.notes[len(rows[0].notes) :]
     assert len(added) == similarity.NAMED + 1
-    assert added[-1] == f"{similarity.PREFIX}exercise cell 1 is alike 2 more submissions' cells than these"
+    assert added[-1] == f"{similarity_notes.PREFIX}exercise cell 1 is alike 2 more submissions' cells than these"
 
 
 def test_one_students_own_duplicates_are_not_a_copy(tmp_path: Path) -> None:
@@ -179,7 +179,7 @@ def test_the_report_lists_each_pair_once_and_the_feedback_page_leaves_the_note_o
         assert "alice/lab_11_3_build_context.ipynb" in section and "bob/lab_11_3_build_context.ipynb" in section
     pages = write_feedback(noted, tmp_path / "feedback")
     alice = next(p for p in pages if "alice" in p.name).read_text(encoding="utf-8")
-    assert "graded again alone" in alice and "bob" not in alice and similarity.PREFIX not in alice
+    assert "graded again alone" in alice and "bob" not in alice and similarity_notes.PREFIX not in alice
 
 
 def test_a_report_without_matches_says_so(tmp_path: Path) -> None:
@@ -192,8 +192,8 @@ def test_a_report_without_matches_says_so(tmp_path: Path) -> None:
 
 
 def test_the_note_reads_back_whatever_the_file_is_called() -> None:
-    match = similarity.Match("11.3", "x", "x", 2, 0.93, "we (ird) | =name.ipynb", "st (udent); x", 1, 0.871)
-    assert similarity.parsed(similarity.note(match), "11.3", "x", "x") == similarity.Match(
+    match = similarity_notes.Match("11.3", "x", "x", 2, 0.93, "we (ird) | =name.ipynb", "st (udent); x", 1, 0.871)
+    assert similarity_notes.parsed(similarity_notes.note(match), "11.3", "x", "x") == similarity_notes.Match(
         "11.3", "x", "x", 2, 0.93, "we (ird) | =name.ipynb", "st (udent); x", 1, 0.87
     )
 
@@ -224,7 +224,7 @@ def test_every_mutant_is_reported_as_a_copy_of_the_solution(lab: str) -> None:
 def test_a_comparison_that_fails_leaves_the_rows_as_they_are(tmp_path: Path, monkeypatch, capsys) -> None:
     rows = batch(tmp_path, {"a": pasted("11.3", CONTEXT)})
 
-    def broken(*args: object, **kwargs: object) -> list[similarity.Match]:
+    def broken(*args: object, **kwargs: object) -> list[similarity_notes.Match]:
         raise RecursionError("deep")
 
     monkeypatch.setattr(similarity, "compare_lab", broken)
@@ -246,7 +246,9 @@ def test_a_real_batch_notes_the_paste_and_keeps_its_full_marks(tmp_path: Path) -
     assert cli.main([str(submissions), "--out", str(out), "--no-progress"]) == 0
     records = {r["student"]: r for r in map(json.loads, out.with_suffix(".jsonl").read_text().splitlines())}
     assert [t["score"] for t in records["mallory"]["tests"]] == [1.0] * 7
-    assert any(n.startswith(similarity.PREFIX) and "course_lib/context.py" in n for n in records["mallory"]["notes"])
-    assert not any(n.startswith(similarity.PREFIX) for n in records["honest"]["notes"])
+    assert any(
+        n.startswith(similarity_notes.PREFIX) and "course_lib/context.py" in n for n in records["mallory"]["notes"]
+    )
+    assert not any(n.startswith(similarity_notes.PREFIX) for n in records["honest"]["notes"])
     grades = read_grades(out)
     assert "course_lib/context.py" in grades.frame.set_index("student").at["mallory", "notes"]
