@@ -5,7 +5,10 @@ and, for the failure messages, its companion ``grades.jsonl`` (``records.py``).
 Only the submission that counts for each student and lab is used (``counts``).
 The page holds, each chart an inline picture drawn with matplotlib:
 
-* the score distribution per lab (percent of the lab's tests passed);
+* the score distribution per lab (percent of the lab's tests passed), and
+  beside it the score the gradebook gets (after weights and late penalties);
+  students are counted apart from the submissions of no roster student
+  (``unknown``: in nobody's gradebook row);
 * a heatmap of students × rules: the share of the tests citing each rule
   (``citations.rules_cited``, checklist and hidden tests alike) that the
   student passed, blank where the student handed in no lab testing it; and the
@@ -41,6 +44,7 @@ from course_lib import lab_registry
 
 from ..errors import GradingError
 from ..files import write_atomically
+from ..intake.roster import UNKNOWN
 from ..judging.verdicts import GradeResult
 from ..results import similarity
 from ..results.records import companion, read_records
@@ -58,29 +62,16 @@ def build_report(grades: Grades, results: list[GradeResult] | None, source: str)
     """The report page, as a complete HTML document."""
     matrix = rule_matrix(grades)
     shares = rule_shares(grades)
-    labs = []
-    for lab in lab_registry.LABS:
-        rows = grades.frame[grades.frame["lab"] == lab]
-        if rows.empty:
-            continue
-        percent = pd.to_numeric(rows["percent"], errors="coerce")
-        statuses = Counter(rows["status"].astype(str))
-        labs.append(
-            {
-                "heading": lab_heading(lab),
-                "n": len(rows),
-                "mean": float(percent.mean()),
-                "median": float(percent.median()),
-                "full": int((percent >= 100).sum()),
-                "statuses": ", ".join(f"{n} {shown(status, 40)}" for status, n in sorted(statuses.items())),
-            }
-        )
+    labs = [lab_summary(grades.frame[grades.frame["lab"] == lab], lab) for lab in lab_registry.LABS]
+    labs = [summary for summary in labs if summary is not None]
+    known = ~grades.frame["student_from"].astype(str).str.startswith(UNKNOWN)
     return render(
         "report.html.j2",
         source=shown(source, NAME_LIMIT),
         rows_read=grades.rows_read,
         counted=len(grades.frame),
-        students=grades.frame["student"].nunique(),
+        students=grades.frame.loc[known, "student"].nunique(),
+        unknown=int((~known).sum()),
         labs=labs,
         distribution=data_url(picture(lambda: distribution_chart(grades))) if labs else None,
         heatmap=data_url(picture(lambda: heatmap_chart(matrix))) if not matrix.empty else None,
@@ -91,6 +82,27 @@ def build_report(grades: Grades, results: list[GradeResult] | None, source: str)
         similarity=similarity,
         isnan=math.isnan,
     )
+
+
+def lab_summary(rows: pd.DataFrame, lab: str) -> dict[str, object] | None:
+    """One lab's row of the distribution table: tests passed, and the score the gradebook gets (``score``)."""
+    if rows.empty:
+        return None
+    percent = pd.to_numeric(rows["percent"], errors="coerce")
+    statuses = Counter(rows["status"].astype(str))
+    scores = pd.to_numeric(rows["score"], errors="coerce") if "score" in rows.columns else None
+    points = pd.to_numeric(rows["max_points"], errors="coerce").max() if "max_points" in rows.columns else None
+    return {
+        "heading": lab_heading(lab),
+        "n": len(rows),
+        "mean": float(percent.mean()),
+        "median": float(percent.median()),
+        "full": int((percent >= 100).sum()),
+        "score_mean": float(scores.mean()) if scores is not None else None,
+        "score_median": float(scores.median()) if scores is not None else None,
+        "points": float(points) if points is not None and not math.isnan(points) else None,
+        "statuses": ", ".join(f"{n} {shown(status, 40)}" for status, n in sorted(statuses.items())),
+    }
 
 
 def similar_cells(grades: Grades, results: list[GradeResult] | None) -> list[Match]:
@@ -135,8 +147,11 @@ def main(argv: list[str]) -> int:
     if results is None:
         print(f"warning: no {records}: the report leaves out the failure messages", file=sys.stderr)
     write_atomically(arguments.output, build_report(grades, results, str(arguments.grades)))
+    known = ~grades.frame["student_from"].astype(str).str.startswith(UNKNOWN)
+    unknown = int((~known).sum())
     print(
         f"wrote {arguments.output}: {len(grades.frame)} counted submissions of "
-        f"{grades.frame['student'].nunique()} students"
+        f"{grades.frame.loc[known, 'student'].nunique()} students"
+        + (f" and {unknown} of no roster student (unknown)" if unknown else "")
     )
     return 0

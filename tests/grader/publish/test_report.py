@@ -214,3 +214,21 @@ def test_the_csv_decides_which_results_count_for_the_messages(tmp_path: Path) ->
     only_new = {r.submission for r in results if r.counts}
     top = failure_messages(both, counted_files=only_new)[0]
     assert (top.count, top.share) == (3, 3 / 4)
+
+
+def test_students_are_counted_apart_from_unknown_submissions_and_the_gradebook_score_is_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Four students (s1-s4: 5, 4, 3 and 1 of Lab 11.2's 5 tests) and a file of no roster student: 4 students, 1 unknown."""
+    path, results = tiny_class(tmp_path)
+    stranger = result("x9", "11.2", {}, submission="x9_lab_11_2.ipynb").model_copy(
+        update={"student_source": "unknown (file name)"}
+    )
+    write_csv([*results, stranger], path)
+    page = build_report(read_grades(path), None, str(path))
+    assert "of 4 students, and 1 of no roster student (unknown" in page
+    assert cli.main(["report", str(path), "-o", str(tmp_path / "report.html")]) == 0
+    assert "counted submissions of 4 students and 1 of no roster student (unknown)" in capsys.readouterr().out
+    cells = re.findall(r'<td class="num">([^<]*)</td>', page.split('id="distribution"')[1].split("</table>")[0])
+    # submissions, mean %, median %, full marks, mean score, median score, points: (5+4+3+1+5)/5 = 3.6 of 5
+    assert cells == ["5", "72.0", "80.0", "2", "3.60", "4.00", "5"]
