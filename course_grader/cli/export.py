@@ -12,10 +12,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from course_lib import lab_registry
+
 from ..errors import GradingError
 from ..publish import gradebook
 from ..results.grades_csv import read_frame
 from . import course_file
+from .options import lab
 from .refusals import writable
 
 if TYPE_CHECKING:
@@ -46,9 +49,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--missing",
         choices=("empty", "zero"),
         default="empty",
-        help="a lab a student submitted nothing for: an empty cell (ungraded in the LMS) or 0 (default empty)",
+        help="a lab a student submitted nothing for: an empty cell (ungraded in the LMS) or 0 (default empty); "
+        "0 only in labs that are due (past their deadline, or graded for someone when they have none)",
+    )
+    parser.add_argument(
+        "--labs",
+        type=lab_list,
+        metavar="LAB,LAB",
+        help="the labs to export, e.g. 11.3,11.4 (default: every lab graded or set in the course file); "
+        "Canvas imports only the columns present, so leave out the labs it should not touch",
     )
     return parser
+
+
+def lab_list(text: str) -> tuple[str, ...]:
+    """``--labs``' type: labs as the course names them, comma-separated, each once, in course order."""
+    named = {lab(item) for item in text.split(",") if item.strip()}
+    if not named:
+        raise argparse.ArgumentTypeError("name at least one lab, e.g. --labs 11.3,11.4")
+    return tuple(entry for entry in lab_registry.LABS if entry in named)
 
 
 def main(argv: list[str]) -> int:
@@ -61,7 +80,9 @@ def main(argv: list[str]) -> int:
     writable(parser, arguments.output, "-o")
     try:
         grades = read_frame(arguments.grades)
-        book = gradebook.build(grades, roster, layout=arguments.format, missing=arguments.missing, course=course)
+        book = gradebook.build(
+            grades, roster, layout=arguments.format, missing=arguments.missing, course=course, labs=arguments.labs
+        )
     except GradingError as exc:
         parser.error(str(exc))
     gradebook.write(book, arguments.output)
@@ -69,6 +90,8 @@ def main(argv: list[str]) -> int:
         f"wrote {arguments.output} ({arguments.format}): {book.students} students × {len(book.labs)} labs "
         f"({', '.join(book.labs)}); {book.missing} cells without a submission ({arguments.missing})"
     )
+    if book.not_due:
+        print(f"left empty, not due yet: {', '.join(book.not_due)}")
     if book.unknown:
         print(
             f"warning: {book.unknown} counting rows name no roster student (unknown): they are in no one's row",

@@ -105,3 +105,20 @@ def test_without_deadlines_a_lab_is_due_once_someone_was_graded_in_it() -> None:
 
 def pd_frame(rows: list[GradeResult]) -> pd.DataFrame:
     return results_frame(rows)
+
+
+def test_export_takes_a_choice_of_labs_and_says_which_stay_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from course_grader.cli import app as cli
+
+    course = load_course(COURSE)
+    path = grades_csv(tmp_path, [graded("jsmith_lab_11_3.ipynb", "jsmith", "11.3")], course)
+    out = tmp_path / "gradebook.csv"
+    argv = ["export", str(path), "--course", str(COURSE), "--missing", "zero", "-o", str(out)]
+    assert cli.main([*argv, "--labs", "Lab 11.4, 11.3"]) == 0
+    assert table(out.read_text(encoding="utf-8"))[0][5:] == ["Lab 11.3", "Lab 11.4"]  # in course order
+    assert "2 labs (11.3, 11.4)" in capsys.readouterr().out  # both past their deadline today: no "not due" line
+    with pytest.raises(SystemExit):
+        cli.main([*argv, "--labs", "11.9"])
+    assert "unknown lab '11.9'" in capsys.readouterr().err
