@@ -169,9 +169,13 @@ def covering_copies(lab: str, command: list[str]) -> list[str]:
     return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script + 'exec "$@"', "sh", *command]
 
 
-def set_up(lab: str, folder: Path, python: Path, *, secret: int, timeout: float = 3.0) -> Autograder:
-    """``course-grade bundle`` for ``lab``, unpacked into ``folder/autograder``, then its ``setup.sh`` as root."""
-    bundle = folder / f"autograder-{lab}.zip"
+def set_up(
+    lab: str, folder: Path, python: Path, *, secret: int, timeout: float = 3.0, course: Path | None = None
+) -> Autograder:
+    """``course-grade bundle`` for ``lab`` (under ``course``, a course file), unpacked into ``folder/autograder``,
+    then its ``setup.sh`` as root."""
+    name = f"autograder-{lab}" + ("-course" if course is not None else "")
+    bundle = folder / f"{name}.zip"
     subprocess.run(
         [
             sys.executable,
@@ -186,12 +190,13 @@ def set_up(lab: str, folder: Path, python: Path, *, secret: int, timeout: float 
             str(timeout),
             "--seed",
             str(secret),
+            *(["--course", str(course)] if course is not None else []),
         ],
         check=True,
         capture_output=True,
         cwd=folder,
     )
-    root = folder / f"autograder-{lab}"
+    root = folder / name
     with zipfile.ZipFile(bundle) as archive:
         archive.extractall(root / "source")
         for info in archive.infolist():  # extractall drops the modes Gradescope's unzip keeps

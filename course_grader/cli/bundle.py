@@ -39,7 +39,9 @@ def main(argv: list[str]) -> int:
     limits = course_file.limits(parser, arguments, course, arguments.lab)
     if (missing := missing_templates([arguments.lab], arguments.labs)) is not None:
         parser.error(missing)
-    path = build_bundle(arguments.lab, arguments.output, labs_dir=arguments.labs, limits=limits, seed=secret)
+    path = build_bundle(
+        arguments.lab, arguments.output, labs_dir=arguments.labs, limits=limits, seed=secret, course=course
+    )
     print(
         f"wrote {path} ({lab_registry.lab(arguments.lab).label}): upload it as the assignment's autograder on Gradescope"
     )

@@ -27,7 +27,7 @@ def run(parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: 
         options = replace(options, expected_lab=arguments.lab)
     result = grade_notebook(arguments.target, options, student=arguments.student)
     # The files first: nothing the terminal cannot show (a lone surrogate in a message) may cost the results.
-    write_atomically(arguments.results, json.dumps(to_gradescope(result), indent=2))
+    write_atomically(arguments.results, json.dumps(to_gradescope(result, course), indent=2))
     write_pages(arguments, [result], scorer=lambda graded: score(graded, course))
     print(format_table(result))
     if course.path is not None:

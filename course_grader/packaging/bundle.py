@@ -18,7 +18,10 @@ there, so the guarantees of the bubblewrap path are kept another way
 - the hidden cases come from the bundle's secret (``source/secret``, root-only,
   never printed to learners): the same cases for the whole assignment, and
   ``course-grade … --seed SECRET`` regrades locally with them;
-- several uploads: the notebook for this lab is graded, or none (``upload.py``).
+- several uploads: the notebook for this lab is graded, or none (``upload.py``);
+- the course file's points and weights for the lab travel in ``source/scoring.json``,
+  so ``results.json`` gives the score local grading gives (its late policy is
+  left to Gradescope's own, which knows when the upload came).
 
 ``AUTOGRADER_ROOT`` replaces ``/autograder`` for a local dry run.
 """
@@ -53,6 +56,8 @@ from ..judging.grade import grade_notebook, not_graded
 from ..judging.grade_options import GradeOptions
 from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult
+from ..results.course import NO_COURSE, Course
+from ..results.course_settings import CourseSettings, LabSettings
 from ..results.gradescope import to_gradescope
 from ..sandbox.kernel import Limits
 from ..sandbox.learner_account import (
@@ -73,6 +78,9 @@ ROOT_ENVIRONMENT = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
 SECRET = "secret"
 """The bundle's file (in ``source/``) holding the assignment's hidden-case seed."""
+SCORING = "scoring.json"
+"""The bundle's file (in ``source/``) holding the lab's points and weights from the course file, so a submission
+scores on Gradescope what it scores in ``course-grade`` (``results/gradescope.py``); lateness is Gradescope's."""
 COURSE = "course"
 """The root-only folder (in ``ROOT``) course_lib is installed into."""
 LEARNER_SANDBOX = "learner account"
@@ -207,8 +215,12 @@ def build_bundle(
     labs_dir: str | Path | None = None,
     limits: Limits = Limits(),
     seed: int | None = None,
+    course: Course = NO_COURSE,
 ) -> Path:
-    """Write the Gradescope autograder zip for ``lab`` to ``output``; ``seed`` is its secret (a fresh one when ``None``)."""
+    """Write the Gradescope autograder zip for ``lab`` to ``output``; ``seed`` is its secret (a fresh one when ``None``).
+
+    ``course`` gives the lab's points and weights (``SCORING``).
+    """
     output = Path(output)
     notebook = setup_notebook(lab, labs_dir)
     with tempfile.TemporaryDirectory(prefix="course-grade-bundle-") as folder:
@@ -221,6 +233,7 @@ def build_bundle(
             ),
             "requirements.txt": "".join(f"{line}\n" for line in requirements(project_root())),
             SECRET: f"{bundle_secret(seed)}\n",
+            SCORING: scoring_json(course, lab),
             f"labs/lab_{lab.replace('.', '_')}_setup.ipynb": nbformat.writes(notebook),
             f"wheels/{wheel.name}": wheel.read_bytes(),
         }
@@ -238,6 +251,26 @@ def build_bundle(
 
 
 _MODES = {"setup.sh": 0o755, "choose_python.sh": 0o755, "run_autograder": 0o755, SECRET: 0o600}
+
+
+def scoring_json(course: Course, lab: str) -> str:
+    """The lab's points and weights, as the course file sets them (nothing else of it: no roster, no seed)."""
+    settings = course.lab(lab)
+    return json.dumps({"points": settings.points, "weights": settings.weights}, indent=2, sort_keys=True) + "\n"
+
+
+def read_scoring(root: Path, lab: str) -> Course:
+    """The course the bundle was built with, as far as scoring goes; the empty course for a bundle without one."""
+    path = root / "source" / SCORING
+    if not path.is_file():
+        return NO_COURSE
+    try:
+        lab_settings = LabSettings.model_validate_json(path.read_bytes())
+    except ValueError as exc:
+        raise GradingError(
+            f"the autograder's {path} is not usable ({exc}); rebuild it with course-grade bundle"
+        ) from None
+    return Course(settings=CourseSettings(labs={lab: lab_settings}))
 
 
 def bundle_secret(seed: int | None = None) -> int:
@@ -274,6 +307,7 @@ def run_autograder(
     """
     started = time.monotonic()
     root = autograder_root(root)
+    scoring = read_scoring(root, lab)
     options = GradeOptions(limits=limits, labs_dir=str(labs_dir) if labs_dir else None, expected_lab=lab, sandbox=False)
     chosen = choose(uploaded(root / "submission"), lab)
     if isinstance(chosen, str):
@@ -287,7 +321,7 @@ def run_autograder(
             result = not_graded(chosen, "submission", lab, str(exc), started, options)
         except OSError as exc:  # the machine refused something (a folder, a uid): still a results.json saying so
             result = not_graded(chosen, "submission", lab, f"could not grade: {exc}", started, options)
-    write_results(root, json.dumps(to_gradescope(result.model_copy(update={"seed": None})), indent=2))
+    write_results(root, json.dumps(to_gradescope(result.model_copy(update={"seed": None}), scoring), indent=2))
     return result
 
 

@@ -1,21 +1,30 @@
-"""Gradescope's ``results.json`` of one graded submission: checklist tests visible, hidden ones after publication."""
+"""Gradescope's ``results.json`` of one graded submission: checklist tests visible, hidden ones after publication.
+
+Each test is worth its points under the course file (``scoring.points_per_test``:
+its weight, scaled to the lab's points), so the total is the score local grading
+gives before any late penalty; Gradescope applies its own late policy.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..judging.verdicts import GradeResult
+from .course import NO_COURSE, Course
+from .scoring import points_per_test, score
 
 
-def to_gradescope(result: GradeResult) -> dict[str, Any]:
-    """Gradescope's results.json: checklist tests visible, hidden ones after publication."""
-    summary = f"Lab {result.lab}: {result.score:g}/{result.max_score:g}" if result.lab else "Not graded"
+def to_gradescope(result: GradeResult, course: Course = NO_COURSE) -> dict[str, Any]:
+    """Gradescope's results.json: checklist tests visible, hidden ones after publication, scored as ``course`` scores."""
+    worth = points_per_test(result, course)
+    points = score(result, course).points
+    summary = f"Lab {result.lab}: {points:g}/{sum(worth.values()):g}" if result.lab else "Not graded"
     if result.budget:
         summary += f" (graded in {result.execution_time:.1f} s of a {result.budget:g} s budget)"
     if result.seed is not None:
         summary += f"; hidden cases from seed {result.seed}"
     return {
-        "score": result.score,
+        "score": points,
         "execution_time": round(result.execution_time),
         "output": "\n".join([summary, *result.notes]),
         "visibility": "visible",
@@ -24,8 +33,8 @@ def to_gradescope(result: GradeResult) -> dict[str, Any]:
             {
                 "name": f"Lab {test.lab} · {'hidden · ' if test.hidden else ''}{test.name}",
                 "number": test.number,
-                "score": test.score,
-                "max_score": test.max_score,
+                "score": round(worth.get(test.number, test.max_score) * _share(test.score, test.max_score), 4),
+                "max_score": round(worth.get(test.number, test.max_score), 4),
                 "status": "passed" if test.passed else "failed",
                 "output": test.output,
                 "visibility": "after_published" if test.hidden else "visible",
@@ -33,3 +42,7 @@ def to_gradescope(result: GradeResult) -> dict[str, Any]:
             for test in result.tests
         ],
     }
+
+
+def _share(earned: float, out_of: float) -> float:
+    return earned / out_of if out_of else 0.0

@@ -27,7 +27,9 @@ import nbformat
 import pytest
 from gradescope_dry_run import Autograder, dependencies_python, public_folder, set_up, shared_interpreter
 from grading_corpus import edited, learner, solution
+from mutants import MUTANTS
 
+from course_grader import GradeOptions, grade_notebook, load_course, score
 from course_grader.cli import app as cli
 from course_grader.intake.cells import setup_sources
 from course_grader.intake.lab_templates import find_template
@@ -325,12 +327,12 @@ def dry_run() -> object:
         pytest.skip("no Python runnable by another user on this machine")
     folder = public_folder("course-grade-gradescope-test-")
     python = dependencies_python(folder)
-    made: dict[str, Autograder] = {}
+    made: dict[tuple[str, Path | None], Autograder] = {}
 
-    def autograder(lab: str) -> Autograder:
-        if lab not in made:
-            made[lab] = set_up(lab, folder, python, secret=SECRET_SEED)
-        return made[lab]
+    def autograder(lab: str, course: Path | None = None) -> Autograder:
+        if (lab, course) not in made:
+            made[lab, course] = set_up(lab, folder, python, secret=SECRET_SEED, course=course)
+        return made[lab, course]
 
     try:
         yield autograder, folder
@@ -363,6 +365,26 @@ def test_an_honest_solution_next_to_another_labs_notebook_scores_full_marks_and_
     results = autograder("11.3").root / "results"
     assert results.stat().st_uid == 0 and results.stat().st_mode & 0o022 == 0
     assert (results / "results.json").stat().st_uid == 0
+
+
+@pytest.mark.slow
+def test_a_notebook_scores_on_gradescope_what_it_scores_locally_under_the_course_file(dry_run) -> None:
+    """The course file's points and weights travel in the bundle: Lab 11.3 out of 10, H1 and H2 weighing 2.
+
+    Before, the bundle ignored them: a partly right notebook scored its tests
+    passed out of 7 on Gradescope and its weighted points out of 10 locally."""
+    autograder, folder = dry_run
+    course = ROOT / "docs" / "examples" / "course.toml"
+    wrong = next(m for m in MUTANTS if m.lab == "11.3" and m.name == "11_3_reserved_not_deducted")
+    data, _ = autograder("11.3", course).submit({"lab_11_3_build_context.ipynb": wrong.notebook()}, cwd=folder)
+    path = folder / "local_lab_11_3.ipynb"
+    nbformat.write(wrong.notebook(), path)
+    local = grade_notebook(path, GradeOptions(seed=SECRET_SEED))
+    scored = score(local, load_course(course))
+    assert 0 < scored.points < 10 and [t.passed for t in local.tests] == [
+        t["status"] == "passed" for t in data["tests"]
+    ]
+    assert data["score"] == scored.points and data["output"].startswith(f"Lab 11.3: {scored.points:g}/10"), _text(data)
 
 
 IMPORTS_THE_REFERENCE = """
