@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from ..judging.verdicts import GradeResult
-from ..publish.feedback import write_feedback
+from ..publish.feedback import lms_option, lms_zip, write_feedback
 from ..publish.page_score import Scorer
 
 
@@ -27,6 +27,7 @@ def feedback_options(parser: argparse.ArgumentParser) -> None:
         metavar="BASE",
         help="where the pages link a rule to (BASE#r19; default: the checkout's docs/rules.md, relative)",
     )
+    lms_option(parser)
 
 
 def write_pages(arguments: argparse.Namespace, results: list[GradeResult], scorer: Scorer | None = None) -> None:
@@ -34,3 +35,5 @@ def write_pages(arguments: argparse.Namespace, results: list[GradeResult], score
     if arguments.feedback is not None:
         pages = write_feedback(results, arguments.feedback, scorer=scorer, rules_base=arguments.rules_url)
         print(f"wrote {len(pages) - 1} feedback pages to {arguments.feedback} (list: {pages[-1]})")
+        if arguments.lms_zip:
+            print(lms_zip(results, arguments.feedback, arguments.lms_zip))

@@ -145,6 +145,8 @@ def _refuse_before_grading(
     if arguments.jobs < 1:
         parser.error(f"--jobs must be >= 1, got {arguments.jobs}")
     writable_folder(parser, arguments.feedback, "--feedback")
+    if arguments.lms_zip and arguments.feedback is None:
+        parser.error("--lms-zip packs the feedback pages: give --feedback DIR too")
     if options.sandbox and bubblewrap() is None:
         parser.error(
             f"grading needs a sandbox per submission: {INSTALL_HINT}; "

@@ -8,6 +8,7 @@ records; all go through ``feedback_page.render_page``.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections import defaultdict
@@ -22,6 +23,7 @@ from ..files import write_atomically
 from ..judging.verdicts import GradeResult
 from ..safe_text import shown
 from .feedback_page import NAME_LIMIT, lab_heading, render_page
+from .lms_feedback import LMS_NAMES, Lms, write_lms_zip
 from .page_names import lab_suffix, page_names
 from .page_score import Scorer, points_per_test
 from .pages import render
@@ -64,23 +66,16 @@ def write_feedback(
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     base = rules_base if rules_base is not None else default_rules_base(folder)
-    shown_results = counting(results)
-    names = page_names(student for student, _ in shown_results)
-    order = list(lab_registry.LABS)
     written: list[Path] = []
     rows = []
-    for (student, lab), result in sorted(
-        shown_results.items(),
-        key=lambda item: (item[0][0], order.index(item[0][1]) if item[0][1] in order else len(order)),
-    ):
+    for result, path in page_paths(results, folder):
         score = scorer(result) if scorer else points_per_test(result)
-        path = folder / f"{names[student]}_{lab_suffix(lab)}.html"
         write_atomically(path, render_page(result, score=score, rules_base=base))
         written.append(path)
         rows.append(
             {
-                "student": shown(student, NAME_LIMIT),
-                "lab": lab_heading(lab),
+                "student": shown(result.student, NAME_LIMIT),
+                "lab": lab_heading(result.lab),
                 "status": result.status,
                 "score": score,
                 "href": path.name,
@@ -91,6 +86,31 @@ def write_feedback(
     return [*written, index]
 
 
+def page_paths(results: Iterable[GradeResult], folder: Path) -> list[tuple[GradeResult, Path]]:
+    """Each page's result and file, by student then lab in course order (``counting``, ``page_names``)."""
+    shown_results = counting(results)
+    names = page_names(student for student, _ in shown_results)
+    order = list(lab_registry.LABS)
+    return [
+        (result, folder / f"{names[student]}_{lab_suffix(lab)}.html")
+        for (student, lab), result in sorted(
+            shown_results.items(),
+            key=lambda item: (item[0][0], order.index(item[0][1]) if item[0][1] in order else len(order)),
+        )
+    ]
+
+
+def lms_zip(results: Iterable[GradeResult], folder: Path, lms: Lms) -> str:
+    """``--lms-zip``: the pages just written, zipped as ``lms`` takes them back; the line that says so."""
+    path, left_out = write_lms_zip(page_paths(results, folder), folder, lms)
+    line = f"wrote {path}: the pages for {lms}'s bulk feedback upload"
+    if left_out:
+        shown_names = ", ".join(shown(name, NAME_LIMIT) for name in left_out[:5])
+        more = f" and {len(left_out) - 5} more" if len(left_out) > 5 else ""
+        line += f"; not in it, as {lms} did not name their download: {shown_names}{more}"
+    return line
+
+
 def main(argv: list[str]) -> int:
     """``course-grade feedback grades.jsonl -o DIR``: the pages again from a batch's records, without regrading.
 
@@ -99,8 +119,6 @@ def main(argv: list[str]) -> int:
     grades were scored by (their ``course`` column) is used again, and a page
     is never written under another one (``recorded_course``).
     """
-    import argparse
-
     from ..results.records import counted_files, read_records, with_counts
     from .recorded_course import recorded_scorer  # the course file and the CSVs are read only by this command
 
@@ -128,6 +146,7 @@ def main(argv: list[str]) -> int:
         help="the course file the grades were scored by (default: the one the grades CSV records); "
         "another one is refused",
     )
+    lms_option(parser)
     arguments = parser.parse_args(argv)
     try:
         results = [result for path in arguments.records for result in read_records(path)]
@@ -141,4 +160,16 @@ def main(argv: list[str]) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     pages = write_feedback(results, arguments.output, scorer=scorer, rules_base=arguments.rules_url)
     print(f"wrote {len(pages) - 1} feedback pages to {arguments.output} (list: {pages[-1]})")
+    if arguments.lms_zip:
+        print(lms_zip(results, arguments.output, arguments.lms_zip))
     return 0
+
+
+def lms_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lms-zip",
+        choices=LMS_NAMES,
+        help="also zip the pages for the LMS to take back, each named as that student's download was: canvas for an "
+        "assignment's Re-Upload Submissions, moodle for 'Upload multiple feedback files in a zip' "
+        "(DIR/feedback-canvas.zip, DIR/feedback-moodle.zip)",
+    )
