@@ -4,6 +4,7 @@
     course-grade DIR --out grades.csv [-j N] [--course course.toml] [--roster roster.csv] [--shard I/N]
     course-grade DIR --only student:ID|lab:LAB|FILE --out regrade.csv   (part of the folder again)
     course-grade merge A.csv B.csv … -o grades.csv  (shards' CSVs into the whole run's; a term's CSV and its regrades)
+    course-grade rescore grades.csv --course FILE -o grades.csv  (extensions, overrides: the scores again, no regrade)
     course-grade export grades.csv --roster roster.csv -o gradebook.csv [--format canvas|moodle]
     course-grade bundle --lab 11.3 -o autograder.zip
     course-grade autograder --lab 11.3 [--root /autograder]     (what the bundle runs)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import autograder, bundle, export, feedback, merge, report
+from . import autograder, bundle, export, feedback, merge, report, rescore
 
 VERBS: dict[str, Callable[[list[str]], int]] = {
     "merge": merge.main,
+    "rescore": rescore.main,
     "export": export.main,
     "report": report.main,
     "feedback": feedback.main,

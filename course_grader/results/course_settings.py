@@ -20,6 +20,7 @@ from course_lib import lab_registry
 
 from ..errors import GradingError
 from ..sandbox.kernel import Limits
+from .per_student import Extension, Override, twice
 
 
 class CourseFileError(GradingError):
@@ -111,6 +112,21 @@ class CourseSettings(_Strict):
     limits: LimitSettings = LimitSettings()
     late: LatePolicy = LatePolicy()
     labs: dict[str, LabSettings] = {}
+    extensions: tuple[Extension, ...] = ()
+    overrides: tuple[Override, ...] = ()
+
+    @model_validator(mode="after")
+    def _once_each(self) -> CourseSettings:
+        repeated = twice(self.extensions, "extensions") + twice(self.overrides, "overrides")
+        if repeated:
+            raise ValueError("; ".join(repeated))
+        return self
+
+    def extension(self, student: str, lab: str) -> Extension | None:
+        return next((e for e in self.extensions if e.student == student and e.lab == lab), None)
+
+    def override(self, student: str, lab: str) -> Override | None:
+        return next((o for o in self.overrides if o.student == student and o.lab == lab), None)
 
     @field_validator("labs")
     @classmethod

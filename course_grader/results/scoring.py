@@ -15,7 +15,10 @@ The rules (docs/grading.md, *The course file*):
   (plus ``grace_minutes``) and its time (``late.submitted``: the manifest's
   ``submitted_at``, or the LMS name's ``LATE`` flag, which carries no time and
   costs ``flag_percent``); it loses ``percent_per_day`` per day of the points
-  it earned, at most ``max_percent``.
+  it earned, at most ``max_percent``;
+- a student's ``[[extensions]]`` entry for the lab is their deadline; their
+  ``[[overrides]]`` entry is their score, whatever the tests and lateness
+  gave (``per_student.py``); the explanation says which applied and why.
 """
 
 from __future__ import annotations
@@ -90,11 +93,15 @@ def score(result: GradeResult, course: Course = NO_COURSE) -> Score:
         line += f"; {why}"
     if penalty:
         line += f" = −{_fmt(penalty)} → {_fmt(points - penalty)}/{_fmt(max_points)}"
+    final = _places(points - penalty)
+    if (override := course.settings.override(result.student, result.lab)) is not None:
+        final = _places(override.score)
+        line += f"; score set to {_fmt(final)}/{_fmt(max_points)} by the course file ({override.reason})"
     return Score(
         points=points,
         max_points=max_points,
         penalty=penalty,
-        score=_places(points - penalty),
+        score=final,
         late=late,
         submitted=iso(submitted) if submitted else "",
         explanation=line,
@@ -115,7 +122,8 @@ def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
     policy = course.settings.late
     handed_in = assignment(result.submission)
     lab = handed_in.lab if handed_in is not None else result.lab or ""
-    deadline = course.lab(lab).deadline
+    extension = course.settings.extension(result.student, lab)
+    deadline = extension.deadline if extension is not None else course.lab(lab).deadline
     if policy.submitted == "none" or (deadline is None and policy.submitted == "manifest"):
         return "", 0.0, ""
     through = ""
@@ -124,6 +132,8 @@ def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
             f"handed in through the {lab_registry.lab(lab).label} assignment ({handed_in.folder}/), "
             f"so by its deadline: "
         )
+    if extension is not None:
+        through += f"deadline extended to {extension.deadline.isoformat()} ({extension.reason}): "
     rule = f"{_fmt(policy.percent_per_day)} %/day, at most {_fmt(policy.max_percent)} %"
     if policy.submitted == "manifest" and deadline is not None:
         when = course.submitted_at.get(result.submission)
@@ -142,6 +152,8 @@ def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
     parsed = read_lms_name(handed_in.inner if handed_in is not None else result.submission, patterns)
     if parsed is None or not parsed.late:
         return "", 0.0, f"{through}on time" if through else ""
+    if extension is not None:  # the LMS flagged it by the deadline it knows, not by this student's own
+        return "", 0.0, f"{through}the LMS name says LATE, by the deadline before the extension: no late penalty"
     percent = (
         policy.flag_percent if policy.flag_percent is not None else min(policy.max_percent, policy.percent_per_day)
     )
