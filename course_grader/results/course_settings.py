@@ -86,6 +86,9 @@ class LatePolicy(_Strict):
     grace_minutes: Annotated[float, Field(ge=0)] = 0
     flag_percent: Percent | None = None
     """The penalty for a ``LATE`` flag when no time is known (default: one day's, ``percent_per_day``)."""
+    flag: Literal["flat", "lms"] = "flat"
+    """What a ``LATE`` flag alone does: ``flat``, cost ``flag_percent``; ``lms``, nothing here, since the LMS's own
+    late policy deducts (Canvas's usual way: it knows the time); the row's explanation says which applied."""
 
     @model_validator(mode="after")
     def _manifest_named(self) -> LatePolicy:

@@ -154,6 +154,12 @@ def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
         return "", 0.0, f"{through}on time" if through else ""
     if extension is not None:  # the LMS flagged it by the deadline it knows, not by this student's own
         return "", 0.0, f"{through}the LMS name says LATE, by the deadline before the extension: no late penalty"
+    if policy.flag == "lms":
+        return (
+            "LATE flag",
+            0.0,
+            f"{through}late (the LMS name says LATE): no penalty here, the LMS's late policy applies",
+        )
     percent = (
         policy.flag_percent if policy.flag_percent is not None else min(policy.max_percent, policy.percent_per_day)
     )

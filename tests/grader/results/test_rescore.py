@@ -125,3 +125,13 @@ def test_rescore_refuses_grades_without_their_records(tmp_path: Path, capsys: py
         cli.main(["rescore", str(grades), "--course", str(course_file(tmp_path, TERM)), "-o", str(grades)])
     assert "no record for chenbo_48215_9981301_lab_11_3.ipynb" in capsys.readouterr().err
     assert read_frame(grades)["score"].tolist() == [5, 3, 4]  # nothing rewritten
+
+
+def test_a_late_flag_alone_can_be_left_to_the_lms_and_the_explanation_says_so(tmp_path: Path) -> None:
+    course = load_course(course_file(tmp_path, TERM.replace("flag_percent = 20", 'flag = "lms"')))
+    judy = score(RESULTS[0], course)
+    assert (judy.score, judy.late) == (10, "LATE flag")
+    assert judy.explanation.endswith("late (the LMS name says LATE): no penalty here, the LMS's late policy applies")
+    assert score(RESULTS[0], load_course(course_file(tmp_path, TERM))).explanation.endswith(
+        "how late is unknown): −20 % = −2 → 8/10"
+    )
