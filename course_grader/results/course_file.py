@@ -45,9 +45,9 @@ def load_course(path: str | Path) -> Course:
     except ValidationError as exc:
         problems = "; ".join(f"key {_where(e)}: {e['msg']}" for e in exc.errors())
         raise CourseFileError(f"course file {path}: {problems}") from None
-    wrong_weights = weight_problems(settings)
-    if wrong_weights:
-        raise CourseFileError(f"course file {path}: {'; '.join(wrong_weights)}")
+    wrong = weight_problems(settings) + override_problems(settings)
+    if wrong:
+        raise CourseFileError(f"course file {path}: {'; '.join(wrong)}")
     course = Course(settings=settings, path=path.resolve())
     rows: list[tuple[int, str, datetime]] = []
     if course.manifest_path is not None:
@@ -107,5 +107,18 @@ def weight_problems(settings: CourseSettings) -> list[str]:
             problems.append(
                 f"key labs.{lab}.weights: every test of {label} weighs 0, so nobody could earn a point; "
                 "give a test a weight above 0"
+            )
+    return problems
+
+
+def override_problems(settings: CourseSettings) -> list[str]:
+    """The overrides over their lab's ``points`` (where the course file sets them): no score is out of more."""
+    problems = []
+    for override in settings.overrides:
+        points = settings.labs[override.lab].points if override.lab in settings.labs else None
+        if points is not None and override.score > points:
+            problems.append(
+                f"overrides: {override.student}'s score for {override.lab} is {override.score:g}, "
+                f"over the lab's {points:g} points"
             )
     return problems

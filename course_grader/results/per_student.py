@@ -49,7 +49,11 @@ class Extension(_Exception):
 
 
 class Override(_Exception):
-    """``[[overrides]]``: this student's score for this lab, whatever the tests and the late policy gave."""
+    """``[[overrides]]``: this student's score for this lab, whatever the tests and the late policy gave.
+
+    It stands for the points and the penalty (``points`` = ``score``, no
+    penalty, in the CSV); the explanation keeps what the tests gave.
+    """
 
     score: Annotated[float, Field(ge=0)]
 

@@ -93,15 +93,16 @@ def score(result: GradeResult, course: Course = NO_COURSE) -> Score:
         line += f"; {why}"
     if penalty:
         line += f" = −{_fmt(penalty)} → {_fmt(points - penalty)}/{_fmt(max_points)}"
-    final = _places(points - penalty)
     if (override := course.settings.override(result.student, result.lab)) is not None:
-        final = _places(override.score)
-        line += f"; score set to {_fmt(final)}/{_fmt(max_points)} by the course file ({override.reason})"
+        # the override stands for what the tests and lateness gave: its points, no penalty (score = points − penalty
+        # holds, which merge checks); the explanation keeps what they gave
+        points, penalty = _places(override.score), 0.0
+        line += f"; score set to {_fmt(points)}/{_fmt(max_points)} by the course file ({override.reason})"
     return Score(
         points=points,
         max_points=max_points,
         penalty=penalty,
-        score=final,
+        score=_places(points - penalty),
         late=late,
         submitted=iso(submitted) if submitted else "",
         explanation=line,

@@ -14,13 +14,14 @@ import os
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
 from grading_corpus import solution
 from mutants import MUTANTS
-from term_class import NAMES, build
+from term_class import NAMES, Term, build
 
 from course_grader.intake.shard import shard_of
 from course_grader.results.course_file import load_course
@@ -139,6 +140,52 @@ def test_a_generated_class_goes_through_grade_feedback_report_and_export(tmp_pat
             else:
                 assert 0 <= float(cell) < points * kept, (student, lab, counted)
     print(f"graded {term.files} submissions in {grading:.0f} s")
+    round_trip(term, tmp_path)
+
+
+def round_trip(term: Term, tmp_path: Path) -> None:
+    """After grading: an extension and an override (rescore, no regrade), one student regraded and merged in, the
+    pages zipped for Canvas and Moodle, and both gradebooks from the merged term (issue 29's round trip)."""
+    late = next(key for key, counted in term.expected.items() if counted.days_late and counted.kind == "reference")
+    appeal = next(key for key, counted in term.expected.items() if counted.kind == "mutant" and key != late)
+    exceptions = (
+        f'\n[[extensions]]\nstudent = "{late[0]}"\nlab = "{late[1]}"\n'
+        'deadline = 2026-12-31T23:59:00+01:00\nreason = "medical certificate"\n'
+        f'\n[[overrides]]\nstudent = "{appeal[0]}"\nlab = "{appeal[1]}"\nscore = 7.5\nreason = "appeal upheld"\n'
+    )
+    course = term.course.with_name("course-after.toml")
+    course.write_text(term.course.read_text(encoding="utf-8") + exceptions, encoding="utf-8")
+    rescored = course_grade(
+        "rescore", tmp_path / "grades.csv", "--course", course, "-o", tmp_path / "rescored.csv", cwd=tmp_path
+    )
+    changed = rescored.stdout.splitlines()[:-1]  # a line per row whose score changed, the summary last
+    assert changed and all("(medical certificate)" in line or "(appeal upheld)" in line for line in changed), changed
+    course_grade(
+        term.submissions, "--course", course, "--only", f"student:{late[0]}", "--out", tmp_path / "regrade.csv",
+        "--no-progress", cwd=tmp_path,
+    )  # fmt: skip
+    merged = course_grade(
+        "merge", tmp_path / "rescored.csv", tmp_path / "regrade.csv", "-o", tmp_path / "term.csv", cwd=tmp_path
+    )
+    assert "replaced" in merged.stdout + merged.stderr
+    for lms in ("canvas", "moodle"):
+        pages = tmp_path / f"pages-{lms}"
+        course_grade("feedback", tmp_path / "term.jsonl", "-o", pages, "--lms-zip", lms, cwd=tmp_path)
+        with zipfile.ZipFile(pages / f"feedback-{lms}.zip") as archive:
+            assert archive.namelist() and all(name.endswith(".html") for name in archive.namelist())
+        exported = tmp_path / f"gradebook-{lms}.csv"
+        course_grade(
+            "export", tmp_path / "term.csv", "--roster", term.roster, "--course", course, "--format", lms,
+            "-o", exported, cwd=tmp_path,
+        )  # fmt: skip
+        book = table(exported)
+        column = book[0].index(load_course(course).column(appeal[1]))
+        row = next(r for r in book if appeal[0] in r)
+        assert row[column] == "7.5", (lms, row)
+    points = load_course(course).lab(late[1]).points
+    book = table(tmp_path / "gradebook-canvas.csv")
+    row = next(r for r in book if late[0] in r)
+    assert float(row[book[0].index(load_course(course).column(late[1]))]) == pytest.approx(points, abs=0.011)
 
 
 def test_three_shards_in_parallel_merge_into_the_unsharded_csv(tmp_path: Path) -> None:

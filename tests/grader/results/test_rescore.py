@@ -64,7 +64,8 @@ def test_an_extension_is_the_students_deadline_and_an_override_their_score(tmp_p
         judy.score == 10 and "deadline extended to 2026-10-20T23:59:00+02:00 (medical certificate)" in judy.explanation
     )
     alex = score(RESULTS[1], load_course(course_file(tmp_path, TERM, OVERRIDE)))
-    assert (alex.points, alex.score) == (6, 9)
+    assert (alex.points, alex.penalty, alex.score) == (9, 0, 9)  # the override stands for points and penalty
+    assert alex.explanation.startswith("3/5 tests passed: 6/10 points")  # what the tests gave, kept
     assert alex.explanation.endswith("score set to 9/10 by the course file (appeal: test 8's message was misleading)")
     assert score(RESULTS[2], load_course(course_file(tmp_path, TERM, EXTENSION, OVERRIDE))).score == 8  # bchen: none
 
@@ -76,6 +77,10 @@ def test_an_extension_is_the_students_deadline_and_an_override_their_score(tmp_p
         (EXTENSION.replace('"11.3"', '"11.9"'), "no lab '11.9'"),
         (EXTENSION.replace("+02:00", ""), "needs a time zone offset"),
         (OVERRIDE.replace("score = 9", "score = -1"), "greater than or equal to 0"),
+        (
+            OVERRIDE.replace("score = 9", "score = 11"),
+            "overrides: amiller's score for 11.3 is 11, over the lab's 10 points",
+        ),
         (OVERRIDE.replace('reason = "appeal: test 8\'s message was misleading"\n', ""), "reason"),
     ],
 )
