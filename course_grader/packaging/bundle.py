@@ -54,7 +54,6 @@ from ..judging.grade_options import GradeOptions
 from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult
 from ..results.gradescope import to_gradescope
-from ..sandbox.kernel import Limits
 from ..sandbox.learner_account import (
     COPY_FIX,
     UIDS,
@@ -66,6 +65,7 @@ from ..sandbox.learner_account import (
     remove_leftovers,
     unused_account,
 )
+from ..sandbox.limits import Limits
 from ..sandbox.view import PACKAGE
 from .wheel import requirements, write_wheel
 
