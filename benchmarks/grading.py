@@ -94,7 +94,8 @@ def kernel_cells(notebook: Path, views: Path) -> list[tuple[str, float | None]]:
 def sandbox_floor(lab: str, cells: list[tuple[str, float | None]], views: Path) -> None:
     """The sandbox started and the recorded cells run in it, nothing judged."""
     from course_grader.judging.kernel_run import lab_view
-    from course_grader.sandbox.kernel import Limits, Sandbox
+    from course_grader.sandbox.kernel import Sandbox
+    from course_grader.sandbox.limits import Limits
 
     with (
         tempfile.TemporaryDirectory(prefix="bench-floor-") as folder,

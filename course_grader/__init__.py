@@ -44,7 +44,7 @@ _EXPORTS = {
     "submission_name": "intake.identity", "build_view": "sandbox.view",
     "STATUSES": "judging.verdicts", "GradeResult": "judging.verdicts", "Status": "judging.verdicts", "TestResult": "judging.verdicts",
     "format_table": "judging.verdicts", "to_gradescope": "results.gradescope", "write_atomically": "files",
-    "CellRun": "sandbox.kernel", "Limits": "sandbox.kernel", "Sandbox": "sandbox.kernel",
+    "CellRun": "sandbox.cell_run", "Limits": "sandbox.limits", "Sandbox": "sandbox.kernel",
     "Course": "results.course", "CourseFileError": "results.course_settings", "load_course": "results.course_file",
     "Names": "intake.roster", "Roster": "intake.roster", "RosterError": "intake.roster", "attribute": "intake.roster", "load_roster": "intake.roster",
     "Score": "results.scoring", "score": "results.scoring",

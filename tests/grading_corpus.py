@@ -342,7 +342,7 @@ def run_in_process(
     """
     from course_grader.judging.hidden_cases import hidden_calls
     from course_grader.judging.kernel_run import KernelRun, add_counterexamples
-    from course_grader.sandbox.kernel import CellRun
+    from course_grader.sandbox.cell_run import CellRun
     from course_lib import lab_registry
     from course_lib.checklist import harness
     from course_lib.checklist.runner import select

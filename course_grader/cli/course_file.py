@@ -16,7 +16,7 @@ from ..errors import GradingError
 from ..intake.roster import Names, Roster, load_roster
 from ..results.course import NO_COURSE, Course
 from ..results.course_file import load_course
-from ..sandbox.kernel import Limits
+from ..sandbox.limits import Limits
 
 
 def course(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> Course:

@@ -23,7 +23,7 @@ from ..intake.shard import parse_shard
 from ..judging.grade_options import GradeOptions
 from ..results.course import Course
 from ..sandbox import cgroup
-from ..sandbox.kernel import GIVEN_UP, INSTALL_HINT, bubblewrap
+from ..sandbox.bubblewrap import GIVEN_UP, INSTALL_HINT, bubblewrap
 from . import course_file, grade_batch, grade_single
 from .feedback_pages import feedback_options
 from .options import lab, limits_options

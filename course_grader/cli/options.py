@@ -11,7 +11,7 @@ from pathlib import Path
 
 from course_lib import lab_registry
 
-from ..sandbox.kernel import Limits
+from ..sandbox.limits import Limits
 
 
 def lab(text: str) -> str:

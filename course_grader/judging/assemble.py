@@ -19,7 +19,7 @@ from nbformat import NotebookNode
 from course_lib import lab_registry
 from course_lib.checklist.runner import CheckRecord, select
 
-from ..sandbox.kernel import Limits
+from ..sandbox.limits import Limits
 from . import diagnose
 from .cell_replies import call_outcome, check_record
 from .grade_options import GradeOptions

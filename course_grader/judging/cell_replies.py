@@ -13,7 +13,7 @@ from typing import Any
 
 from course_lib.checklist.runner import CheckRecord, judge_record, select
 
-from ..sandbox.kernel import CellRun
+from ..sandbox.cell_run import CellRun
 
 
 def check_record(lab: str, number: int, cell: CellRun) -> CheckRecord:

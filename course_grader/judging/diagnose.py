@@ -22,7 +22,7 @@ from nbformat import NotebookNode
 
 from ..intake.cells import CHECKLIST_TAG, EXERCISE_TAG, tags
 from ..safe_text import valid
-from ..sandbox.kernel import CellRun
+from ..sandbox.cell_run import CellRun
 
 MAX_SOURCE = 200_000
 """Characters of one cell that are parsed; a longer cell gives no note."""

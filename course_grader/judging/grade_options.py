@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..intake.roster import Names
-from ..sandbox.kernel import Limits
+from ..sandbox.limits import Limits
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,9 @@ from typing import Any
 from course_lib import lab_registry
 from course_lib.checklist.runner import select
 
-from ..sandbox.kernel import CellRun, Limits, Sandbox
+from ..sandbox.cell_run import CellRun
+from ..sandbox.kernel import Sandbox
+from ..sandbox.limits import Limits
 from ..sandbox.view import build_view
 from . import practice
 from .cell_replies import call_outcome

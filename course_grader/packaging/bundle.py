@@ -59,7 +59,6 @@ from ..judging.verdicts import GradeResult
 from ..results.course import NO_COURSE, Course
 from ..results.course_settings import CourseSettings, LabSettings
 from ..results.gradescope import to_gradescope
-from ..sandbox.kernel import Limits
 from ..sandbox.learner_account import (
     COPY_FIX,
     UIDS,
@@ -71,6 +70,7 @@ from ..sandbox.learner_account import (
     remove_leftovers,
     unused_account,
 )
+from ..sandbox.limits import Limits
 from ..sandbox.view import PACKAGE
 from .wheel import requirements, write_wheel
 

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from course_lib import lab_registry
 
-from ..sandbox.kernel import Limits
+from ..sandbox.limits import Limits
 from .course_settings import CourseSettings, LabSettings
 from .manifest import match_manifest
 

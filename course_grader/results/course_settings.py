@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from course_lib import lab_registry
 
 from ..errors import GradingError
-from ..sandbox.kernel import Limits
+from ..sandbox.limits import Limits
 from .per_student import Extension, Override, twice
 
 

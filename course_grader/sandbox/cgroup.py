@@ -23,7 +23,7 @@ unified hierarchy) are both supported. On v2 the parent must delegate the
 ``memory`` and ``pids`` controllers (and ``cpu``, for fair shares) to
 sub-groups; a grader that is not root can name a delegated cgroup it may write
 to in ``COURSE_GRADE_CGROUP``. Where none can be made, ``NoCgroup`` says why
-and the sandbox falls back to per-process limits (``sandbox.py``), saying so.
+and the sandbox falls back to per-process limits (``limits.py``), saying so.
 
 Every cgroup's name holds the pid of the process that made it
 (``course-grade-<pid>-<random>``): a batch removes, with ``remove_made_by``,

@@ -10,7 +10,7 @@ its cgroup, so whatever a kernel makes it buffer counts against the
 control and IOPub channels (IOPub only while the kernel starts), and stops at the first message from the kernel
 with too many parts or bytes (exit ``TOO_MANY_PARTS``/``TOO_LARGE``) or a
 dropped connection (``DROPPED``: a frame over the limit, or the kernel closed
-it). The sandbox notices its end and stops the kernel (``sandbox.py``).
+it). The sandbox notices its end and stops the kernel (``relay_process.py``).
 
 ``python relay.py CONNECTION_FILE FRONT_PREFIX MAX_BYTES MAX_FRAMES QUEUED`` binds
 ``FRONT_PREFIX-<port>`` for each relayed port of the kernel's connection file.
@@ -38,7 +38,7 @@ RELAYED = {
 """Each relayed channel: the socket the grader connects to, the one that connects to the kernel.
 
 IOPub's front is an XPUB, which hears the grader's subscription: the grader reads
-IOPub only until the kernel is ready, then closes its socket (``sandbox.py``), and
+IOPub only until the kernel is ready, then closes its socket (``kernel.py``), and
 the relay stops reading the kernel's output too. From then on the kernel publishes
 to nobody: nothing it prints or displays, however large, is read, buffered or
 refused, so output can never stop a sandbox or cost a mark.

@@ -45,7 +45,7 @@ LIMITS = Limits(cell_timeout=3, budget=60)
 def _no_kernel(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions):
     """A kernel run in which every function is defined and no check ran: status ok, 0 points."""
     from course_grader.judging.kernel_run import KernelRun
-    from course_grader.sandbox.kernel import CellRun
+    from course_grader.sandbox.cell_run import CellRun
 
     names = lab_registry.lab(lab).functions
     return KernelRun(

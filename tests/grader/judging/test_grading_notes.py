@@ -28,7 +28,7 @@ from course_grader.intake.lab_templates import find_template
 from course_grader.judging import diagnose
 from course_grader.judging.assemble import assemble
 from course_grader.judging.hidden_cases import hidden_calls
-from course_grader.sandbox.kernel import CellRun
+from course_grader.sandbox.cell_run import CellRun
 from course_lib import lab_registry
 from course_lib.checklist import harness
 from course_lib.checklist.runner import select

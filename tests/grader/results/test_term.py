@@ -520,7 +520,8 @@ def test_a_labs_own_limits_apply_once_its_lab_is_known(tmp_path: Path, monkeypat
 
     from course_grader.judging import grade
     from course_grader.judging.kernel_run import KernelRun
-    from course_grader.sandbox.kernel import CellRun, Limits
+    from course_grader.sandbox.cell_run import CellRun
+    from course_grader.sandbox.limits import Limits
 
     seen: list[Limits] = []
 

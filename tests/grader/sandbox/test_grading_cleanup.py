@@ -27,7 +27,8 @@ from course_grader.judging.verdicts import GradeResult
 from course_grader.results.batch import grade_folder
 from course_grader.results.worker_cleanup import clean_up_after, processes_naming, processes_with
 from course_grader.sandbox import cgroup
-from course_grader.sandbox.kernel import Sandbox, bubblewrap
+from course_grader.sandbox.bubblewrap import bubblewrap
+from course_grader.sandbox.kernel import Sandbox
 
 MARKER = "course-grade-cleanup-test-sleeper"
 """In the command line of each process the doomed sandbox starts, so the test can count them on the host."""

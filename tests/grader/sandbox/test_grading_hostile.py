@@ -34,7 +34,7 @@ from course_grader import GradeOptions, GradeResult, Limits, grade_folder, write
 from course_grader.cli import app as cli
 from course_grader.cli import grade as grade_command
 from course_grader.results.discovery import find_submissions
-from course_grader.sandbox import kernel as sandbox_module
+from course_grader.sandbox.bubblewrap import bubblewrap
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]
 
@@ -289,7 +289,7 @@ def _listen_below_the_ephemeral_ports() -> socket.socket:
 def batch(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[dict[str, GradeResult], float, list[str], bytes, list[str]]:
-    if sandbox_module.bubblewrap() is None:
+    if bubblewrap() is None:
         pytest.fail("bubblewrap is not installed: run `make grading-tools`")
     root = tmp_path_factory.mktemp("hostile")
     folder = root / "submissions"

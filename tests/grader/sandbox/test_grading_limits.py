@@ -30,7 +30,8 @@ from grading_corpus import edited, solution
 from course_grader import GradeOptions, Limits, grade_notebook
 from course_grader.judging.kernel_run import lab_view
 from course_grader.sandbox import cgroup as cgroup_module
-from course_grader.sandbox.kernel import Sandbox, bubblewrap
+from course_grader.sandbox.bubblewrap import bubblewrap
+from course_grader.sandbox.kernel import Sandbox
 from course_grader.sandbox.replies import (
     MAX_DEPTH,
     MAX_FRAMES,
@@ -298,7 +299,7 @@ def test_nothing_is_left_behind(ending: str, tmp_path: Path) -> None:
     limits = Limits(cell_timeout=5 if ending == "timed out" else 30, interrupt_grace=1, budget=60, memory_mb=1024)
     before = _sandbox_cgroups()
     with Sandbox(tmp_path / "box", limits, lab_view("11.2")) as box:
-        pids = [box._client.km.provisioner.process.pid, box._relay.pid]  # type: ignore[union-attr]  # bwrap and the relay, both started by now
+        pids = [box._client.km.provisioner.process.pid, box._relay.process.pid]  # type: ignore[union-attr]  # bwrap and the relay, both started by now
         box.run(code)
     assert _sandbox_cgroups() == before
     assert not (tmp_path / "box").exists()
