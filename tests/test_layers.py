@@ -13,7 +13,9 @@ results → publish → packaging → cli, over a base (``errors``, ``safe_text`
 ``files``) that every stage may use. Each layer may import only what lies
 below it; this test reads every import statement (and every ``importlib``
 target) to hold that. Within a layer, no two modules import each other (not
-even lazily), and no module imports another's private name.
+even lazily), and no module imports another's private name. And every module
+reads in one sitting: at most ``MODULE_LINES`` lines, no function over
+``FUNCTION_LINES``.
 """
 
 from __future__ import annotations
@@ -257,3 +259,35 @@ def test_no_private_name_crosses_a_module(path: Path) -> None:
         if alias.name.startswith("_") and not alias.name.startswith("__")
     ]
     assert not private, "\n".join(private)
+
+
+MODULE_LINES = 400
+FUNCTION_LINES = 60
+"""A module a person reads in one sitting, a function a screen holds: past these, split by idea."""
+
+
+def too_long(path: Path) -> list[str]:
+    """The module itself if over ``MODULE_LINES``, and each function (method, nested one) over ``FUNCTION_LINES``."""
+    source = path.read_text(encoding="utf-8")
+    found = [f"{len(source.splitlines())} lines"] if len(source.splitlines()) > MODULE_LINES else []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            if length > FUNCTION_LINES:
+                found.append(f"line {node.lineno}: {node.name} is {length} lines")
+    return found
+
+
+@pytest.mark.parametrize("path", sources(LEARNER) + sources(GRADER), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_module_reads_in_one_sitting(path: Path) -> None:
+    """Each module one idea, short enough to read whole; each function short enough to hold in mind."""
+    assert not too_long(path), "\n".join(too_long(path))
+
+
+def test_a_long_function_is_seen(tmp_path: Path) -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(FUNCTION_LINES))
+    path = tmp_path / "long.py"
+    path.write_text(f"def f():\n{body}\n", encoding="utf-8")
+    assert too_long(path) == [f"line 1: f is {FUNCTION_LINES + 1} lines"]
+    path.write_text("x = 1\n" * (MODULE_LINES + 1), encoding="utf-8")
+    assert too_long(path) == [f"{MODULE_LINES + 1} lines"]

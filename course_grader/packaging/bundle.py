@@ -57,7 +57,6 @@ from ..judging.grade_options import GradeOptions
 from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult
 from ..results.course import NO_COURSE, Course
-from ..results.course_settings import CourseSettings, LabSettings
 from ..results.gradescope import to_gradescope
 from ..sandbox.learner_account import (
     COPY_FIX,
@@ -72,15 +71,13 @@ from ..sandbox.learner_account import (
 )
 from ..sandbox.limits import Limits
 from ..sandbox.view import PACKAGE
+from .scoring_file import SCORING, read_scoring, scoring_json
 from .wheel import requirements, write_wheel
 
 ROOT_ENVIRONMENT = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
 SECRET = "secret"
 """The bundle's file (in ``source/``) holding the assignment's hidden-case seed."""
-SCORING = "scoring.json"
-"""The bundle's file (in ``source/``) holding the lab's points and weights from the course file, so a submission
-scores on Gradescope what it scores in ``course-grade`` (``results/gradescope.py``); lateness is Gradescope's."""
 COURSE = "course"
 """The root-only folder (in ``ROOT``) course_lib is installed into."""
 LEARNER_SANDBOX = "learner account"
@@ -251,26 +248,6 @@ def build_bundle(
 
 
 _MODES = {"setup.sh": 0o755, "choose_python.sh": 0o755, "run_autograder": 0o755, SECRET: 0o600}
-
-
-def scoring_json(course: Course, lab: str) -> str:
-    """The lab's points and weights, as the course file sets them (nothing else of it: no roster, no seed)."""
-    settings = course.lab(lab)
-    return json.dumps({"points": settings.points, "weights": settings.weights}, indent=2, sort_keys=True) + "\n"
-
-
-def read_scoring(root: Path, lab: str) -> Course:
-    """The course the bundle was built with, as far as scoring goes; the empty course for a bundle without one."""
-    path = root / "source" / SCORING
-    if not path.is_file():
-        return NO_COURSE
-    try:
-        lab_settings = LabSettings.model_validate_json(path.read_bytes())
-    except ValueError as exc:
-        raise GradingError(
-            f"the autograder's {path} is not usable ({exc}); rebuild it with course-grade bundle"
-        ) from None
-    return Course(settings=CourseSettings(labs={lab: lab_settings}))
 
 
 def bundle_secret(seed: int | None = None) -> int:
