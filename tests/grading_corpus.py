@@ -319,11 +319,19 @@ def grade_in_process(
     """
     import time
 
+    from course_grader import GradeOptions, JudgingSettings
     from course_grader.judging.assemble import assemble
-    from course_grader.judging.grade_options import GradeOptions
 
     run = run_in_process(lab, names, seed=seed, counterexamples=counterexamples, checks=checks)
-    return assemble(Path("in_process.ipynb"), "someone", "", lab, run, time.monotonic(), GradeOptions(seed=seed))
+    return assemble(
+        Path("in_process.ipynb"),
+        "someone",
+        "",
+        lab,
+        run,
+        time.monotonic(),
+        GradeOptions(judging=JudgingSettings(seed=seed)),
+    )
 
 
 def run_in_process(

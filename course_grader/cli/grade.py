@@ -17,13 +17,16 @@ from pathlib import Path
 from course_lib import lab_registry
 
 from ..errors import GradingError
+from ..intake.identity_settings import Identity
 from ..intake.lab_templates import missing_templates
 from ..intake.notebook import lab_named
 from ..intake.shard import parse_shard
 from ..judging.grade_options import GradeOptions
+from ..judging.judging_settings import JudgingSettings
 from ..results.course import Course
 from ..sandbox import cgroup
 from ..sandbox.kernel import GIVEN_UP, INSTALL_HINT, bubblewrap
+from ..sandbox.settings import SandboxSettings
 from . import course_file, grade_batch, grade_single
 from .feedback_pages import feedback_options
 from .options import lab, limits_options
@@ -120,12 +123,11 @@ def _grade_options(parser: argparse.ArgumentParser, arguments: argparse.Namespac
             )
         )
     return GradeOptions(
-        limits=limits,
-        labs_dir=arguments.labs,
-        sandbox=not arguments.no_sandbox,
-        seed=course_file.seed(arguments, course),
-        names=course_file.names(course, course_file.roster(parser, arguments, course)),
-        lab_limits=lab_limits,
+        sandbox=SandboxSettings(limits=limits, lab_limits=lab_limits, isolate=not arguments.no_sandbox),
+        identity=Identity(
+            names=course_file.names(course, course_file.roster(parser, arguments, course)), labs_dir=arguments.labs
+        ),
+        judging=JudgingSettings(seed=course_file.seed(arguments, course)),
     )
 
 
@@ -145,7 +147,7 @@ def _refuse_before_grading(
     if arguments.jobs < 1:
         parser.error(f"--jobs must be >= 1, got {arguments.jobs}")
     writable_folder(parser, arguments.feedback, "--feedback")
-    if options.sandbox and bubblewrap() is None:
+    if options.sandbox.isolate and bubblewrap() is None:
         parser.error(
             f"grading needs a sandbox per submission: {INSTALL_HINT}; "
             "or pass --no-sandbox where the machine itself is the sandbox"
@@ -165,16 +167,18 @@ def _refuse_missing_templates(
 
 def _announce(arguments: argparse.Namespace, course: Course, options: GradeOptions) -> None:
     """What the run gives up (no sandbox, no cgroup) on stderr, and the seed that reproduces it."""
-    if not options.sandbox:
+    if not options.sandbox.isolate:
         print(f"warning: --no-sandbox: {GIVEN_UP}", file=sys.stderr)
     if (no_cgroup := cgroup.unavailable()) is not None:
         print(f"warning: {cgroup.fallback_note(no_cgroup)}; each result says so too", file=sys.stderr)
     if arguments.seed is None and course.settings.seed is not None:
         print(
-            f"hidden cases drawn from the term seed {options.seed} ({arguments.course}: every regrade draws the same)"
+            f"hidden cases drawn from the term seed {options.judging.seed} ({arguments.course}: every regrade draws the same)"
         )
     else:
-        print(f"hidden cases drawn from seed {options.seed} (--seed {options.seed} reproduces this run)")
+        print(
+            f"hidden cases drawn from seed {options.judging.seed} (--seed {options.judging.seed} reproduces this run)"
+        )
 
 
 def _course_order(lab: str) -> int:

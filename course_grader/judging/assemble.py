@@ -52,11 +52,11 @@ def assemble(
     outcomes = {key: call_outcome(cell) for key, cell in run.calls.items()}
     tests = [
         *_checklist_results(lab, records, blocked),
-        *_hidden_results(lab, outcomes, run.counterexamples, blocked, options.seed),
+        *_hidden_results(lab, outcomes, run.counterexamples, blocked, options.judging.seed),
     ]
     # Why a name is missing goes before ``blocked``: it is the cause of what the notes after it say.
     notes = [
-        *_run_notes(run, options.limits),
+        *_run_notes(run, options.sandbox.limits),
         *_explanations(lab, run, records, outcomes, notebook),
         *([blocked] if blocked else []),
     ]
@@ -72,9 +72,9 @@ def assemble(
         status=_status(run, records),
         tests=tuple(tests),
         execution_time=time.monotonic() - started,
-        budget=options.limits.budget,
-        seed=options.seed,
-        sandbox="bubblewrap" if options.sandbox else "none",
+        budget=options.sandbox.limits.budget,
+        seed=options.judging.seed,
+        sandbox="bubblewrap" if options.sandbox.isolate else "none",
         notes=tuple(notes),
     )
 

@@ -44,15 +44,15 @@ def grade_notebook(
     """
     started = time.monotonic()
     path = Path(path)
-    lab = options.expected_lab
-    who, source, claims = (student, "--student", ()) if student else attribute(path, root, options.names)
+    lab = options.identity.expected_lab
+    who, source, claims = (student, "--student", ()) if student else attribute(path, root, options.identity.names)
     try:
-        submission = read_submission(path, expected_lab=options.expected_lab)
+        submission = read_submission(path, expected_lab=options.identity.expected_lab)
         lab = submission.lab
         options = options.for_lab(lab)
         claimed = None if student else claimed_student(submission.notebook, who)  # --student: the instructor said who
         claims = (*claims, *submission.notes, *([claimed] if claimed else []))
-        setup = setup_sources(find_template(lab, options.labs_dir))
+        setup = setup_sources(find_template(lab, options.identity.labs_dir))
         run = run_notebook(lab, setup, submission.exercise_sources, options)
     except GradingError as exc:  # not a notebook (0 bytes, an HTML page): still the lab its file name names
         result = not_graded(path, who, lab or lab_in_name(path), str(exc), started, options)
@@ -69,7 +69,7 @@ def not_graded(
     path: Path, student: str, lab: str | None, note: str, started: float, options: GradeOptions = GradeOptions()
 ) -> GradeResult:
     """A result for a submission the grader could not run: every test of the lab at 0, the reason as a note."""
-    tests = tuple(_zero_tests(lab, note, options.seed)) if lab else ()
+    tests = tuple(_zero_tests(lab, note, options.judging.seed)) if lab else ()
     return GradeResult(
         submission=path.name,
         student=student,
@@ -77,8 +77,8 @@ def not_graded(
         status="error",
         tests=tests,
         execution_time=time.monotonic() - started,
-        budget=options.limits.budget,
-        seed=options.seed,
+        budget=options.sandbox.limits.budget,
+        seed=options.judging.seed,
         notes=(note,),
     )
 

@@ -72,15 +72,15 @@ def lab_view(lab: str, views: str | None = None) -> Path:
 def run_notebook(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions) -> KernelRun:
     """Run the lab's ``setup``, the submission's ``exercises``, then its checks and hidden calls, in one sandbox."""
     run = KernelRun()
-    limits = options.limits
+    limits = options.sandbox.limits
     names = list(lab_registry.lab(lab).functions)
     with tempfile.TemporaryDirectory(prefix="course-grade-") as folder:
         box = Sandbox(
             Path(folder) / "home",
             limits,
-            lab_view(lab, options.views),
-            isolate=options.sandbox,
-            wrap=options.kernel_wrap,
+            lab_view(lab, options.sandbox.views),
+            isolate=options.sandbox.isolate,
+            wrap=options.sandbox.kernel_wrap,
         )
         with box:
             # The course's own setup gets the start-up allowance: a slow import is not the learner's fault.
@@ -97,14 +97,15 @@ def run_notebook(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], o
                     for case in select(lab)
                 ]
                 items += [
-                    (run.calls, call.key, call_source(call.request())) for call in hidden_calls(lab, options.seed)
+                    (run.calls, call.key, call_source(call.request()))
+                    for call in hidden_calls(lab, options.judging.seed)
                 ]
                 stopped: CellRun | None = None
                 for results, key, source in items:
                     results[key] = stopped or box.run(source)
                     stopped = stopped or _stops_the_rest(results[key], limits)
                 if stopped is None:
-                    add_counterexamples(lab, run, lambda request: _practice_call(box, request), options.seed)
+                    add_counterexamples(lab, run, lambda request: _practice_call(box, request), options.judging.seed)
             run.seconds, run.expired = box.elapsed, box.expired
         run.sandbox_notes, run.failure = box.notes, box.failure  # known once the sandbox is gone (its cgroup read)
     return run

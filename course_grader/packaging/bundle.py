@@ -45,12 +45,14 @@ from ..checkout import CHECKOUT
 from ..errors import GradingError
 from ..files import write_atomically
 from ..intake.cells import setup_sources
+from ..intake.identity_settings import Identity
 from ..intake.lab_templates import find_template
 from ..intake.notebook import read_submission
 from ..intake.upload import choose, uploaded
 from ..judging import hidden_cases
 from ..judging.grade import grade_notebook, not_graded
 from ..judging.grade_options import GradeOptions
+from ..judging.judging_settings import JudgingSettings
 from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult
 from ..results.gradescope import to_gradescope
@@ -66,6 +68,7 @@ from ..sandbox.learner_account import (
     remove_leftovers,
     unused_account,
 )
+from ..sandbox.settings import SandboxSettings
 from ..sandbox.view import PACKAGE
 from .wheel import requirements, write_wheel
 
@@ -274,14 +277,17 @@ def run_autograder(
     """
     started = time.monotonic()
     root = autograder_root(root)
-    options = GradeOptions(limits=limits, labs_dir=str(labs_dir) if labs_dir else None, expected_lab=lab, sandbox=False)
+    options = GradeOptions(
+        sandbox=SandboxSettings(limits=limits, isolate=False),
+        identity=Identity(expected_lab=lab, labs_dir=str(labs_dir) if labs_dir else None),
+    )
     chosen = choose(uploaded(root / "submission"), lab)
     if isinstance(chosen, str):
         result = not_graded(root / "submission", "submission", lab, chosen, started, options)
     else:
         try:
             read_submission(chosen, expected_lab=lab)  # another lab's notebook is refused before anything runs
-            options = replace(options, seed=seed if seed is not None else read_secret(root))
+            options = replace(options, judging=JudgingSettings(seed=seed if seed is not None else read_secret(root)))
             result = _grade_as_learner(chosen, lab, root, options)
         except GradingError as exc:
             result = not_graded(chosen, "submission", lab, str(exc), started, options)
@@ -333,7 +339,9 @@ def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -
             raise LearnerSetupIncomplete(
                 f"the learner's account can read a copy of the lab's reference ({_copies(readable)})", COPY_FIX
             )
-        options = replace(options, views=str(views), kernel_wrap=kernel_wrap(account, homes))
+        options = replace(
+            options, sandbox=replace(options.sandbox, views=str(views), kernel_wrap=kernel_wrap(account, homes))
+        )
         result = grade_notebook(path, options, student="submission").model_copy(update={"sandbox": LEARNER_SANDBOX})
     finally:
         try:

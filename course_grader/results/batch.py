@@ -99,15 +99,15 @@ def _entries(
         entries = [e for e in entries if shard_of(submission_name(e.path, root), shard[1]) == shard[0]]
         unreadable = [p for p in unreadable if shard_of(submission_name(p, root), shard[1]) == shard[0]]
     if only is not None:  # a partial regrade (intake.selection): merge puts its rows into the term's CSV
-        entries = [e for e in entries if only.takes(e.path, root, options.names, readable=e.refused is None)]
-        unreadable = [p for p in unreadable if only.takes(p, root, options.names, readable=False)]
+        entries = [e for e in entries if only.takes(e.path, root, options.identity.names, readable=e.refused is None)]
+        unreadable = [p for p in unreadable if only.takes(p, root, options.identity.names, readable=False)]
     return entries, unreadable
 
 
 def _default_deadline(options: GradeOptions) -> float:
     """Seconds a job may take: the longest budget's wall-clock backstop, plus one budget and a minute."""
     longest = max(
-        [options.limits.budget, *(limits.budget for _, limits in options.lab_limits)]
+        [options.sandbox.limits.budget, *(limits.budget for _, limits in options.sandbox.lab_limits)]
     )  # a lab's own budget too
     # A starved sandbox may take its budget's wall-clock backstop (cpu_clock.BACKSTOP times the budget) before it stops.
     return (cpu_clock.BACKSTOP + 1) * longest + 60
@@ -133,9 +133,9 @@ def _grade_in_workers(
         views = Path(scratch) / "views"
         work = Path(scratch) / "w"  # short: a kernel's sockets live below it (a unix socket path has ~100 bytes)
         work.mkdir()
-        options = replace(options, views=options.views or str(views))
+        options = replace(options, sandbox=replace(options.sandbox, views=options.sandbox.views or str(views)))
         for lab in lab_registry.LABS:  # built once, before the workers start: they share one copy of each lab's view
-            lab_view(lab, options.views)
+            lab_view(lab, options.sandbox.views)
         todo = [index for index in range(len(entries)) if index not in rows]
         paths = {index: entries[index].path for index in todo}
         with tqdm(total=len(todo), desc="grading", unit="notebook", disable=not progress) as bar:

@@ -22,7 +22,7 @@ def ungraded_row(
 ) -> GradeResult:
     """A row for a submission that was not graded (refused, unreadable, its worker died or hung), every test at 0."""
     who, source, known = (
-        attribute(path, root, options.names) if Path(path) != Path(root) else (Path(path).name, "folder", ())
+        attribute(path, root, options.identity.names) if Path(path) != Path(root) else (Path(path).name, "folder", ())
     )
     result = not_graded(path, who, lab, note, time.monotonic(), options)
     return result.model_copy(

@@ -21,7 +21,7 @@ import pytest
 from gradescope_dry_run import dependencies_python, public_folder, set_up, shared_interpreter
 from grading_corpus import CORPUS, Submission, solution
 
-from course_grader import GradeOptions, GradeResult, Limits, Sandbox, grade_folder, write_csv
+from course_grader import GradeOptions, GradeResult, Limits, Sandbox, SandboxSettings, grade_folder, write_csv
 from course_grader.judging.kernel_run import lab_view
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]
@@ -36,7 +36,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, GradeRes
     folder = tmp_path_factory.mktemp("submissions")
     for submission in CORPUS:
         submission.write(folder)
-    results = grade_folder(folder, GradeOptions(limits=LIMITS), jobs=2, progress=False)
+    results = grade_folder(folder, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), jobs=2, progress=False)
     csv = folder.parent / "grades.csv"
     write_csv(results, csv)
     return {result.student: result for result in results}, pd.read_csv(csv)

@@ -22,7 +22,7 @@ import pytest
 from grading_corpus import edited, solution, tagged
 from nbformat import NotebookNode
 
-from course_grader import GradeOptions, GradeResult, Limits, grade_folder
+from course_grader import GradeOptions, GradeResult, Limits, SandboxSettings, grade_folder
 from course_grader.intake.cells import exercise_sources, setup_sources
 from course_grader.intake.lab_templates import find_template
 from course_grader.judging import diagnose
@@ -250,7 +250,7 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, GradeResult
     for name, make in SANDBOXED.items():
         (folder / f"{name}.ipynb").write_text(nbformat.writes(make()), encoding="utf-8")
     limits = Limits(cell_timeout=TIME_LIMIT, interrupt_grace=2)
-    results = grade_folder(folder, GradeOptions(limits=limits), jobs=2, progress=False)
+    results = grade_folder(folder, GradeOptions(sandbox=SandboxSettings(limits=limits)), jobs=2, progress=False)
     return {Path(result.submission).stem: result for result in results}
 
 

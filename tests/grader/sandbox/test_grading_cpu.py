@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from course_grader import GradeOptions, Limits
+from course_grader import GradeOptions, Limits, SandboxSettings
 from course_grader.results.batch import AGAIN_ALONE, grade_folder, starved
 from course_grader.sandbox import cgroup, cpu_clock
 from course_grader.sandbox.cpu_clock import Meter, Reading, charged, over, starved_note
@@ -156,7 +156,9 @@ def test_honest_neighbours_keep_full_marks_next_to_a_cpu_hog(tmp_path: Path) -> 
     # The course setup's allowance is cut from 60 s to 20: it needs about a second of CPU; a kernel that got one
     # process's share among the hog's 40 (before issue 27) needed many times that.
     limits = Limits(budget=script.BUDGET, cell_timeout=script.TIMEOUT, startup_timeout=20)
-    results = grade_folder(tmp_path / "submissions", GradeOptions(limits=limits), jobs=2, progress=False)
+    results = grade_folder(
+        tmp_path / "submissions", GradeOptions(sandbox=SandboxSettings(limits=limits)), jobs=2, progress=False
+    )
     rows = {result.submission.split("/")[0]: result for result in results}
     assert set(rows) == set(made)
     for name in ("b_honest", "c_honest"):

@@ -27,7 +27,7 @@ import pytest
 import zmq
 from grading_corpus import edited, solution
 
-from course_grader import GradeOptions, Limits, grade_notebook
+from course_grader import GradeOptions, Limits, SandboxSettings, grade_notebook
 from course_grader.judging.kernel_run import lab_view
 from course_grader.sandbox import cgroup as cgroup_module
 from course_grader.sandbox.kernel import Sandbox, bubblewrap
@@ -118,8 +118,8 @@ def _notebook(folder: Path, code: str) -> Path:
 
 GRADE_AND_MEASURE = """
 import json, resource, sys
-from course_grader import GradeOptions, Limits, grade_notebook
-result = grade_notebook(sys.argv[1], GradeOptions(limits=Limits(cell_timeout=20, budget=120, memory_mb=1024)))
+from course_grader import GradeOptions, Limits, SandboxSettings, grade_notebook
+result = grade_notebook(sys.argv[1], GradeOptions(sandbox=SandboxSettings(limits=Limits(cell_timeout=20, budget=120, memory_mb=1024))))
 print(json.dumps({"status": result.status, "notes": list(result.notes), "score": result.score,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
@@ -224,7 +224,7 @@ def test_eight_children_of_900_mb_stay_under_a_1024_mb_sandbox(tmp_path: Path) -
     assert box.peak_memory is not None and box.peak_memory <= 1024 * 2**20
     assert _sandbox_cgroups() == before and not (tmp_path / "box").exists()
 
-    result = grade_notebook(_notebook(tmp_path, CHILDREN), GradeOptions(limits=limits))
+    result = grade_notebook(_notebook(tmp_path, CHILDREN), GradeOptions(sandbox=SandboxSettings(limits=limits)))
     assert result.status == "error", result.notes
     assert cgroup_module.memory_note(1024) in result.notes
 
@@ -237,7 +237,7 @@ def test_without_a_cgroup_every_result_says_the_limits_are_per_process(
         raise cgroup_module.NoCgroup("cgroup v2: /x does not delegate memory and pids to sub-groups")
 
     monkeypatch.setattr(cgroup_module, "create", refused)
-    result = grade_notebook(_notebook(tmp_path, "pass"), GradeOptions(limits=LIMITS))
+    result = grade_notebook(_notebook(tmp_path, "pass"), GradeOptions(sandbox=SandboxSettings(limits=LIMITS)))
     assert result.status == "ok" and result.score == result.max_score
     assert cgroup_module.fallback_note("cgroup v2: /x does not delegate memory and pids to sub-groups") in result.notes
 
@@ -257,7 +257,9 @@ def test_three_gib_into_home_stop_at_the_tmpfs_and_never_reach_the_host(tmp_path
     assert host < 4 * 2**20, f"{host} bytes of the sandbox on the host"
     assert not box_folder.exists()
 
-    result = grade_notebook(_notebook(tmp_path, DISK_FILLER.format(folder=".")), GradeOptions(limits=LIMITS))
+    result = grade_notebook(
+        _notebook(tmp_path, DISK_FILLER.format(folder=".")), GradeOptions(sandbox=SandboxSettings(limits=LIMITS))
+    )
     assert result.status == "ok" and result.score == result.max_score, (
         result.notes
     )  # its own cells, no harm to the grade

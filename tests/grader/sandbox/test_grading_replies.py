@@ -27,7 +27,7 @@ import nbformat
 import pytest
 from grading_corpus import edited, replace, solution
 
-from course_grader import GradeOptions, Limits, grade_notebook
+from course_grader import GradeOptions, Limits, SandboxSettings, grade_notebook
 from course_grader.judging.hidden_cases import hidden_calls
 from course_grader.judging.kernel_run import call_source
 from course_grader.judging.verdicts import GradeResult
@@ -251,7 +251,9 @@ def test_a_reply_flood_is_an_error_and_its_neighbours_are_unharmed_even_by_huge_
     _write(folder, "loud", edited(solution("11.2"), "group_interactions", lambda source: source + LOUD))
     rows = {
         row.student: row
-        for row in grade_folder(folder, GradeOptions(limits=LIMITS), jobs=2, progress=False, grade=peak_grade)
+        for row in grade_folder(
+            folder, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), jobs=2, progress=False, grade=peak_grade
+        )
     }
     flooded, neighbour = rows["flood"], rows["honest"]
     assert flooded.status == "error", flooded
@@ -271,7 +273,7 @@ def test_a_solution_that_prints_gets_full_marks_every_time(tmp_path: Path) -> No
     printing = edited(solution("11.2"), "group_interactions", PRINTS)
     for number in range(20):
         _write(folder, f"printer{number:02d}", printing)
-    results = grade_folder(folder, GradeOptions(limits=LIMITS), jobs=2, progress=False)
+    results = grade_folder(folder, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), jobs=2, progress=False)
     assert len(results) == 20
     for result in results:
         feedback = "\n".join([*result.notes, *(test.output for test in result.tests if not test.score)])
@@ -285,7 +287,10 @@ def test_a_mutant_that_looks_for_a_calls_label_cannot_find_one(tmp_path: Path) -
     folder = tmp_path / "submissions"
     _write(folder, "honest", solution("11.2"))
     _write(folder, "probe", edited(solution("11.2"), "group_interactions", lambda source: source + MUTANT))
-    rows = {row.student: row for row in grade_folder(folder, GradeOptions(limits=LIMITS), jobs=2, progress=False)}
+    rows = {
+        row.student: row
+        for row in grade_folder(folder, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), jobs=2, progress=False)
+    }
     assert rows["honest"].score == rows["honest"].max_score > 0, rows["honest"]
     assert _verdicts(rows["probe"]) == _verdicts(rows["honest"]), rows["probe"].tests
     assert rows["probe"].score == rows["honest"].score
