@@ -100,7 +100,7 @@ def sandbox_floor(lab: str, cells: list[tuple[str, float | None]], views: Path) 
 
     with (
         tempfile.TemporaryDirectory(prefix="bench-floor-") as folder,
-        Sandbox(Path(folder) / "home", Limits(), lab_view(lab, str(views))) as box,
+        Sandbox(Path(folder) / "home", Limits(), lab_view(lab_registry.LABS[lab], str(views))) as box,
     ):
         for source, timeout in cells:
             box.run(source, timeout)

@@ -91,7 +91,7 @@ def main(argv: list[str]) -> int:
     target: Path = arguments.target
     _refuse_before_grading(parser, arguments, options)
     if not target.is_dir():  # one notebook: as the lab asked for, else the one it names
-        _refuse_missing_templates(parser, arguments, [arguments.lab or lab_named(target)])
+        _refuse_missing_templates(parser, arguments, [arguments.lab.id if arguments.lab else lab_named(target)])
         _announce(arguments, course, options)
         return grade_single.run(parser, arguments, course, options)
     batch = grade_batch.prepare(parser, arguments, course, options)
@@ -160,7 +160,7 @@ def _refuse_missing_templates(
     parser: argparse.ArgumentParser, arguments: argparse.Namespace, needed: list[str | None]
 ) -> None:
     """The course's notebooks for every lab to grade, found before grading (``None``: a file that names no lab)."""
-    labs = sorted({lab for lab in needed if lab}, key=_course_order)
+    labs = [lab for lab in lab_registry.LABS.values() if lab.id in needed]  # in the course's order
     if (missing := missing_templates(labs, arguments.labs)) is not None:
         parser.error(missing)
 
@@ -179,7 +179,3 @@ def _announce(arguments: argparse.Namespace, course: Course, options: GradeOptio
         print(
             f"hidden cases drawn from seed {options.judging.seed} (--seed {options.judging.seed} reproduces this run)"
         )
-
-
-def _course_order(lab: str) -> int:
-    return list(lab_registry.LABS).index(lab)

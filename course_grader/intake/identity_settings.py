@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from course_lib.lab_registry import Lab
+
 from .roster import Names
 
 
@@ -17,7 +19,7 @@ from .roster import Names
 class Identity:
     names: Names | None = None
     """How LMS download names and the roster decide who a file belongs to (``roster.attribute``); ``None``: ``identify``."""
-    expected_lab: str | None = None
+    expected_lab: Lab | None = None
     """The lab an autograder is for: used when the notebook names none, refused when it names another."""
     labs_dir: str | None = None
     """Where the course's lab notebooks are (their setup cells); ``None``: ``lab_templates.template_dirs``' own places."""

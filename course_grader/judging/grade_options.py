@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from course_lib.lab_registry import Lab
+
 from ..intake.identity_settings import Identity
 from ..sandbox.settings import SandboxSettings
 from .judging_settings import JudgingSettings
@@ -24,6 +26,6 @@ class GradeOptions:
     identity: Identity = field(default_factory=Identity)
     judging: JudgingSettings = field(default_factory=JudgingSettings)
 
-    def for_lab(self, lab: str) -> GradeOptions:
+    def for_lab(self, lab: Lab) -> GradeOptions:
         """These options with ``lab``'s own limits, once the lab is known."""
         return replace(self, sandbox=self.sandbox.for_lab(lab))

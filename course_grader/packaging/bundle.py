@@ -39,7 +39,7 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
-from course_lib import lab_registry
+from course_lib.lab_registry import Lab
 
 from ..checkout import CHECKOUT
 from ..errors import GradingError
@@ -194,17 +194,17 @@ def project_root() -> Path:
     return CHECKOUT
 
 
-def setup_notebook(lab: str, labs_dir: str | Path | None = None) -> nbformat.NotebookNode:
+def setup_notebook(lab: Lab, labs_dir: str | Path | None = None) -> nbformat.NotebookNode:
     """The lab's setup cells and metadata only: the autograder never carries a solution."""
     template = find_template(lab, labs_dir)
     notebook = new_notebook(cells=[new_code_cell(source) for source in setup_sources(template)])
-    notebook.metadata["course"] = dict(template.metadata.get("course", {}), lab=lab)
+    notebook.metadata["course"] = dict(template.metadata.get("course", {}), lab=lab.id)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return notebook
 
 
 def build_bundle(
-    lab: str,
+    lab: Lab,
     output: str | Path,
     *,
     labs_dir: str | Path | None = None,
@@ -220,11 +220,11 @@ def build_bundle(
             "setup.sh": SETUP_SH,
             "choose_python.sh": CHOOSE_PYTHON_SH,
             "run_autograder": RUN_AUTOGRADER.format(
-                lab=lab, course=COURSE, timeout=limits.cell_timeout, memory=limits.memory_mb, budget=limits.budget
+                lab=lab.id, course=COURSE, timeout=limits.cell_timeout, memory=limits.memory_mb, budget=limits.budget
             ),
             "requirements.txt": "".join(f"{line}\n" for line in requirements(project_root())),
             SECRET: f"{bundle_secret(seed)}\n",
-            f"labs/lab_{lab.replace('.', '_')}_setup.ipynb": nbformat.writes(notebook),
+            f"labs/lab_{lab.id.replace('.', '_')}_setup.ipynb": nbformat.writes(notebook),
             f"wheels/{wheel.name}": wheel.read_bytes(),
         }
         output.parent.mkdir(parents=True, exist_ok=True)
@@ -263,7 +263,7 @@ def autograder_root(root: str | Path | None = None) -> Path:
 
 
 def run_autograder(
-    lab: str,
+    lab: Lab,
     *,
     root: str | Path | None = None,
     labs_dir: str | Path | None = None,
@@ -307,7 +307,7 @@ def for_stdout(result: GradeResult) -> GradeResult:
     return result.model_copy(update={"seed": None, "tests": tests})
 
 
-def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -> GradeResult:
+def _grade_as_learner(path: Path, lab: Lab, root: Path, options: GradeOptions) -> GradeResult:
     """Grade ``path`` in a kernel running as an unused uid; no process of that uid is left when this returns."""
     if os.geteuid() != 0:
         raise GradingError(
@@ -332,7 +332,7 @@ def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -
         exposure = exposed(account, sys.executable, [path for path in kept if path.exists()])
         if exposure:  # the grader's own files first: cheap, and an interpreter the account cannot run stops here
             raise LearnerSetupIncomplete(f"the learner's account can reach the grader ({'; '.join(exposure)})")
-        copies = reference_copies([withheld.module for withheld in lab_registry.lab(lab).withheld])
+        copies = reference_copies([withheld.module for withheld in lab.withheld])
         reached = set(exposed(account, sys.executable, copies)) if copies else set()
         readable = [copy for copy in copies if f"{copy} is readable" in reached]
         if readable:

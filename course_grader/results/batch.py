@@ -30,7 +30,7 @@ from tqdm import tqdm
 from course_lib import lab_registry
 
 from ..intake.identity import submission_name
-from ..intake.lab_names import lab_in_name
+from ..intake.lab_names import named_lab
 from ..intake.regular_file import refusal
 from ..intake.selection import Selection
 from ..intake.shard import shard_of
@@ -134,7 +134,9 @@ def _grade_in_workers(
         work = Path(scratch) / "w"  # short: a kernel's sockets live below it (a unix socket path has ~100 bytes)
         work.mkdir()
         options = replace(options, sandbox=replace(options.sandbox, views=options.sandbox.views or str(views)))
-        for lab in lab_registry.LABS:  # built once, before the workers start: they share one copy of each lab's view
+        for (
+            lab
+        ) in lab_registry.LABS.values():  # built once, before the workers start: they share one copy of each lab's view
             lab_view(lab, options.sandbox.views)
         todo = [index for index in range(len(entries)) if index not in rows]
         paths = {index: entries[index].path for index in todo}
@@ -183,7 +185,7 @@ class _Jobs:
     def hung(self, index: int) -> None:
         note = f"grading took longer than {self.deadline:g} s; its worker was stopped"
         path = self.paths[index]
-        self.done(index, ungraded_row(path, self.root, self.options, note, status="timeout", lab=lab_in_name(path)))
+        self.done(index, ungraded_row(path, self.root, self.options, note, status="timeout", lab=named_lab(path)))
 
     def again_alone(self, lost: dict[int, int | None]) -> None:
         """Each job whose worker died graded once more, alone in a fresh worker; its row says so, or that it died again."""
@@ -191,7 +193,7 @@ class _Jobs:
             again = self.run([index], 1)
             if index in again:
                 note, path = f"{died(again[index])}, also when graded again alone", self.paths[index]
-                self.done(index, ungraded_row(path, self.root, self.options, note, lab=lab_in_name(path)))
+                self.done(index, ungraded_row(path, self.root, self.options, note, lab=named_lab(path)))
             else:
                 self.noted(index, f"graded again alone after {died(exitcode)}")
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from course_lib.lab_registry import Lab
+
 from ..intake.identity import submission_name
 from ..intake.roster import attribute
 from ..judging.grade import not_graded
@@ -18,7 +20,7 @@ from ..judging.verdicts import GradeResult, Status
 
 
 def ungraded_row(
-    path: Path, root: str, options: GradeOptions, note: str, *, status: Status = "error", lab: str | None = None
+    path: Path, root: str, options: GradeOptions, note: str, *, status: Status = "error", lab: Lab | None = None
 ) -> GradeResult:
     """A row for a submission that was not graded (refused, unreadable, its worker died or hung), every test at 0."""
     who, source, known = (

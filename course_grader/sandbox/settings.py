@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from course_lib.lab_registry import Lab
+
 from .kernel import Limits
 
 
@@ -25,7 +27,7 @@ class SandboxSettings:
     kernel_wrap: Callable[[list[str]], list[str]] | None = None
     """How a kernel without bubblewrap is started (Gradescope: as the learner's account, ``learner_account.py``)."""
 
-    def for_lab(self, lab: str) -> SandboxSettings:
+    def for_lab(self, lab: Lab) -> SandboxSettings:
         """These settings with ``lab``'s own limits, once the lab is known."""
-        limits = dict(self.lab_limits).get(lab)
+        limits = dict(self.lab_limits).get(lab.id)
         return replace(self, limits=limits) if limits is not None else self

@@ -72,7 +72,7 @@ def graded_under(mutant: Mutant, seeds: Iterable[int]) -> dict[int, GradeResult]
                 Path(mutant.file_name),
                 mutant.name,
                 "",
-                mutant.lab,
+                lab_registry.LABS[mutant.lab],
                 run,
                 time.monotonic(),
                 GradeOptions(judging=JudgingSettings(seed=seed)),
@@ -89,7 +89,7 @@ def covering_failures(mutant: Mutant, *, first_only: bool = False, seed: int | N
     (mostly quick rejections) first: enough to know the set catches the mutant.
     """
     names = quiet_namespace(mutant)
-    tests = covering_tests(mutant.lab, seed)
+    tests = covering_tests(lab_registry.LABS[mutant.lab], seed)
     holders: dict[str, list[Any]] = {}
     calls: dict[Any, Any] = {}
     for test in sorted(tests, key=lambda t: len(t.calls)) if first_only else tests:

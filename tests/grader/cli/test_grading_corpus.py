@@ -23,6 +23,7 @@ from grading_corpus import CORPUS, Submission, solution
 
 from course_grader import GradeOptions, GradeResult, Limits, Sandbox, SandboxSettings, grade_folder, write_csv
 from course_grader.judging.kernel_run import lab_view
+from course_lib import lab_registry
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]
 
@@ -117,7 +118,7 @@ def test_cli_grades_a_folder_to_csv(tmp_path: Path) -> None:
 def test_sandbox_survives_what_a_cell_can_do(tmp_path: Path) -> None:
     """Errors and time-outs come back as statuses; an uninterruptible cell gives the kernel up."""
     limits = Limits(cell_timeout=1, interrupt_grace=1)
-    with Sandbox(tmp_path / "home", limits, lab_view("11.2")) as box:
+    with Sandbox(tmp_path / "home", limits, lab_view(lab_registry.LABS["11.2"])) as box:
         assert box.run("x = 1").status == "ok"
         error = box.run("def f(:\n  pass")
         assert (error.status, error.ename) == ("error", "SyntaxError") and "line 1" in error.evalue

@@ -51,12 +51,12 @@ LIMITS = Limits(cell_timeout=3, budget=60)
 # --- stand-ins for the grader, importable by a spawned worker -----------------------------
 
 
-def _no_kernel(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions):
+def _no_kernel(lab: lab_registry.Lab, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions):
     """A kernel run in which every function is defined and no check ran: status ok, 0 points."""
     from course_grader.judging.kernel_run import KernelRun
     from course_grader.sandbox.kernel import CellRun
 
-    names = lab_registry.lab(lab).functions
+    names = lab.functions
     return KernelRun(
         setup=[CellRun("ok")], exercises=[CellRun("ok")], functions=CellRun("ok", reply=dict.fromkeys(names, True))
     )
@@ -215,10 +215,12 @@ def test_a_file_name_and_metadata_naming_other_labs_is_flagged_and_the_file_name
     assert result.lab == "11.3"
     assert "the file name says Lab 11.3 but the notebook's metadata (course.lab) says Lab 11.2" in notes(result)
     assert "graded as Lab 11.3 (the file name decides)" in notes(result)
-    autograder = read_submission(path, expected_lab="11.2")  # an autograder for 11.2 grades its own lab, noted
-    assert autograder.lab == "11.2" and "the lab this autograder grades" in autograder.notes[0]
+    autograder = read_submission(
+        path, expected_lab=lab_registry.LABS["11.2"]
+    )  # an autograder for 11.2 grades its own lab, noted
+    assert autograder.lab.id == "11.2" and "the lab this autograder grades" in autograder.notes[0]
     agreeing = read_submission(write(tmp_path / "bob" / "lab_11_2.ipynb"))
-    assert (agreeing.lab, agreeing.notes) == ("11.2", ())
+    assert (agreeing.lab.id, agreeing.notes) == ("11.2", ())
 
 
 # --- only regular files are read -------------------------------------------------------------

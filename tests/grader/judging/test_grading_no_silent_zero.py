@@ -231,7 +231,7 @@ def test_a_labs_folder_without_the_lab_names_what_it_searched(
     labs = tmp_path / "mylabs"
     labs.mkdir()
     nbformat.write(learner("11.2"), labs / "lab_11_2_group_interactions.ipynb")
-    assert lab_templates.missing_templates(["11.2"], labs) is None
+    assert lab_templates.missing_templates([lab_registry.LABS["11.2"]], labs) is None
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     nbformat.write(solution("11.3"), submissions / "renamed.ipynb")  # its lab only in its metadata

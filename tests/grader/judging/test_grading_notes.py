@@ -45,7 +45,7 @@ def grade_here(lab: str, notebook: NotebookNode) -> GradeResult:
     module = types.ModuleType(f"notes_{lab.replace('.', '_')}")
     sys.modules[module.__name__] = module
     names = module.__dict__
-    for source in setup_sources(find_template(lab)):
+    for source in setup_sources(find_template(lab_registry.LABS[lab])):
         exec(compile(source, "<setup>", "exec"), names)  # noqa: S102 - the course's own cells
 
     def run_cell(source: str) -> CellRun:
@@ -59,15 +59,24 @@ def grade_here(lab: str, notebook: NotebookNode) -> GradeResult:
     def reply(data: harness.Reply) -> CellRun:
         return CellRun("ok", reply=json.loads(json.dumps(data.data, default=repr)))
 
-    functions = list(lab_registry.lab(lab).functions)
+    functions = list(lab_registry.LABS[lab].functions)
     run = KernelRun(setup=[CellRun("ok")], exercises=[run_cell(s) for s in exercise_sources(notebook)])
     run.functions = reply(harness.functions(names, functions))
     if all(run.functions.reply.values()):
         for case in select(lab):
             run.checks[case.number] = reply(harness.check(names, case.number, functions))
-        for call in hidden_calls(lab):
+        for call in hidden_calls(lab_registry.LABS[lab]):
             run.calls[call.key] = reply(harness.call(names, json.dumps(call.request())))
-    return assemble(Path("learner.ipynb"), "someone", "", lab, run, time.monotonic(), GradeOptions(), notebook=notebook)
+    return assemble(
+        Path("learner.ipynb"),
+        "someone",
+        "",
+        lab_registry.LABS[lab],
+        run,
+        time.monotonic(),
+        GradeOptions(),
+        notebook=notebook,
+    )
 
 
 def helper_in_untagged_cell() -> NotebookNode:

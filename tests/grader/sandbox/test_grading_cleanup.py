@@ -28,6 +28,7 @@ from course_grader.results.batch import grade_folder
 from course_grader.results.worker_cleanup import clean_up_after, processes_naming, processes_with
 from course_grader.sandbox import cgroup
 from course_grader.sandbox.kernel import Sandbox, bubblewrap
+from course_lib import lab_registry
 
 MARKER = "course-grade-cleanup-test-sleeper"
 """In the command line of each process the doomed sandbox starts, so the test can count them on the host."""
@@ -41,7 +42,9 @@ _sleepers = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30
 def doomed(path: Path, options: GradeOptions, *, root: str | None = None) -> GradeResult:
     """A worker that opens a real sandbox with three sleeping children in it, says what it holds, and is SIGKILLed."""
     with tempfile.TemporaryDirectory(prefix="course-grade-") as folder:
-        box = Sandbox(Path(folder) / "home", options.sandbox.limits, lab_view("11.1", options.sandbox.views))
+        box = Sandbox(
+            Path(folder) / "home", options.sandbox.limits, lab_view(lab_registry.LABS["11.1"], options.sandbox.views)
+        )
         with box:
             assert box.run(SLEEPERS).status == "ok"
             assert box.cgroup is not None and box._relay is not None
