@@ -73,8 +73,8 @@ def kernel_cells(notebook: Path, views: Path) -> list[tuple[str, float | None]]:
     Recorded from one grade of it in this process, through ``Sandbox.run``, so the floor runs
     whatever the grader runs today (fewer round trips included) without repeating its code.
     """
+    from course_grader import GradeOptions, JudgingSettings, SandboxSettings
     from course_grader.judging.grade import grade_notebook
-    from course_grader.judging.grade_options import GradeOptions
     from course_grader.sandbox.kernel import Sandbox
 
     cells: list[tuple[str, float | None]] = []
@@ -85,7 +85,9 @@ def kernel_cells(notebook: Path, views: Path) -> list[tuple[str, float | None]]:
         return run(box, source, timeout)
 
     with mock.patch.object(Sandbox, "run", recorded):
-        result = grade_notebook(notebook, GradeOptions(seed=SEED, views=str(views)))
+        result = grade_notebook(
+            notebook, GradeOptions(sandbox=SandboxSettings(views=str(views)), judging=JudgingSettings(seed=SEED))
+        )
     if result.percent != 100.0:
         raise AssertionError(f"{notebook} should get full marks, got {result.percent} ({result.status})")
     return cells
@@ -99,7 +101,7 @@ def sandbox_floor(lab: str, cells: list[tuple[str, float | None]], views: Path) 
 
     with (
         tempfile.TemporaryDirectory(prefix="bench-floor-") as folder,
-        Sandbox(Path(folder) / "home", Limits(), lab_view(lab, str(views))) as box,
+        Sandbox(Path(folder) / "home", Limits(), lab_view(lab_registry.LABS[lab], str(views))) as box,
     ):
         for source, timeout in cells:
             box.run(source, timeout)

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from mutants import INLINE_TARGET, MUTANTS, Mutant  # noqa: E402 - imported once sys.path holds tests/
 from mutants.run import covering_failures, graded_under, inline, loses_marks  # noqa: E402 - imported once sys.path holds tests/
 
-from course_grader import GradeOptions, grade_folder  # noqa: E402 - imported once sys.path holds tests/
+from course_grader import GradeOptions, JudgingSettings, grade_folder  # noqa: E402 - imported once sys.path holds tests/
 from course_grader.judging.verdicts import GradeResult  # noqa: E402 - imported once sys.path holds tests/
 from course_lib import lab_registry  # noqa: E402 - imported once sys.path holds tests/
 
@@ -87,7 +87,9 @@ def grade_all(mutants: Sequence[Mutant], jobs: int, seed: int) -> dict[str, Grad
     with tempfile.TemporaryDirectory(prefix="course-mutants-") as folder:
         for mutant in mutants:
             mutant.write(Path(folder))
-        results = grade_folder(folder, GradeOptions(seed=seed), jobs=jobs, progress=sys.stderr.isatty())
+        results = grade_folder(
+            folder, GradeOptions(judging=JudgingSettings(seed=seed)), jobs=jobs, progress=sys.stderr.isatty()
+        )
     return {Path(result.submission).name: result for result in results}
 
 

@@ -36,8 +36,8 @@ _harness.call = lambda namespace, request: _harness.Reply({"kind": "returned", "
 
 GRADE_AND_MEASURE = """
 import json, resource, sys
-from course_grader import GradeOptions, Limits, grade_notebook
-result = grade_notebook(sys.argv[1], GradeOptions(limits=Limits(cell_timeout=20, budget=120)))
+from course_grader import GradeOptions, Limits, SandboxSettings, grade_notebook
+result = grade_notebook(sys.argv[1], GradeOptions(sandbox=SandboxSettings(limits=Limits(cell_timeout=20, budget=120))))
 print(json.dumps({"status": result.status, "score": result.score, "max": result.max_score,
                   "notes": list(result.notes), "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """

@@ -48,10 +48,10 @@ def row(what: str, figures: tuple[int, float, float], *, reference: bool = False
 def main() -> int:
     print(f"threshold {100 * THRESHOLD:g} % of a cell's own code, at least {MIN_SHARED} shared normalised characters")
     for lab in lab_registry.LABS:
-        prints = similarity._Fingerprints(similarity.stub_cells(lab))
+        prints = similarity._Fingerprints(similarity.stub_cells(lab_registry.LABS[lab]))
         honest = variants(lab)
-        print(f"{lab_registry.lab(lab).label}")
-        for reference in similarity.reference_texts(lab):
+        print(f"{lab_registry.LABS[lab].label}")
+        for reference in similarity.reference_texts(lab_registry.LABS[lab]):
             module = (reference.source,)
             for name, cells in honest.items():
                 print(row(f"{name} ~ {reference.name}", closest(prints, cells, module), reference=True))

@@ -293,11 +293,12 @@ def namespace(lab: str, notebook: NotebookNode) -> dict[str, Any]:
     """What a kernel would hold after the lab's setup and ``notebook``'s exercise cells, built in this process."""
     from course_grader.intake.cells import exercise_sources, setup_sources
     from course_grader.intake.lab_templates import find_template
+    from course_lib import lab_registry
 
     module = types.ModuleType(f"learner_{lab.replace('.', '_')}")
     sys.modules[module.__name__] = module  # pydantic resolves a model's annotations through its module
     names = module.__dict__
-    for source in (*setup_sources(find_template(lab)), *exercise_sources(notebook)):
+    for source in (*setup_sources(find_template(lab_registry.LABS[lab])), *exercise_sources(notebook)):
         exec(compile(source, "<cell>", "exec"), names)  # noqa: S102 - the course's own notebooks
     return names
 
@@ -319,11 +320,20 @@ def grade_in_process(
     """
     import time
 
+    from course_grader import GradeOptions, JudgingSettings
     from course_grader.judging.assemble import assemble
-    from course_grader.judging.grade_options import GradeOptions
+    from course_lib import lab_registry
 
     run = run_in_process(lab, names, seed=seed, counterexamples=counterexamples, checks=checks)
-    return assemble(Path("in_process.ipynb"), "someone", "", lab, run, time.monotonic(), GradeOptions(seed=seed))
+    return assemble(
+        Path("in_process.ipynb"),
+        "someone",
+        "",
+        lab_registry.LABS[lab],
+        run,
+        time.monotonic(),
+        GradeOptions(judging=JudgingSettings(seed=seed)),
+    )
 
 
 def run_in_process(
@@ -350,7 +360,7 @@ def run_in_process(
     def cell(reply: harness.Reply) -> CellRun:
         return CellRun("ok", reply=json.loads(json.dumps(reply.data, default=repr)))
 
-    functions = list(lab_registry.lab(lab).functions)
+    functions = list(lab_registry.LABS[lab].functions)
     run = KernelRun(
         setup=[CellRun("ok")], exercises=[CellRun("ok")], functions=cell(harness.functions(names, functions))
     )
@@ -359,8 +369,10 @@ def run_in_process(
             run.checks[case.number] = (
                 checks[case.number] if checks else cell(harness.check(names, case.number, functions))
             )
-        for call in hidden_calls(lab, seed):
+        for call in hidden_calls(lab_registry.LABS[lab], seed):
             run.calls[call.key] = cell(harness.call(names, json.dumps(call.request())))
         if counterexamples:
-            add_counterexamples(lab, run, lambda request: cell(harness.call(names, json.dumps(request))), seed)
+            add_counterexamples(
+                lab_registry.LABS[lab], run, lambda request: cell(harness.call(names, json.dumps(request))), seed
+            )
     return run

@@ -30,7 +30,10 @@ MISTAKES = (
 def lab_tests(lab: str) -> list[tuple[str, str, str, bool]]:
     """(number, name, rules, hidden) of each test of ``lab``, in the grader's order."""
     tests = [(str(case.number), case.name, case.rules, False) for case in select(lab)]
-    tests += [(f"H{index}", test.name, test.rules, True) for index, test in enumerate(hidden_tests(lab), start=1)]
+    tests += [
+        (f"H{index}", test.name, test.rules, True)
+        for index, test in enumerate(hidden_tests(lab_registry.LABS[lab]), start=1)
+    ]
     return tests
 
 

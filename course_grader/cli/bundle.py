@@ -42,16 +42,14 @@ def main(argv: list[str]) -> int:
     path = build_bundle(
         arguments.lab, arguments.output, labs_dir=arguments.labs, limits=limits, seed=secret, course=course
     )
-    print(
-        f"wrote {path} ({lab_registry.lab(arguments.lab).label}): upload it as the assignment's autograder on Gradescope"
-    )
+    print(f"wrote {path} ({arguments.lab.label}): upload it as the assignment's autograder on Gradescope")
     print(
         f"the hidden cases come from the secret seed {secret} ({_origin(arguments, course)}), kept in the zip as "
         f"source/{SECRET} (root-only on Gradescope, never shown to learners); keep this zip private"
     )
     print(
         f"regrade a downloaded submission with the same cases: "
-        f"course-grade SUBMISSION.ipynb --lab {arguments.lab} --seed {secret}"
+        f"course-grade SUBMISSION.ipynb --lab {arguments.lab.id} --seed {secret}"
     )
     return 0
 

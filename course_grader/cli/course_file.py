@@ -12,6 +12,8 @@ import secrets
 from dataclasses import replace
 from pathlib import Path
 
+from course_lib.lab_registry import Lab
+
 from ..errors import GradingError
 from ..intake.roster import Names, Roster, load_roster
 from ..results.course import NO_COURSE, Course
@@ -76,10 +78,10 @@ def lab_limits(arguments: argparse.Namespace, course: Course) -> tuple[tuple[str
 
 
 def limits(
-    parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: Course = NO_COURSE, lab: str | None = None
+    parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: Course = NO_COURSE, lab: Lab | None = None
 ) -> Limits:
     """The run's limits (``lab``'s, when the course file sets its own), refused as the flags that set them."""
-    chosen = flags_over(course.limits(lab, Limits()), arguments)
+    chosen = flags_over(course.limits(lab.id if lab else None, Limits()), arguments)
     if chosen.problems():
         parser.error(
             "; ".join(chosen.problems())

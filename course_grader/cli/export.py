@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def lab_list(text: str) -> tuple[str, ...]:
     """``--labs``' type: labs as the course names them, comma-separated, each once, in course order."""
-    named = {lab(item) for item in text.split(",") if item.strip()}
+    named = {lab(item).id for item in text.split(",") if item.strip()}
     if not named:
         raise argparse.ArgumentTypeError("name at least one lab, e.g. --labs 11.3,11.4")
     return tuple(entry for entry in lab_registry.LABS if entry in named)

@@ -17,13 +17,16 @@ from pathlib import Path
 from course_lib import lab_registry
 
 from ..errors import GradingError
+from ..intake.identity_settings import Identity
 from ..intake.lab_templates import missing_templates
 from ..intake.notebook import lab_named
 from ..intake.shard import parse_shard
 from ..judging.grade_options import GradeOptions
+from ..judging.judging_settings import JudgingSettings
 from ..results.course import Course
 from ..sandbox import cgroup
 from ..sandbox.bubblewrap import GIVEN_UP, INSTALL_HINT, bubblewrap
+from ..sandbox.settings import SandboxSettings
 from . import course_file, grade_batch, grade_single
 from .feedback_pages import feedback_options
 from .options import lab, limits_options
@@ -88,7 +91,7 @@ def main(argv: list[str]) -> int:
     target: Path = arguments.target
     _refuse_before_grading(parser, arguments, options)
     if not target.is_dir():  # one notebook: as the lab asked for, else the one it names
-        _refuse_missing_templates(parser, arguments, [arguments.lab or lab_named(target)])
+        _refuse_missing_templates(parser, arguments, [arguments.lab.id if arguments.lab else lab_named(target)])
         _announce(arguments, course, options)
         return grade_single.run(parser, arguments, course, options)
     batch = grade_batch.prepare(parser, arguments, course, options)
@@ -120,12 +123,11 @@ def _grade_options(parser: argparse.ArgumentParser, arguments: argparse.Namespac
             )
         )
     return GradeOptions(
-        limits=limits,
-        labs_dir=arguments.labs,
-        sandbox=not arguments.no_sandbox,
-        seed=course_file.seed(arguments, course),
-        names=course_file.names(course, course_file.roster(parser, arguments, course)),
-        lab_limits=lab_limits,
+        sandbox=SandboxSettings(limits=limits, lab_limits=lab_limits, isolate=not arguments.no_sandbox),
+        identity=Identity(
+            names=course_file.names(course, course_file.roster(parser, arguments, course)), labs_dir=arguments.labs
+        ),
+        judging=JudgingSettings(seed=course_file.seed(arguments, course)),
     )
 
 
@@ -147,7 +149,7 @@ def _refuse_before_grading(
     writable_folder(parser, arguments.feedback, "--feedback")
     if arguments.lms_zip and arguments.feedback is None:
         parser.error("--lms-zip packs the feedback pages: give --feedback DIR too")
-    if options.sandbox and bubblewrap() is None:
+    if options.sandbox.isolate and bubblewrap() is None:
         parser.error(
             f"grading needs a sandbox per submission: {INSTALL_HINT}; "
             "or pass --no-sandbox where the machine itself is the sandbox"
@@ -160,24 +162,22 @@ def _refuse_missing_templates(
     parser: argparse.ArgumentParser, arguments: argparse.Namespace, needed: list[str | None]
 ) -> None:
     """The course's notebooks for every lab to grade, found before grading (``None``: a file that names no lab)."""
-    labs = sorted({lab for lab in needed if lab}, key=_course_order)
+    labs = [lab for lab in lab_registry.LABS.values() if lab.id in needed]  # in the course's order
     if (missing := missing_templates(labs, arguments.labs)) is not None:
         parser.error(missing)
 
 
 def _announce(arguments: argparse.Namespace, course: Course, options: GradeOptions) -> None:
     """What the run gives up (no sandbox, no cgroup) on stderr, and the seed that reproduces it."""
-    if not options.sandbox:
+    if not options.sandbox.isolate:
         print(f"warning: --no-sandbox: {GIVEN_UP}", file=sys.stderr)
     if (no_cgroup := cgroup.unavailable()) is not None:
         print(f"warning: {cgroup.fallback_note(no_cgroup)}; each result says so too", file=sys.stderr)
     if arguments.seed is None and course.settings.seed is not None:
         print(
-            f"hidden cases drawn from the term seed {options.seed} ({arguments.course}: every regrade draws the same)"
+            f"hidden cases drawn from the term seed {options.judging.seed} ({arguments.course}: every regrade draws the same)"
         )
     else:
-        print(f"hidden cases drawn from seed {options.seed} (--seed {options.seed} reproduces this run)")
-
-
-def _course_order(lab: str) -> int:
-    return list(lab_registry.LABS).index(lab)
+        print(
+            f"hidden cases drawn from seed {options.judging.seed} (--seed {options.judging.seed} reproduces this run)"
+        )

@@ -70,7 +70,7 @@ def prepare(
             only = selection(arguments.only, target)
         except GradingError as exc:
             parser.error(str(exc))
-        if (nothing := unmatched(only, target, submissions, options.names)) is not None:
+        if (nothing := unmatched(only, target, submissions, options.identity.names)) is not None:
             parser.error(nothing)
     try:  # the manifest's paths as graded: an entry that names no file stops here
         course = course.for_submissions(entries, target)
@@ -93,9 +93,12 @@ def run(arguments: argparse.Namespace, options: GradeOptions, batch: Batch, shar
     from ..results.similarity import noted  # reported, not judged; copydetect loads only here
 
     results = noted(
-        results, arguments.target, options.labs_dir, rest_of=options.names if shard or batch.only else False
+        results,
+        arguments.target,
+        options.identity.labs_dir,
+        rest_of=options.identity.names if shard or batch.only else False,
     )
-    run = run_record(options.seed, course.fingerprint, batch.listing)
+    run = run_record(options.judging.seed, course.fingerprint, batch.listing)
     column = shard_column(*shard, course.settings.duplicates, run) if shard else None
     frame = write_csv(results, arguments.out, course, shard=column)
     _after_batch(arguments, results, scorer=lambda graded: score(graded, course))

@@ -24,7 +24,7 @@ from .refusals import writable
 def run(parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: Course, options: GradeOptions) -> int:
     writable(parser, arguments.results, "--results")
     if arguments.lab:
-        options = replace(options, expected_lab=arguments.lab)
+        options = replace(options, identity=replace(options.identity, expected_lab=arguments.lab))
     result = grade_notebook(arguments.target, options, student=arguments.student)
     # The files first: nothing the terminal cannot show (a lone surrogate in a message) may cost the results.
     write_atomically(arguments.results, json.dumps(to_gradescope(result, course), indent=2))

@@ -10,14 +10,15 @@ import argparse
 from pathlib import Path
 
 from course_lib import lab_registry
+from course_lib.lab_registry import Lab
 
 from ..sandbox.limits import Limits
 
 
-def lab(text: str) -> str:
-    """``--lab``'s type: a lab as the course names it (``11.3``, ``lab_11_3``, …), as its id."""
+def lab(text: str) -> Lab:
+    """``--lab``'s type: a lab as the course names it (``11.3``, ``lab_11_3``, …), as the registry's entry."""
     try:
-        return lab_registry.lab(text).id
+        return lab_registry.lab(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from nbformat import NotebookNode
 
 from course_lib import lab_registry
+from course_lib.lab_registry import Lab
 
 from ..errors import NotALabNotebook
 
@@ -31,6 +32,12 @@ def lab_in_name(path: str | Path) -> str | None:
         ):
             return entry.id
     return None
+
+
+def named_lab(path: str | Path) -> Lab | None:
+    """The registry's entry for the lab a file name names (``lab_in_name``): what the grader passes on, not the id."""
+    named = lab_in_name(path)
+    return lab_registry.LABS[named] if named is not None else None
 
 
 def begins_with_lab(name: str) -> bool:

@@ -14,6 +14,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from course_lib import lab_registry
+from course_lib.lab_registry import Lab
 
 from ..checkout import CHECKOUT
 from ..errors import TemplateNotFound
@@ -42,7 +43,7 @@ def template_dirs(labs_dir: str | Path | None = None) -> list[Path]:
     return found
 
 
-def find_template(lab: str, labs_dir: str | Path | None = None) -> NotebookNode:
+def find_template(lab: Lab, labs_dir: str | Path | None = None) -> NotebookNode:
     """The course's notebook for ``lab``: the learner version when present, else the solution."""
     searched = template_dirs(labs_dir)
     for folder in searched:
@@ -51,15 +52,17 @@ def find_template(lab: str, labs_dir: str | Path | None = None) -> NotebookNode:
                 notebook = nbformat.read(os.fspath(path), as_version=4)  # the course's own copy: links allowed
             except Exception:  # noqa: BLE001 - not a notebook: not the lab's template either
                 continue
-            if lab_in_metadata(notebook) == lab or (lab_in_metadata(notebook) is None and lab_in_name(path) == lab):
+            if lab_in_metadata(notebook) == lab.id or (
+                lab_in_metadata(notebook) is None and lab_in_name(path) == lab.id
+            ):
                 return notebook
     raise TemplateNotFound(
-        f"no notebook for Lab {lab} in {', '.join(map(str, searched)) or 'any labs folder'}; "
+        f"no notebook for Lab {lab.id} in {', '.join(map(str, searched)) or 'any labs folder'}; "
         f"pass --labs DIR or set {LABS_ENVIRONMENT}"
     )
 
 
-def missing_templates(labs: Iterable[str], labs_dir: str | Path | None = None) -> str | None:
+def missing_templates(labs: Iterable[Lab], labs_dir: str | Path | None = None) -> str | None:
     """Why the course's notebooks for ``labs`` cannot be found, or ``None``: a set-up error, found before grading.
 
     Without them no submission can be graded (each lab's setup cells come from
@@ -71,7 +74,7 @@ def missing_templates(labs: Iterable[str], labs_dir: str | Path | None = None) -
         try:
             find_template(lab, labs_dir)
         except TemplateNotFound:
-            missing.append(lab_registry.lab(lab).label)
+            missing.append(lab.label)
     if not missing:
         return None
     searched = ", ".join(map(str, template_dirs(labs_dir)))

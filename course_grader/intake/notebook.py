@@ -18,6 +18,7 @@ from nbformat import NotebookNode
 from nbformat.warnings import MissingIDFieldWarning
 
 from course_lib import lab_registry
+from course_lib.lab_registry import Lab
 
 from ..errors import NotALabNotebook
 from .cells import exercise_sources
@@ -31,7 +32,7 @@ LAB_FUNCTIONS: dict[str, tuple[str, ...]] = {lab.id: lab.functions for lab in la
 @dataclass(frozen=True)
 class Submission:
     path: Path
-    lab: str
+    lab: Lab
     exercise_sources: tuple[str, ...]
     notebook: NotebookNode
     notes: tuple[str, ...] = ()
@@ -84,7 +85,7 @@ def what_it_is(data: bytes) -> str | None:
     return None
 
 
-def read_submission(path: str | Path, *, expected_lab: str | None = None) -> Submission:
+def read_submission(path: str | Path, *, expected_lab: Lab | None = None) -> Submission:
     """The submission's lab and exercise cells (``lab_of``).
 
     ``expected_lab`` (an autograder's lab, or ``--lab``) is graded when the
@@ -93,13 +94,15 @@ def read_submission(path: str | Path, *, expected_lab: str | None = None) -> Sub
     """
     notebook = read_notebook(path)
     named = {lab for lab in (lab_in_name(path), lab_in_metadata(notebook)) if lab}
-    if expected_lab is not None and (expected_lab in named or not named):
+    if expected_lab is not None and (expected_lab.id in named or not named):
         lab = expected_lab
     else:
-        lab = lab_of(notebook, path)
+        lab = lab_registry.LABS[
+            lab_of(notebook, path)
+        ]  # the notebook's lab, read once: the registry's entry from here on
     if expected_lab is not None and lab != expected_lab:
-        raise NotALabNotebook(f"{Path(path).name} is Lab {lab}, but this autograder grades Lab {expected_lab}")
-    note = lab_conflict(notebook, path, lab)
+        raise NotALabNotebook(f"{Path(path).name} is Lab {lab.id}, but this autograder grades Lab {expected_lab.id}")
+    note = lab_conflict(notebook, path, lab.id)
     return Submission(Path(path), lab, exercise_sources(notebook), notebook, (note,) if note else ())
 
 

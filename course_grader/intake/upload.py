@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course_lib import lab_registry
+from course_lib.lab_registry import Lab
 
 from ..errors import NotALabNotebook
 from .notebook import read_notebook
@@ -31,7 +32,7 @@ _SHOWN = 80
 @dataclass(frozen=True)
 class Upload:
     path: Path
-    labs: frozenset[str]
+    labs: frozenset[Lab]
     """The labs its file name and its metadata (``course.lab``) name."""
     problem: str = ""
     """Why it cannot be graded at all (not a regular file, too large, not a notebook)."""
@@ -43,7 +44,7 @@ class Upload:
     def describe(self) -> str:
         if self.problem:
             return f"{self.name} ({self.problem})"
-        return f"{self.name} ({', '.join(lab_registry.lab(lab).label for lab in sorted(self.labs)) if self.labs else 'names no lab'})"
+        return f"{self.name} ({', '.join(lab.label for lab in sorted(self.labs, key=lambda lab: lab.id)) if self.labs else 'names no lab'})"
 
 
 def shown(name: str) -> str:
@@ -69,7 +70,7 @@ def uploaded(folder: Path) -> list[Upload]:
 
 
 def _look(path: Path) -> Upload:
-    named = file_labs(path.name)
+    named = {lab_registry.LABS[lab] for lab in file_labs(path.name)}  # read once: the registry's entries from here
     try:
         info = os.lstat(path)
     except OSError as exc:
@@ -84,13 +85,13 @@ def _look(path: Path) -> Upload:
         return Upload(path, frozenset(named), "not a readable Jupyter notebook")
     if isinstance(course, dict) and course.get("lab") is not None:
         try:
-            named.add(lab_registry.lab(course["lab"]).id)
+            named.add(lab_registry.lab(course["lab"]))
         except ValueError:
             pass
     return Upload(path, frozenset(named))
 
 
-def choose(uploads: list[Upload], lab: str) -> Path | str:
+def choose(uploads: list[Upload], lab: Lab) -> Path | str:
     """The notebook to grade for ``lab``, or why none is graded (a message for the learner)."""
     readable = [upload for upload in uploads if not upload.problem]
     matching = [upload for upload in readable if upload.labs == {lab}]
@@ -98,8 +99,7 @@ def choose(uploads: list[Upload], lab: str) -> Path | str:
         return matching[0].path
     if not matching and len(uploads) == len(readable) == 1:
         return readable[0].path  # a lone notebook: graded as this lab, or refused if it names another
-    entry = lab_registry.lab(lab)
-    wanted = f"{entry.label} notebook"
+    wanted = f"{lab.label} notebook"
     if not uploads:
         return f"no {wanted} in the submission (no .ipynb file was uploaded)"
     listing = "; ".join(upload.describe() for upload in uploads)
@@ -107,5 +107,5 @@ def choose(uploads: list[Upload], lab: str) -> Path | str:
     how_many = "none is" if not matching else f"{len(matching)} are"
     return (
         f"not graded: {count} uploaded and {how_many} the {wanted}: {listing}. "
-        f"Upload only your {wanted} ({entry.notebook}.ipynb), with its metadata as the course gave it."
+        f"Upload only your {wanted} ({lab.notebook}.ipynb), with its metadata as the course gave it."
     )

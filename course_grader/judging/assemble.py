@@ -16,8 +16,8 @@ from typing import Any
 
 from nbformat import NotebookNode
 
-from course_lib import lab_registry
 from course_lib.checklist.runner import CheckRecord, select
+from course_lib.lab_registry import Lab
 
 from ..sandbox.limits import Limits
 from . import diagnose
@@ -35,7 +35,7 @@ def assemble(
     path: Path,
     student: str,
     source: str,
-    lab: str,
+    lab: Lab,
     run: KernelRun,
     started: float,
     options: GradeOptions,
@@ -52,11 +52,11 @@ def assemble(
     outcomes = {key: call_outcome(cell) for key, cell in run.calls.items()}
     tests = [
         *_checklist_results(lab, records, blocked),
-        *_hidden_results(lab, outcomes, run.counterexamples, blocked, options.seed),
+        *_hidden_results(lab, outcomes, run.counterexamples, blocked, options.judging.seed),
     ]
     # Why a name is missing goes before ``blocked``: it is the cause of what the notes after it say.
     notes = [
-        *_run_notes(run, options.limits),
+        *_run_notes(run, options.sandbox.limits),
         *_explanations(lab, run, records, outcomes, notebook),
         *([blocked] if blocked else []),
     ]
@@ -68,13 +68,13 @@ def assemble(
         submission=path.name,
         student=student,
         student_source=source,
-        lab=lab,
+        lab=lab.id,
         status=_status(run, records),
         tests=tuple(tests),
         execution_time=time.monotonic() - started,
-        budget=options.limits.budget,
-        seed=options.seed,
-        sandbox="bubblewrap" if options.sandbox else "none",
+        budget=options.sandbox.limits.budget,
+        seed=options.judging.seed,
+        sandbox="bubblewrap" if options.sandbox.isolate else "none",
         notes=tuple(notes),
     )
 
@@ -93,19 +93,21 @@ def _run_notes(run: KernelRun, limits: Limits) -> list[str]:
     return notes
 
 
-def _checklist_results(lab: str, records: dict[int, CheckRecord], blocked: str | None) -> list[TestResult]:
+def _checklist_results(lab: Lab, records: dict[int, CheckRecord], blocked: str | None) -> list[TestResult]:
     """One test per checklist check of the lab, scored from its record (or 0, ``blocked``)."""
     tests = []
-    for case in select(lab):
+    for case in select(lab.id):
         output = blocked or check_output(records.get(case.number))
         tests.append(
-            TestResult(name=case.name, number=str(case.number), lab=lab, score=0 if output else 1, output=output or "")
+            TestResult(
+                name=case.name, number=str(case.number), lab=lab.id, score=0 if output else 1, output=output or ""
+            )
         )
     return tests
 
 
 def _hidden_results(
-    lab: str,
+    lab: Lab,
     outcomes: dict[str, dict[str, Any]],
     counterexamples: dict[str, str],
     blocked: str | None,
@@ -119,7 +121,7 @@ def _hidden_results(
             TestResult(
                 name=test.name,
                 number=f"H{index}",
-                lab=lab,
+                lab=lab.id,
                 score=0 if output else 1,
                 output=output or f"passed on {len(test.calls)} generated cases",
                 hidden=True,
@@ -129,7 +131,7 @@ def _hidden_results(
 
 
 def _explanations(
-    lab: str,
+    lab: Lab,
     run: KernelRun,
     records: dict[int, CheckRecord],
     outcomes: dict[str, dict[str, Any]],
@@ -146,18 +148,18 @@ def _explanations(
         o.get("type") == "NotImplementedError" for o in outcomes.values()
     )
     return diagnose.explain(
-        notebook, run.exercises, lab_registry.lab(lab).functions, defined, map(str, errors), unimplemented=unimplemented
+        notebook, run.exercises, lab.functions, defined, map(str, errors), unimplemented=unimplemented
     )
 
 
-def _borrowed(lab: str, records: dict[int, CheckRecord], outcomes: dict[str, dict[str, Any]]) -> str | None:
+def _borrowed(lab: Lab, records: dict[int, CheckRecord], outcomes: dict[str, dict[str, Any]]) -> str | None:
     """The note (and every test's output) when the lab's functions called the withheld reference: 0 points."""
     borrowed = [r.message[r.message.index(BORROWED) :] for r in records.values() if BORROWED in r.message] + [
         o.get("message", "") for o in outcomes.values() if o.get("type") == BORROWED
     ]
     if not borrowed:
         return None
-    names = " and ".join(lab_registry.lab(lab).functions)
+    names = " and ".join(lab.functions)
     return f"0 points: {names} called course_lib's own implementation ({borrowed[0][:160]})"
 
 
@@ -172,14 +174,14 @@ def check_output(record: CheckRecord | None) -> str | None:
     return record.message or record.status
 
 
-def _blocked(lab: str, run: KernelRun) -> str | None:
+def _blocked(lab: Lab, run: KernelRun) -> str | None:
     """A reason every test of the lab scores 0, if any."""
     cell = run.functions
     if cell is None or cell.status != "ok" or not isinstance(cell.reply, dict):
         return "not graded: the kernel stopped before the checks could run" + (
             f" ({cell.evalue})" if cell is not None and cell.evalue else ""
         )
-    for name in lab_registry.lab(lab).functions:
+    for name in lab.functions:
         if cell.reply.get(name) is not True:
             cause = next((c.error for c in run.exercises if c.status != "ok"), None)
             because = f" (an exercise cell failed: {cause})" if cause else ""

@@ -12,13 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from course_lib.checklist.runner import CheckRecord, judge_record, select
+from course_lib.lab_registry import Lab
 
 from ..sandbox.cell_run import CellRun
 
 
-def check_record(lab: str, number: int, cell: CellRun) -> CheckRecord:
+def check_record(lab: Lab, number: int, cell: CellRun) -> CheckRecord:
     """Check ``number``'s record: the check's reply judged against the grader's own run of it (``judge_record``)."""
-    case = next(c for c in select(lab) if c.number == number)
+    case = next(c for c in select(lab.id) if c.number == number)
     if cell.status == "ok" and isinstance(cell.reply, dict):
         return judge_record(case, cell.reply)
     if cell.status == "ok":

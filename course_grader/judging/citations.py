@@ -15,6 +15,7 @@ import functools
 from course_lib import lab_registry
 from course_lib.checklist.rules_page import anchor
 from course_lib.checklist.runner import select
+from course_lib.lab_registry import Lab
 from course_lib.rules import BY_ID, RULES, cited
 
 from .hidden_cases import hidden_tests
@@ -24,13 +25,13 @@ RULE_ORDER = {rule.id: index for index, rule in enumerate(RULES)}
 
 
 @functools.cache
-def _lab_citations(lab: str) -> dict[str, tuple[str, ...]]:
+def _lab_citations(lab: Lab) -> dict[str, tuple[str, ...]]:
     """A lab's tests and their rules: checklist cases by number (``"7"``), hidden tests by name.
 
     Hidden tests are keyed by name because their names, unlike the cases they
     draw, do not depend on the run's seed.
     """
-    found = {str(case.number): tuple(cited(case.rules)) for case in select(lab)}
+    found = {str(case.number): tuple(cited(case.rules)) for case in select(lab.id)}
     found |= {test.name: tuple(cited(test.rules)) for test in hidden_tests(lab)}
     return found
 
@@ -39,7 +40,7 @@ def rules_cited(lab: str | None, number: str, name: str) -> tuple[str, ...]:
     """The rule ids a test cites, in its own order; ``()`` for a test the course does not define."""
     if lab not in lab_registry.LABS:
         return ()
-    citations = _lab_citations(lab)
+    citations = _lab_citations(lab_registry.LABS[lab])  # a test's lab is its id (records, the CSV)
     key = name if number.startswith("H") else number
     return citations.get(key, ())
 

@@ -30,6 +30,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+from course_lib.lab_registry import Lab
+
 from .calls import FIXED
 from .draws import Covering, Draw, covering_draw
 from .lab_cases import LAB_CASES
@@ -41,9 +43,9 @@ COVERING: dict[str, Callable[[Draw], Covering]] = {lab: cases.covering for lab, 
 
 
 @functools.cache
-def covering_calls(lab: str, seed: int | None = None) -> Covering:
+def covering_calls(lab: Lab, seed: int | None = None) -> Covering:
     """The lab's covering calls, by hidden test name: the same shapes under every seed, ids, texts and numbers drawn from it.
 
     ``None`` is the lab's fixed seed, as for the drawn cases.
     """
-    return COVERING[lab](covering_draw(lab, seed))
+    return COVERING[lab.id](covering_draw(lab, seed))

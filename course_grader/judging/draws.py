@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from course_lib import lab_registry
+from course_lib.lab_registry import Lab
 from course_lib.parsing import to_json_dict
 
 from .generate import TOOLS, WORDS, random_summary
@@ -23,10 +23,9 @@ Covering = dict[str, tuple[HiddenCall, ...]]
 """The covering calls of a lab's hidden tests, by test name (tests that share calls share them here too)."""
 
 
-def lab_seed(lab: str, seed: int | None = None) -> int:
+def lab_seed(lab: Lab, seed: int | None = None) -> int:
     """The seed a lab's hidden cases are drawn from: ``seed`` mixed with the lab, or the lab's fixed one."""
-    entry = lab_registry.lab(lab)
-    return entry.hidden_seed if seed is None else seed * 1000 + entry.hidden_seed
+    return lab.hidden_seed if seed is None else seed * 1000 + lab.hidden_seed
 
 
 class Draw:
@@ -76,6 +75,6 @@ class Draw:
         return Draw(self.rng)
 
 
-def covering_draw(lab: str, seed: int | None) -> Draw:
+def covering_draw(lab: Lab, seed: int | None) -> Draw:
     """The covering set's own stream for one lab and seed (a string seed: apart from the drawn cases' stream)."""
-    return Draw(random.Random(f"covering {lab} {lab_seed(lab, seed)}"))
+    return Draw(random.Random(f"covering {lab.id} {lab_seed(lab, seed)}"))

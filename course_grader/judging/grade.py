@@ -15,11 +15,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from course_lib.checklist.runner import select
+from course_lib.lab_registry import Lab
 
 from ..errors import GradingError
 from ..intake.cells import setup_sources
 from ..intake.identity import claimed_student, submission_name
-from ..intake.lab_names import lab_in_name
+from ..intake.lab_names import named_lab
 from ..intake.lab_templates import find_template
 from ..intake.notebook import read_submission
 from ..intake.roster import attribute
@@ -44,18 +45,18 @@ def grade_notebook(
     """
     started = time.monotonic()
     path = Path(path)
-    lab = options.expected_lab
-    who, source, claims = (student, "--student", ()) if student else attribute(path, root, options.names)
+    lab = options.identity.expected_lab
+    who, source, claims = (student, "--student", ()) if student else attribute(path, root, options.identity.names)
     try:
-        submission = read_submission(path, expected_lab=options.expected_lab)
+        submission = read_submission(path, expected_lab=options.identity.expected_lab)
         lab = submission.lab
         options = options.for_lab(lab)
         claimed = None if student else claimed_student(submission.notebook, who)  # --student: the instructor said who
         claims = (*claims, *submission.notes, *([claimed] if claimed else []))
-        setup = setup_sources(find_template(lab, options.labs_dir))
+        setup = setup_sources(find_template(lab, options.identity.labs_dir))
         run = run_notebook(lab, setup, submission.exercise_sources, options)
     except GradingError as exc:  # not a notebook (0 bytes, an HTML page): still the lab its file name names
-        result = not_graded(path, who, lab or lab_in_name(path), str(exc), started, options)
+        result = not_graded(path, who, lab or named_lab(path), str(exc), started, options)
     except Exception as exc:  # noqa: BLE001 - e.g. the kernel could not start; one bad file must not stop a batch
         result = not_graded(path, who, lab, f"could not grade: {type(exc).__name__}: {exc}", started, options)
     else:
@@ -66,25 +67,25 @@ def grade_notebook(
 
 
 def not_graded(
-    path: Path, student: str, lab: str | None, note: str, started: float, options: GradeOptions = GradeOptions()
+    path: Path, student: str, lab: Lab | None, note: str, started: float, options: GradeOptions = GradeOptions()
 ) -> GradeResult:
     """A result for a submission the grader could not run: every test of the lab at 0, the reason as a note."""
-    tests = tuple(_zero_tests(lab, note, options.seed)) if lab else ()
+    tests = tuple(_zero_tests(lab, note, options.judging.seed)) if lab else ()
     return GradeResult(
         submission=path.name,
         student=student,
-        lab=lab,
+        lab=lab.id if lab else None,
         status="error",
         tests=tests,
         execution_time=time.monotonic() - started,
-        budget=options.limits.budget,
-        seed=options.seed,
+        budget=options.sandbox.limits.budget,
+        seed=options.judging.seed,
         notes=(note,),
     )
 
 
-def _zero_tests(lab: str, output: str, seed: int | None) -> Iterable[TestResult]:
-    for case in select(lab):
-        yield TestResult(name=case.name, number=str(case.number), lab=lab, score=0, output=output)
+def _zero_tests(lab: Lab, output: str, seed: int | None) -> Iterable[TestResult]:
+    for case in select(lab.id):
+        yield TestResult(name=case.name, number=str(case.number), lab=lab.id, score=0, output=output)
     for index, test in enumerate(hidden_tests(lab, seed), start=1):
-        yield TestResult(name=test.name, number=f"H{index}", lab=lab, score=0, output=output, hidden=True)
+        yield TestResult(name=test.name, number=f"H{index}", lab=lab.id, score=0, output=output, hidden=True)

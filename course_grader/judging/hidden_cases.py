@@ -22,6 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+from course_lib.lab_registry import Lab
+
 from . import calls, covering, draws, generate, lab_cases, shapes
 from . import labs as lab_modules
 from .calls import REFERENCES, reference_call
@@ -48,7 +50,7 @@ GENERATORS: dict[str, Callable[[random.Random], tuple[HiddenTest, ...]]] = {
 
 
 @functools.cache
-def hidden_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
+def hidden_tests(lab: Lab, seed: int | None = None) -> tuple[HiddenTest, ...]:
     """The hidden tests of one lab: the covering set, then the cases drawn from ``seed``.
 
     The covering set (``covering.py``) has the same shapes in every run, so no
@@ -59,14 +61,14 @@ def hidden_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
     fixed seed (tests, examples).
     """
     fixed = covering_calls(lab, seed)
-    drawn = GENERATORS[lab](random.Random(lab_seed(lab, seed)))
+    drawn = GENERATORS[lab.id](random.Random(lab_seed(lab, seed)))
     unknown = set(fixed) - {test.name for test in drawn}
-    assert not unknown, f"covering calls for hidden tests that {lab} does not have: {sorted(unknown)}"
+    assert not unknown, f"covering calls for hidden tests that {lab.id} does not have: {sorted(unknown)}"
     return tuple(dataclasses.replace(test, calls=fixed.get(test.name, ()) + test.calls) for test in drawn)
 
 
 @functools.cache
-def covering_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
+def covering_tests(lab: Lab, seed: int | None = None) -> tuple[HiddenTest, ...]:
     """The lab's hidden tests holding only their covering calls under ``seed``: the shapes every run contains."""
     fixed = covering_calls(lab, seed)
     return tuple(
@@ -74,7 +76,7 @@ def covering_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
     )
 
 
-def hidden_calls(lab: str, seed: int | None = None) -> list[HiddenCall]:
+def hidden_calls(lab: Lab, seed: int | None = None) -> list[HiddenCall]:
     """Every distinct call of the lab's hidden tests, in order (tests may share calls)."""
     seen: dict[str, HiddenCall] = {}
     for test in hidden_tests(lab, seed):

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from course_lib import lab_registry
 from course_lib.checklist.runner import select
+from course_lib.lab_registry import Lab
 
 from ..sandbox.cell_run import CellRun
 from ..sandbox.kernel import Sandbox
@@ -61,28 +61,28 @@ def _private_views() -> str:
     return folder
 
 
-def lab_view(lab: str, views: str | None = None) -> Path:
+def lab_view(lab: Lab, views: str | None = None) -> Path:
     """The lab's package view under ``views`` (built on first use)."""
-    folder = Path(views or _private_views()) / lab
+    folder = Path(views or _private_views()) / lab.id
     view = folder / "course_lib"
     if not view.is_dir():
         folder.mkdir(parents=True, exist_ok=True)
-        build_view(lab_registry.lab(lab), folder)
+        build_view(lab, folder)
     return view
 
 
-def run_notebook(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions) -> KernelRun:
+def run_notebook(lab: Lab, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions) -> KernelRun:
     """Run the lab's ``setup``, the submission's ``exercises``, then its checks and hidden calls, in one sandbox."""
     run = KernelRun()
-    limits = options.limits
-    names = list(lab_registry.lab(lab).functions)
+    limits = options.sandbox.limits
+    names = list(lab.functions)
     with tempfile.TemporaryDirectory(prefix="course-grade-") as folder:
         box = Sandbox(
             Path(folder) / "home",
             limits,
-            lab_view(lab, options.views),
-            isolate=options.sandbox,
-            wrap=options.kernel_wrap,
+            lab_view(lab, options.sandbox.views),
+            isolate=options.sandbox.isolate,
+            wrap=options.sandbox.kernel_wrap,
         )
         with box:
             # The course's own setup gets the start-up allowance: a slow import is not the learner's fault.
@@ -96,17 +96,18 @@ def run_notebook(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], o
             if all(defined.get(name) is True for name in names):
                 items: list[tuple[dict[Any, CellRun], int | str, str]] = [
                     (run.checks, case.number, f"{HARNESS}.check(globals(), {case.number}, {names!r})")
-                    for case in select(lab)
+                    for case in select(lab.id)
                 ]
                 items += [
-                    (run.calls, call.key, call_source(call.request())) for call in hidden_calls(lab, options.seed)
+                    (run.calls, call.key, call_source(call.request()))
+                    for call in hidden_calls(lab, options.judging.seed)
                 ]
                 stopped: CellRun | None = None
                 for results, key, source in items:
                     results[key] = stopped or box.run(source)
                     stopped = stopped or _stops_the_rest(results[key], limits)
                 if stopped is None:
-                    add_counterexamples(lab, run, lambda request: _practice_call(box, request), options.seed)
+                    add_counterexamples(lab, run, lambda request: _practice_call(box, request), options.judging.seed)
             run.seconds, run.expired = box.elapsed, box.expired
         run.sandbox_notes, run.failure = box.notes, box.failure  # known once the sandbox is gone (its cgroup read)
     return run
@@ -125,7 +126,7 @@ def _practice_call(box: Sandbox, request: dict[str, Any]) -> CellRun:
 
 
 def add_counterexamples(
-    lab: str, run: KernelRun, call: Callable[[dict[str, Any]], CellRun], seed: int | None = None
+    lab: Lab, run: KernelRun, call: Callable[[dict[str, Any]], CellRun], seed: int | None = None
 ) -> None:
     """Practice counterexamples for the hidden tests ``run`` failed; ``call`` runs one practice call in the kernel."""
     outcomes = {key: call_outcome(cell) for key, cell in run.calls.items()}

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from course_lib.checklist.harness import ESTIMATORS
 from course_lib.compaction import summary_message
 from course_lib.json_diff import first_difference, short
+from course_lib.lab_registry import Lab
 from course_lib.models import CompactionEntry, MessageEntry, SessionEntry
 from course_lib.parsing import parse_session_entry
 
@@ -45,14 +46,14 @@ COUNTEREXAMPLE = "Counterexample (a practice case, not a scored one)"
 """How a counterexample starts, on its own line after a hidden test's message (feedback pages show it apart)."""
 
 
-def practice_seed(lab: str, seed: int | None = None) -> int:
+def practice_seed(lab: Lab, seed: int | None = None) -> int:
     return lab_seed(lab, seed) + PRACTICE_OFFSET
 
 
 @functools.cache
-def practice_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
+def practice_tests(lab: Lab, seed: int | None = None) -> tuple[HiddenTest, ...]:
     """The lab's hidden tests drawn again from the practice seed: the same kinds of case, other sessions."""
-    tests = GENERATORS[lab](random.Random(practice_seed(lab, seed)))
+    tests = GENERATORS[lab.id](random.Random(practice_seed(lab, seed)))
     return tuple(
         dataclasses.replace(test, calls=tuple(dataclasses.replace(call, key="p" + call.key[1:]) for call in test.calls))
         for test in tests
@@ -60,7 +61,7 @@ def practice_tests(lab: str, seed: int | None = None) -> tuple[HiddenTest, ...]:
 
 
 def counterexamples(
-    lab: str, outcomes: Mapping[str, Mapping[str, Any]], run: Run, seed: int | None = None
+    lab: Lab, outcomes: Mapping[str, Mapping[str, Any]], run: Run, seed: int | None = None
 ) -> dict[str, str]:
     """For each failed hidden test of ``lab``, a shrunk practice counterexample (by test name) when one is found."""
     budget = _Budget(run)

@@ -14,6 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from course_lib import lab_registry
+from course_lib.lab_registry import Lab
+
 Status = Literal["ok", "timeout", "error", "missing-function"]
 STATUSES: tuple[Status, ...] = ("ok", "timeout", "error", "missing-function")
 
@@ -35,6 +38,11 @@ class TestResult(BaseModel):
     @property
     def passed(self) -> bool:
         return self.score >= self.max_score
+
+
+def result_lab(result: GradeResult | TestResult) -> Lab | None:
+    """The registry's entry for a row's lab: a row keeps the id (the CSV, the records), the pipeline passes the ``Lab``."""
+    return lab_registry.lab(result.lab) if result.lab is not None else None
 
 
 class GradeResult(BaseModel):

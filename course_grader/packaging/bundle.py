@@ -42,18 +42,20 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
-from course_lib import lab_registry
+from course_lib.lab_registry import Lab
 
 from ..checkout import CHECKOUT
 from ..errors import GradingError
 from ..files import write_atomically
 from ..intake.cells import setup_sources
+from ..intake.identity_settings import Identity
 from ..intake.lab_templates import find_template
 from ..intake.notebook import read_submission
 from ..intake.upload import choose, uploaded
 from ..judging import hidden_cases
 from ..judging.grade import grade_notebook, not_graded
 from ..judging.grade_options import GradeOptions
+from ..judging.judging_settings import JudgingSettings
 from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult
 from ..results.course import NO_COURSE, Course
@@ -70,6 +72,7 @@ from ..sandbox.learner_account import (
     unused_account,
 )
 from ..sandbox.limits import Limits
+from ..sandbox.settings import SandboxSettings
 from ..sandbox.view import PACKAGE
 from .scoring_file import SCORING, read_scoring, scoring_json
 from .wheel import requirements, write_wheel
@@ -196,17 +199,17 @@ def project_root() -> Path:
     return CHECKOUT
 
 
-def setup_notebook(lab: str, labs_dir: str | Path | None = None) -> nbformat.NotebookNode:
+def setup_notebook(lab: Lab, labs_dir: str | Path | None = None) -> nbformat.NotebookNode:
     """The lab's setup cells and metadata only: the autograder never carries a solution."""
     template = find_template(lab, labs_dir)
     notebook = new_notebook(cells=[new_code_cell(source) for source in setup_sources(template)])
-    notebook.metadata["course"] = dict(template.metadata.get("course", {}), lab=lab)
+    notebook.metadata["course"] = dict(template.metadata.get("course", {}), lab=lab.id)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return notebook
 
 
 def build_bundle(
-    lab: str,
+    lab: Lab,
     output: str | Path,
     *,
     labs_dir: str | Path | None = None,
@@ -226,12 +229,12 @@ def build_bundle(
             "setup.sh": SETUP_SH,
             "choose_python.sh": CHOOSE_PYTHON_SH,
             "run_autograder": RUN_AUTOGRADER.format(
-                lab=lab, course=COURSE, timeout=limits.cell_timeout, memory=limits.memory_mb, budget=limits.budget
+                lab=lab.id, course=COURSE, timeout=limits.cell_timeout, memory=limits.memory_mb, budget=limits.budget
             ),
             "requirements.txt": "".join(f"{line}\n" for line in requirements(project_root())),
             SECRET: f"{bundle_secret(seed)}\n",
-            SCORING: scoring_json(course, lab),
-            f"labs/lab_{lab.replace('.', '_')}_setup.ipynb": nbformat.writes(notebook),
+            SCORING: scoring_json(course, lab.id),
+            f"labs/lab_{lab.id.replace('.', '_')}_setup.ipynb": nbformat.writes(notebook),
             f"wheels/{wheel.name}": wheel.read_bytes(),
         }
         output.parent.mkdir(parents=True, exist_ok=True)
@@ -270,7 +273,7 @@ def autograder_root(root: str | Path | None = None) -> Path:
 
 
 def run_autograder(
-    lab: str,
+    lab: Lab,
     *,
     root: str | Path | None = None,
     labs_dir: str | Path | None = None,
@@ -284,15 +287,18 @@ def run_autograder(
     """
     started = time.monotonic()
     root = autograder_root(root)
-    scoring = read_scoring(root, lab)
-    options = GradeOptions(limits=limits, labs_dir=str(labs_dir) if labs_dir else None, expected_lab=lab, sandbox=False)
+    scoring = read_scoring(root, lab.id)
+    options = GradeOptions(
+        sandbox=SandboxSettings(limits=limits, isolate=False),
+        identity=Identity(expected_lab=lab, labs_dir=str(labs_dir) if labs_dir else None),
+    )
     chosen = choose(uploaded(root / "submission"), lab)
     if isinstance(chosen, str):
         result = not_graded(root / "submission", "submission", lab, chosen, started, options)
     else:
         try:
             read_submission(chosen, expected_lab=lab)  # another lab's notebook is refused before anything runs
-            options = replace(options, seed=seed if seed is not None else read_secret(root))
+            options = replace(options, judging=JudgingSettings(seed=seed if seed is not None else read_secret(root)))
             result = _grade_as_learner(chosen, lab, root, options)
         except GradingError as exc:
             result = not_graded(chosen, "submission", lab, str(exc), started, options)
@@ -312,7 +318,7 @@ def for_stdout(result: GradeResult) -> GradeResult:
     return result.model_copy(update={"seed": None, "tests": tests})
 
 
-def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -> GradeResult:
+def _grade_as_learner(path: Path, lab: Lab, root: Path, options: GradeOptions) -> GradeResult:
     """Grade ``path`` in a kernel running as an unused uid; no process of that uid is left when this returns."""
     if os.geteuid() != 0:
         raise GradingError(
@@ -337,14 +343,16 @@ def _grade_as_learner(path: Path, lab: str, root: Path, options: GradeOptions) -
         exposure = exposed(account, sys.executable, [path for path in kept if path.exists()])
         if exposure:  # the grader's own files first: cheap, and an interpreter the account cannot run stops here
             raise LearnerSetupIncomplete(f"the learner's account can reach the grader ({'; '.join(exposure)})")
-        copies = reference_copies([withheld.module for withheld in lab_registry.lab(lab).withheld])
+        copies = reference_copies([withheld.module for withheld in lab.withheld])
         reached = set(exposed(account, sys.executable, copies)) if copies else set()
         readable = [copy for copy in copies if f"{copy} is readable" in reached]
         if readable:
             raise LearnerSetupIncomplete(
                 f"the learner's account can read a copy of the lab's reference ({_copies(readable)})", COPY_FIX
             )
-        options = replace(options, views=str(views), kernel_wrap=kernel_wrap(account, homes))
+        options = replace(
+            options, sandbox=replace(options.sandbox, views=str(views), kernel_wrap=kernel_wrap(account, homes))
+        )
         result = grade_notebook(path, options, student="submission").model_copy(update={"sandbox": LEARNER_SANDBOX})
     finally:
         try:

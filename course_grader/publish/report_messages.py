@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from course_lib import lab_registry
+from course_lib.lab_registry import Lab
 
 from ..judging.hidden_cases import hidden_tests
 from ..judging.verdicts import GradeResult
@@ -45,7 +46,7 @@ FIRST_CASE = "; first: "
 
 
 @functools.cache
-def _case_descriptions(lab: str, seed: int | None, test: str) -> tuple[str, ...]:
+def _case_descriptions(lab: Lab, seed: int | None, test: str) -> tuple[str, ...]:
     """What the hidden test's cases are called in the run of ``seed``, longest first."""
     calls = next((t.calls for t in hidden_tests(lab, seed) if t.name == test), ())
     return tuple(sorted({call.description for call in calls}, key=len, reverse=True))
@@ -90,7 +91,9 @@ def failure_messages(
             if not test.passed:
                 message = test.output.strip().splitlines()[0] if test.output.strip() else ""
                 if test.hidden:
-                    message = without_case(message, _case_descriptions(result.lab, result.seed, test.name))
+                    message = without_case(
+                        message, _case_descriptions(lab_registry.LABS[result.lab], result.seed, test.name)
+                    )
                 found[(result.lab, f"{test.number} {test.name}", folded(message))] += 1
     ranked = sorted(found.items(), key=lambda item: (-item[1], item[0]))[:limit]
     return [FailureMessage(lab, test, message, count, count / per_lab[lab]) for (lab, test, message), count in ranked]

@@ -30,7 +30,7 @@ from tqdm import tqdm
 from course_lib import lab_registry
 
 from ..intake.identity import submission_name
-from ..intake.lab_names import lab_in_name
+from ..intake.lab_names import named_lab
 from ..intake.regular_file import refusal
 from ..intake.selection import Selection
 from ..intake.shard import shard_of
@@ -99,15 +99,15 @@ def _entries(
         entries = [e for e in entries if shard_of(submission_name(e.path, root), shard[1]) == shard[0]]
         unreadable = [p for p in unreadable if shard_of(submission_name(p, root), shard[1]) == shard[0]]
     if only is not None:  # a partial regrade (intake.selection): merge puts its rows into the term's CSV
-        entries = [e for e in entries if only.takes(e.path, root, options.names, readable=e.refused is None)]
-        unreadable = [p for p in unreadable if only.takes(p, root, options.names, readable=False)]
+        entries = [e for e in entries if only.takes(e.path, root, options.identity.names, readable=e.refused is None)]
+        unreadable = [p for p in unreadable if only.takes(p, root, options.identity.names, readable=False)]
     return entries, unreadable
 
 
 def _default_deadline(options: GradeOptions) -> float:
     """Seconds a job may take: the longest budget's wall-clock backstop, plus one budget and a minute."""
     longest = max(
-        [options.limits.budget, *(limits.budget for _, limits in options.lab_limits)]
+        [options.sandbox.limits.budget, *(limits.budget for _, limits in options.sandbox.lab_limits)]
     )  # a lab's own budget too
     # A starved sandbox may take its budget's wall-clock backstop (cpu_clock.BACKSTOP times the budget) before it stops.
     return (cpu_clock.BACKSTOP + 1) * longest + 60
@@ -133,9 +133,11 @@ def _grade_in_workers(
         views = Path(scratch) / "views"
         work = Path(scratch) / "w"  # short: a kernel's sockets live below it (a unix socket path has ~100 bytes)
         work.mkdir()
-        options = replace(options, views=options.views or str(views))
-        for lab in lab_registry.LABS:  # built once, before the workers start: they share one copy of each lab's view
-            lab_view(lab, options.views)
+        options = replace(options, sandbox=replace(options.sandbox, views=options.sandbox.views or str(views)))
+        for (
+            lab
+        ) in lab_registry.LABS.values():  # built once, before the workers start: they share one copy of each lab's view
+            lab_view(lab, options.sandbox.views)
         todo = [index for index in range(len(entries)) if index not in rows]
         paths = {index: entries[index].path for index in todo}
         with tqdm(total=len(todo), desc="grading", unit="notebook", disable=not progress) as bar:
@@ -183,7 +185,7 @@ class _Jobs:
     def hung(self, index: int) -> None:
         note = f"grading took longer than {self.deadline:g} s; its worker was stopped"
         path = self.paths[index]
-        self.done(index, ungraded_row(path, self.root, self.options, note, status="timeout", lab=lab_in_name(path)))
+        self.done(index, ungraded_row(path, self.root, self.options, note, status="timeout", lab=named_lab(path)))
 
     def again_alone(self, lost: dict[int, int | None]) -> None:
         """Each job whose worker died graded once more, alone in a fresh worker; its row says so, or that it died again."""
@@ -191,7 +193,7 @@ class _Jobs:
             again = self.run([index], 1)
             if index in again:
                 note, path = f"{died(again[index])}, also when graded again alone", self.paths[index]
-                self.done(index, ungraded_row(path, self.root, self.options, note, lab=lab_in_name(path)))
+                self.done(index, ungraded_row(path, self.root, self.options, note, lab=named_lab(path)))
             else:
                 self.noted(index, f"graded again alone after {died(exitcode)}")
 

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from course_lib import lab_registry
+from course_lib.lab_registry import Lab
 
 from .course import Course
 from .course_settings import CourseFileError, CourseSettings
@@ -64,13 +65,13 @@ def load_course(path: str | Path) -> Course:
     )
 
 
-def lab_tests(lab: str) -> tuple[tuple[str, str], ...]:
+def lab_tests(lab: Lab) -> tuple[tuple[str, str], ...]:
     """Every test of ``lab`` as (number, name): its checklist tests, then its hidden ones (``H1``, …)."""
     from course_lib.checklist.runner import select
 
     from ..judging.hidden_cases import hidden_tests
 
-    checklist = tuple((str(case.number), case.name) for case in select(lab))
+    checklist = tuple((str(case.number), case.name) for case in select(lab.id))
     return checklist + tuple((f"H{index}", test.name) for index, test in enumerate(hidden_tests(lab), start=1))
 
 
@@ -87,8 +88,9 @@ def weight_problems(settings: CourseSettings) -> list[str]:
         weights = lab_settings.weights
         if not weights:
             continue
-        tests = lab_tests(lab)
-        label = lab_registry.lab(lab).label
+        entry = lab_registry.lab(lab)  # the course file's key, read as the registry's entry
+        tests = lab_tests(entry)
+        label = entry.label
         before = len(problems)
         known = {part for test in tests for part in test}
         for key in weights:

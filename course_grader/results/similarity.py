@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from course_lib import lab_registry
+from course_lib.lab_registry import Lab
 
 from ..errors import GradingError
 from ..intake.cells import exercise_sources
@@ -47,7 +48,7 @@ from ..intake.identity import submission_name
 from ..intake.lab_templates import find_template
 from ..intake.notebook import read_submission
 from ..intake.roster import Names, attribute
-from ..judging.verdicts import GradeResult
+from ..judging.verdicts import GradeResult, result_lab
 from .discovery import find_submissions
 from .similarity_notes import PREFIX, Match, note
 
@@ -83,13 +84,13 @@ class Text:
 
 
 @cache
-def stub_cells(lab: str, labs_dir: str | Path | None = None) -> tuple[str, ...]:
+def stub_cells(lab: Lab, labs_dir: str | Path | None = None) -> tuple[str, ...]:
     """The lab's exercise cells as the course hands them out: the boilerplate every submission starts from."""
     return exercise_sources(find_template(lab, labs_dir))
 
 
 @cache
-def reference_texts(lab: str) -> tuple[Text, ...]:
+def reference_texts(lab: Lab) -> tuple[Text, ...]:
     """``course_lib``'s implementation of ``lab``: each module it withholds, or the definitions named.
 
     Read from the installed package (the one a learner can open and paste),
@@ -97,7 +98,7 @@ def reference_texts(lab: str) -> tuple[Text, ...]:
     """
     package = Path(lab_registry.__file__).parent  # course_lib, as installed
     texts: list[Text] = []
-    for withheld in lab_registry.lab(lab).withheld:
+    for withheld in lab.withheld:
         top, *parts = withheld.module.split(".")
         module = package.joinpath(*parts)
         path = module.with_suffix(".py") if module.with_suffix(".py").is_file() else module / "__init__.py"
@@ -158,7 +159,7 @@ def reported(shared: int, share: float, other_share: float) -> bool:
 
 
 def compare_lab(
-    lab: str, cells: Sequence[Text], *, boilerplate: Sequence[str], references: Sequence[Text] = ()
+    lab: Lab, cells: Sequence[Text], *, boilerplate: Sequence[str], references: Sequence[Text] = ()
 ) -> list[Match]:
     """The matches among one lab's submitted cells, and of each with the lab's ``references``.
 
@@ -182,7 +183,10 @@ def compare_lab(
             shared, share, other_share = _compared(fingerprint, theirs)
             if shared >= MIN_SHARED and share >= THRESHOLD:
                 assert text.student is not None
-                keep(index, Match(lab, text.name, text.student, text.cell, share, reference.name, None, 0, other_share))
+                keep(
+                    index,
+                    Match(lab.id, text.name, text.student, text.cell, share, reference.name, None, 0, other_share),
+                )
     for first in range(len(cells)):
         for second in range(first + 1, len(cells)):
             a, b = cells[first], cells[second]
@@ -191,8 +195,8 @@ def compare_lab(
             assert a.student is not None and b.student is not None
             shared, share, other_share = _compared(mine[first], mine[second])
             if reported(shared, share, other_share):
-                keep(first, Match(lab, a.name, a.student, a.cell, share, b.name, b.student, b.cell, other_share))
-                keep(second, Match(lab, b.name, b.student, b.cell, other_share, a.name, a.student, a.cell, share))
+                keep(first, Match(lab.id, a.name, a.student, a.cell, share, b.name, b.student, b.cell, other_share))
+                keep(second, Match(lab.id, b.name, b.student, b.cell, other_share, a.name, a.student, a.cell, share))
     return sorted(found.values(), key=lambda m: (m.file, m.cell, m.other_student is not None, m.other, m.other_cell))
 
 
@@ -247,12 +251,12 @@ def noted(
 
 def _cells(
     results: Sequence[GradeResult], root: str | os.PathLike[str], rest_of: Names | Literal[False] | None
-) -> dict[str, list[Text]]:
+) -> dict[Lab, list[Text]]:
     """Per lab, the exercise cells of the rows' files, and with ``rest_of`` those of every other notebook under ``root``."""
-    per_lab: dict[str, list[Text]] = {}
+    per_lab: dict[Lab, list[Text]] = {}
     for result in results:
-        if result.lab is not None:
-            _add_cells(per_lab, Path(root) / result.submission, result.submission, result.student, result.lab)
+        if (lab := result_lab(result)) is not None:
+            _add_cells(per_lab, Path(root) / result.submission, result.submission, result.student, lab)
     if rest_of is not False:
         folder, graded = Path(root), {result.submission for result in results}
         for path in find_submissions(folder):  # the batch's own listing
@@ -261,7 +265,7 @@ def _cells(
     return per_lab
 
 
-def _add_cells(per_lab: dict[str, list[Text]], path: Path, name: str, student: str, lab: str | None) -> None:
+def _add_cells(per_lab: dict[Lab, list[Text]], path: Path, name: str, student: str, lab: Lab | None) -> None:
     """The file's exercise cells, read as the grader reads them, under its lab; nothing if it cannot be read."""
     try:
         submission = read_submission(path, expected_lab=lab)
@@ -272,7 +276,7 @@ def _add_cells(per_lab: dict[str, list[Text]], path: Path, name: str, student: s
     )
 
 
-def _add_notes(notes: dict[str, list[str]], lab: str, cells: Sequence[Text], labs_dir: str | Path | None) -> None:
+def _add_notes(notes: dict[str, list[str]], lab: Lab, cells: Sequence[Text], labs_dir: str | Path | None) -> None:
     """Per file, the notes on its cells alike another text; none, with a warning, if the lab's comparison fails."""
     try:
         boilerplate = stub_cells(lab, labs_dir)
@@ -281,7 +285,7 @@ def _add_notes(notes: dict[str, list[str]], lab: str, cells: Sequence[Text], lab
     try:
         found = compare_lab(lab, cells, boilerplate=boilerplate, references=reference_texts(lab))
     except Exception as exc:  # noqa: BLE001 - a report, never a lost batch: the grades are already made
-        print(f"warning: similarity of Lab {lab} not compared ({type(exc).__name__}: {exc})", file=sys.stderr)
+        print(f"warning: similarity of Lab {lab.id} not compared ({type(exc).__name__}: {exc})", file=sys.stderr)
         return
     for (file, cell), named, more in closest_per_cell(found):
         notes.setdefault(file, []).extend(note(match) for match in named)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from course_lib.lab_registry import Lab
+
 from ..intake.identity import submission_name
 from ..intake.roster import attribute
 from ..judging.grade import not_graded
@@ -18,11 +20,11 @@ from ..judging.verdicts import GradeResult, Status
 
 
 def ungraded_row(
-    path: Path, root: str, options: GradeOptions, note: str, *, status: Status = "error", lab: str | None = None
+    path: Path, root: str, options: GradeOptions, note: str, *, status: Status = "error", lab: Lab | None = None
 ) -> GradeResult:
     """A row for a submission that was not graded (refused, unreadable, its worker died or hung), every test at 0."""
     who, source, known = (
-        attribute(path, root, options.names) if Path(path) != Path(root) else (Path(path).name, "folder", ())
+        attribute(path, root, options.identity.names) if Path(path) != Path(root) else (Path(path).name, "folder", ())
     )
     result = not_graded(path, who, lab, note, time.monotonic(), options)
     return result.model_copy(

@@ -23,7 +23,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from ..intake.lab_names import lab_in_name
+from ..intake.lab_names import named_lab
 from ..judging.grade_options import GradeOptions
 from ..judging.verdicts import GradeResult
 from .ungraded import ungraded_row
@@ -52,7 +52,7 @@ def _grade_safely(grade: Grade, path: Path, options: GradeOptions, root: str) ->
     try:
         return grade(path, options, root=root)
     except BaseException as exc:  # noqa: BLE001 - even a grader bug becomes one row, not a stopped batch
-        return ungraded_row(path, root, options, f"grading crashed: {type(exc).__name__}: {exc}", lab=lab_in_name(path))
+        return ungraded_row(path, root, options, f"grading crashed: {type(exc).__name__}: {exc}", lab=named_lab(path))
 
 
 def _serve(connection: Connection, grade: Grade, scratch: str) -> None:

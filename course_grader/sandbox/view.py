@@ -33,7 +33,7 @@ def build_view(lab: Lab, target: Path) -> Path:
         relative = Path(*withheld.module.split(".")[1:]).with_suffix(".py")
         path = view / relative
         path.write_text(
-            stub_source(path.read_text(encoding="utf-8"), withheld.module, withheld.names, lab.id), encoding="utf-8"
+            stub_source(path.read_text(encoding="utf-8"), withheld.module, withheld.names, lab), encoding="utf-8"
         )
     return view
 
@@ -42,15 +42,15 @@ def _ignore(folder: str, names: list[str]) -> set[str]:
     return {name for name in names if name == "__pycache__" or name.endswith((".pyc", ".pyo"))}
 
 
-def stub_source(source: str, module: str, names: tuple[str, ...], lab: str) -> str:
+def stub_source(source: str, module: str, names: tuple[str, ...], lab: Lab) -> str:
     """``source`` with the withheld definitions replaced by stubs (every function when ``names`` is empty)."""
     tree = ast.parse(source)
     body: list[ast.stmt] = []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (not names or node.name in names):
-            body.append(_stub_function(node.name, f"{module}.{node.name}", lab))
+            body.append(_stub_function(node.name, f"{module}.{node.name}", lab.id))
         elif isinstance(node, ast.ClassDef) and node.name in names:
-            body.append(_stub_model(node, f"{module}.{node.name}", lab))
+            body.append(_stub_model(node, f"{module}.{node.name}", lab.id))
         else:
             body.append(node)
     insert_at = next((i for i, node in enumerate(body) if not _is_preamble(node)), len(body))
@@ -59,7 +59,7 @@ def stub_source(source: str, module: str, names: tuple[str, ...], lab: str) -> s
         "from pydantic import model_validator as _model_validator\n"
     ).body
     tree.body = body[:insert_at] + imports + body[insert_at:]
-    header = f"# Withheld while grading Lab {lab}: the definitions the lab asks for are stubs here.\n"
+    header = f"# Withheld while grading Lab {lab.id}: the definitions the lab asks for are stubs here.\n"
     return header + ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 

@@ -14,6 +14,7 @@ from course_lib import (
     chapter_example,
     group_interactions,
     lab_helpers,
+    lab_registry,
     parse_session_entry,
     to_json_dict,
 )
@@ -87,7 +88,7 @@ def test_each_bad_budget_and_estimate_is_refused() -> None:
 
 
 def test_the_grader_tries_the_whole_catalogue() -> None:
-    fixed = covering.covering_calls("11.1")["generated_malformed_compactions"]
+    fixed = covering.covering_calls(lab_registry.LABS["11.1"])["generated_malformed_compactions"]
     assert [call.description for call in fixed] == [
         f"a compaction with {m.what}" for m in (*compactions.MALFORMED, compactions.BLANK_ID)
     ]

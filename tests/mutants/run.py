@@ -21,8 +21,8 @@ from typing import Any
 
 from grading_corpus import grade_in_process, namespace, run_in_process
 
+from course_grader import GradeOptions, JudgingSettings
 from course_grader.judging.assemble import assemble
-from course_grader.judging.grade_options import GradeOptions
 from course_grader.judging.hidden import call_verdict
 from course_grader.judging.hidden_cases import covering_tests
 from course_grader.judging.verdicts import GradeResult
@@ -69,7 +69,13 @@ def graded_under(mutant: Mutant, seeds: Iterable[int]) -> dict[int, GradeResult]
             run = run_in_process(mutant.lab, names, seed=seed, counterexamples=False, checks=checks)
             checks = run.checks
             results[seed] = assemble(
-                Path(mutant.file_name), mutant.name, "", mutant.lab, run, time.monotonic(), GradeOptions(seed=seed)
+                Path(mutant.file_name),
+                mutant.name,
+                "",
+                lab_registry.LABS[mutant.lab],
+                run,
+                time.monotonic(),
+                GradeOptions(judging=JudgingSettings(seed=seed)),
             )
     return results
 
@@ -83,7 +89,7 @@ def covering_failures(mutant: Mutant, *, first_only: bool = False, seed: int | N
     (mostly quick rejections) first: enough to know the set catches the mutant.
     """
     names = quiet_namespace(mutant)
-    tests = covering_tests(mutant.lab, seed)
+    tests = covering_tests(lab_registry.LABS[mutant.lab], seed)
     holders: dict[str, list[Any]] = {}
     calls: dict[Any, Any] = {}
     for test in sorted(tests, key=lambda t: len(t.calls)) if first_only else tests:

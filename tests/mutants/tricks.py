@@ -27,6 +27,7 @@ from typing import Any
 
 from course_grader.judging.covering import covering_calls
 from course_grader.judging.hidden import Returned
+from course_lib import lab_registry
 from course_lib.checklist import harness
 
 from . import Mutant, mutant
@@ -66,7 +67,7 @@ def _table(lab: str, inputs: Callable[[list[Any], dict[str, Any]], tuple[Any, ..
     """The covering calls' answers under ``RECORDED_SEED`` (of ``function``, or all), as the mutant's cell holds them."""
     key = _key_function()
     table: dict[str, Any] = {}
-    for calls in covering_calls(lab, RECORDED_SEED).values():
+    for calls in covering_calls(lab_registry.LABS[lab], RECORDED_SEED).values():
         for call in calls:
             if function and call.function != function:
                 continue

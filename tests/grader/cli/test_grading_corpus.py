@@ -21,8 +21,9 @@ import pytest
 from gradescope_dry_run import dependencies_python, public_folder, set_up, shared_interpreter
 from grading_corpus import CORPUS, Submission, solution
 
-from course_grader import GradeOptions, GradeResult, Limits, Sandbox, grade_folder, write_csv
+from course_grader import GradeOptions, GradeResult, Limits, Sandbox, SandboxSettings, grade_folder, write_csv
 from course_grader.judging.kernel_run import lab_view
+from course_lib import lab_registry
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]
 
@@ -36,7 +37,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, GradeRes
     folder = tmp_path_factory.mktemp("submissions")
     for submission in CORPUS:
         submission.write(folder)
-    results = grade_folder(folder, GradeOptions(limits=LIMITS), jobs=2, progress=False)
+    results = grade_folder(folder, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), jobs=2, progress=False)
     csv = folder.parent / "grades.csv"
     write_csv(results, csv)
     return {result.student: result for result in results}, pd.read_csv(csv)
@@ -117,7 +118,7 @@ def test_cli_grades_a_folder_to_csv(tmp_path: Path) -> None:
 def test_sandbox_survives_what_a_cell_can_do(tmp_path: Path) -> None:
     """Errors and time-outs come back as statuses; an uninterruptible cell gives the kernel up."""
     limits = Limits(cell_timeout=1, interrupt_grace=1)
-    with Sandbox(tmp_path / "home", limits, lab_view("11.2")) as box:
+    with Sandbox(tmp_path / "home", limits, lab_view(lab_registry.LABS["11.2"])) as box:
         assert box.run("x = 1").status == "ok"
         error = box.run("def f(:\n  pass")
         assert (error.status, error.ename) == ("error", "SyntaxError") and "line 1" in error.evalue

@@ -29,6 +29,7 @@ from course_grader import (
 from course_grader.cli import app as cli
 from course_grader.intake import cells, lab_templates
 from course_grader.judging.hidden_cases import hidden_tests
+from course_lib import lab_registry
 
 
 def synthetic(lab: str | None = "11.3", cells: list | None = None) -> nbformat.NotebookNode:
@@ -71,10 +72,10 @@ def test_read_submission_and_the_autograders_lab(tmp_path: Path) -> None:
     nbformat.write(synthetic(None), path)
     with pytest.raises(NotALabNotebook):
         read_submission(path)
-    assert read_submission(path, expected_lab="11.3").lab == "11.3"
+    assert read_submission(path, expected_lab=lab_registry.LABS["11.3"]).lab.id == "11.3"
     nbformat.write(synthetic("11.2"), path)
     with pytest.raises(NotALabNotebook, match=r"grades Lab 11\.3"):
-        read_submission(path, expected_lab="11.3")
+        read_submission(path, expected_lab=lab_registry.LABS["11.3"])
     path.write_text("{not json")
     with pytest.raises(NotALabNotebook, match="not a readable"):
         read_submission(path)
@@ -83,18 +84,18 @@ def test_read_submission_and_the_autograders_lab(tmp_path: Path) -> None:
 @pytest.mark.parametrize("lab", LAB_FUNCTIONS)
 def test_lab_functions_match_the_notebooks_metadata(lab: str) -> None:
     """The grader's lab → function table agrees with every lab notebook (docs/notebooks.md metadata)."""
-    assert tuple(find_template(lab).metadata["course"]["functions"]) == LAB_FUNCTIONS[lab]
+    assert tuple(find_template(lab_registry.LABS[lab]).metadata["course"]["functions"]) == LAB_FUNCTIONS[lab]
     assert tuple(solution(lab).metadata["course"]["functions"]) == LAB_FUNCTIONS[lab]
 
 
 def test_templates_prefer_the_given_folder_and_fail_clearly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     nbformat.write(synthetic("11.3"), tmp_path / "mine.ipynb")
-    assert cells.setup_sources(find_template("11.3", tmp_path)) == ("import math",)
-    assert find_template("11.3").metadata["course"]["lab"] == "11.3"  # the checkout's labs/
+    assert cells.setup_sources(find_template(lab_registry.LABS["11.3"], tmp_path)) == ("import math",)
+    assert find_template(lab_registry.LABS["11.3"]).metadata["course"]["lab"] == "11.3"  # the checkout's labs/
     assert (LABS / "lab_11_3_build_context.ipynb").exists()
     monkeypatch.setattr(lab_templates, "template_dirs", lambda labs_dir=None: [tmp_path])
     with pytest.raises(TemplateNotFound, match=r"Lab 11\.4"):
-        find_template("11.4")
+        find_template(lab_registry.LABS["11.4"])
 
 
 @pytest.mark.parametrize(
@@ -180,7 +181,7 @@ def test_csv_frame_has_a_column_per_test_and_a_status() -> None:
 
 def test_every_lab_has_hidden_tests_named_after_rules() -> None:
     for lab in LAB_FUNCTIONS:
-        tests = hidden_tests(lab)
+        tests = hidden_tests(lab_registry.LABS[lab])
         assert tests and all(test.rules[0] in "RL" and test.hint for test in tests)
 
 
@@ -243,7 +244,7 @@ def test_autograder_without_a_notebook_writes_a_zero_result(tmp_path: Path, monk
     (tmp_path / "submission").mkdir()
     (tmp_path / "submission" / "notes.txt").write_text("I forgot the notebook")
     monkeypatch.setenv("AUTOGRADER_ROOT", str(tmp_path))
-    result = run_autograder("11.3")
+    result = run_autograder(lab_registry.LABS["11.3"])
     data = json.loads((tmp_path / "results" / "results.json").read_text())
     assert result.status == "error" and data["score"] == 0 and len(data["tests"]) == 7
     assert "no Lab 11.3 notebook" in data["output"] and "notes.txt" not in data["output"]
@@ -254,7 +255,7 @@ def test_autograder_refuses_another_labs_notebook(tmp_path: Path) -> None:
 
     (tmp_path / "submission").mkdir()
     nbformat.write(synthetic("11.2"), tmp_path / "submission" / "mine.ipynb")
-    result = run_autograder("11.3", root=tmp_path)
+    result = run_autograder(lab_registry.LABS["11.3"], root=tmp_path)
     assert result.status == "error" and result.score == 0
     assert "grades Lab 11.3" in json.loads((tmp_path / "results" / "results.json").read_text())["output"]
 
@@ -264,7 +265,7 @@ def test_hidden_cases_come_from_the_runs_seed() -> None:
     from course_grader.judging.hidden_cases import hidden_calls
 
     def requests(seed: int | None) -> str:
-        return json.dumps([call.request() for call in hidden_calls("11.3", seed)])
+        return json.dumps([call.request() for call in hidden_calls(lab_registry.LABS["11.3"], seed)])
 
     assert requests(7) == requests(7)
     assert requests(7) != requests(8) and requests(7) != requests(None)

@@ -21,7 +21,16 @@ import nbformat
 import pytest
 from grading_corpus import solution
 
-from course_grader import GradeOptions, GradeResult, Limits, TestResult, grade_folder, grade_notebook, write_csv
+from course_grader import (
+    GradeOptions,
+    GradeResult,
+    Limits,
+    SandboxSettings,
+    TestResult,
+    grade_folder,
+    grade_notebook,
+    write_csv,
+)
 from course_grader.cli import app as cli
 from course_grader.errors import NotARegularFile, SubmissionTooLarge
 from course_grader.intake import regular_file
@@ -42,12 +51,12 @@ LIMITS = Limits(cell_timeout=3, budget=60)
 # --- stand-ins for the grader, importable by a spawned worker -----------------------------
 
 
-def _no_kernel(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions):
+def _no_kernel(lab: lab_registry.Lab, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions):
     """A kernel run in which every function is defined and no check ran: status ok, 0 points."""
     from course_grader.judging.kernel_run import KernelRun
     from course_grader.sandbox.cell_run import CellRun
 
-    names = lab_registry.lab(lab).functions
+    names = lab.functions
     return KernelRun(
         setup=[CellRun("ok")], exercises=[CellRun("ok")], functions=CellRun("ok", reply=dict.fromkeys(names, True))
     )
@@ -115,7 +124,9 @@ def test_the_folder_decides_who_and_metadata_naming_someone_else_is_a_note(tmp_p
     """The issue's case: a wrong notebook in mallory/ saying course.student = "bob" is mallory's row."""
     write(tmp_path / "bob" / "lab_11_2_group_interactions.ipynb", student="bob")
     write(tmp_path / "mallory" / "lab_11_2_group_interactions.ipynb", student="bob")
-    graded = rows(grade_folder(tmp_path, GradeOptions(limits=LIMITS), progress=False, grade=kernel_free))
+    graded = rows(
+        grade_folder(tmp_path, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), progress=False, grade=kernel_free)
+    )
     bob, mallory = graded["bob/lab_11_2_group_interactions.ipynb"], graded["mallory/lab_11_2_group_interactions.ipynb"]
     assert (bob.student, bob.student_source, mallory.student, mallory.student_source) == (
         "bob",
@@ -132,7 +143,9 @@ def test_a_file_in_the_root_keeps_the_file_name_rule_and_metadata_never_names(tm
     root = tmp_path / "submissions"
     write(root / "dave_lab_11_2.ipynb", student="erin")
     write(root / "lab_11_2_group_interactions.ipynb", student="erin")  # names nobody: the folder holding it
-    graded = rows(grade_folder(root, GradeOptions(limits=LIMITS), progress=False, grade=kernel_free))
+    graded = rows(
+        grade_folder(root, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), progress=False, grade=kernel_free)
+    )
     assert (graded["dave_lab_11_2.ipynb"].student, graded["dave_lab_11_2.ipynb"].student_source) == (
         "dave",
         "file name",
@@ -147,10 +160,10 @@ def test_the_student_option_wins_in_single_file_mode(tmp_path: Path, monkeypatch
 
     monkeypatch.setattr(grade, "run_notebook", _no_kernel)
     path = write(tmp_path / "alice" / "alice_lab_11_2.ipynb", student="bob")
-    result = grade_notebook(path, GradeOptions(limits=LIMITS), student="carol")
+    result = grade_notebook(path, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), student="carol")
     assert (result.student, result.student_source, result.submission) == ("carol", "--student", "alice_lab_11_2.ipynb")
     assert "names" not in notes(result)
-    alone = grade_notebook(path, GradeOptions(limits=LIMITS))
+    alone = grade_notebook(path, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)))
     assert (alone.student, alone.student_source) == ("alice", "file name") and "names 'bob'" in notes(alone)
 
 
@@ -176,7 +189,9 @@ def test_two_files_for_one_student_and_lab_are_both_kept_and_say_which_counts(tm
     write(tmp_path / "bob" / "lab_11_2.ipynb")
     os.utime(old, (1_700_000_000, 1_700_000_000))
     os.utime(new, (1_700_000_100, 1_700_000_100))
-    graded = rows(grade_folder(tmp_path, GradeOptions(limits=LIMITS), progress=False, grade=kernel_free))
+    graded = rows(
+        grade_folder(tmp_path, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), progress=False, grade=kernel_free)
+    )
     first, final = graded["alice/first_try.ipynb"], graded["alice/lab_11_2_final.ipynb"]
     assert (first.counts, final.counts, graded["bob/lab_11_2.ipynb"].counts) == (False, True, True)
     assert "also alice/lab_11_2_final.ipynb" in notes(
@@ -196,14 +211,16 @@ def test_a_file_name_and_metadata_naming_other_labs_is_flagged_and_the_file_name
 
     monkeypatch.setattr(grade, "run_notebook", _no_kernel)
     path = write(tmp_path / "alice" / "lab_11_3_build_context.ipynb", lab="11.2")
-    result = grade_notebook(path, GradeOptions(limits=LIMITS), root=tmp_path)
+    result = grade_notebook(path, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), root=tmp_path)
     assert result.lab == "11.3"
     assert "the file name says Lab 11.3 but the notebook's metadata (course.lab) says Lab 11.2" in notes(result)
     assert "graded as Lab 11.3 (the file name decides)" in notes(result)
-    autograder = read_submission(path, expected_lab="11.2")  # an autograder for 11.2 grades its own lab, noted
-    assert autograder.lab == "11.2" and "the lab this autograder grades" in autograder.notes[0]
+    autograder = read_submission(
+        path, expected_lab=lab_registry.LABS["11.2"]
+    )  # an autograder for 11.2 grades its own lab, noted
+    assert autograder.lab.id == "11.2" and "the lab this autograder grades" in autograder.notes[0]
     agreeing = read_submission(write(tmp_path / "bob" / "lab_11_2.ipynb"))
-    assert (agreeing.lab, agreeing.notes) == ("11.2", ())
+    assert (agreeing.lab.id, agreeing.notes) == ("11.2", ())
 
 
 # --- only regular files are read -------------------------------------------------------------
@@ -239,7 +256,9 @@ def test_links_fifos_sockets_devices_and_folders_get_an_error_row_unopened(tmp_p
     (root / "ivan" / "lab_11_2.ipynb").symlink_to("/etc/shadow")
 
     started = time.monotonic()
-    graded = rows(grade_folder(root, GradeOptions(limits=LIMITS), progress=False, grade=kernel_free))
+    graded = rows(
+        grade_folder(root, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), progress=False, grade=kernel_free)
+    )
     assert time.monotonic() - started < 60  # the FIFO did not block anything
     assert graded["alice/lab_11_2.ipynb"].status == "ok"
     expected = {
@@ -299,7 +318,9 @@ def test_a_file_over_the_size_limit_is_refused_without_being_read(
     small = write(tmp_path / "small.ipynb")
     with pytest.raises(SubmissionTooLarge, match="exceeds"):
         read_regular_file(small, limit=100)
-    graded = rows(grade_folder(tmp_path, GradeOptions(limits=LIMITS), progress=False, grade=kernel_free))
+    graded = rows(
+        grade_folder(tmp_path, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), progress=False, grade=kernel_free)
+    )
     assert graded["alice/lab_11_2.ipynb"].status == "error" and "exceeds the 20 MB limit" in notes(
         graded["alice/lab_11_2.ipynb"]
     )
@@ -339,7 +360,7 @@ def test_single_file_mode_refuses_a_link_or_a_fifo_and_never_reads_through_it(
         assert "very-secret" not in captured.out + captured.err
     assert not (tmp_path / "r.json").exists()
     for path in (link, solved):  # called from Python: an error result, still never read through
-        result = grade_notebook(path, GradeOptions(limits=LIMITS))
+        result = grade_notebook(path, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)))
         assert result.status == "error" and result.score == 0 and "a symbolic link" in notes(result)
         assert "very-secret" not in notes(result) + "".join(test.output for test in result.tests)
 
@@ -378,7 +399,9 @@ def test_cells_a_spreadsheet_would_run_are_neutralised_and_numbers_are_not(tmp_p
 def test_a_student_folder_named_like_a_formula_is_neutralised_in_the_batch_csv(tmp_path: Path) -> None:
     root = tmp_path / "submissions"
     write(root / HOSTILE_CELLS[0] / "lab_11_2.ipynb", student="=1+1")
-    results = grade_folder(root, GradeOptions(limits=LIMITS), progress=False, grade=kernel_free)
+    results = grade_folder(
+        root, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), progress=False, grade=kernel_free
+    )
     write_csv(results, tmp_path / "grades.csv")
     with (tmp_path / "grades.csv").open(newline="", encoding="utf-8") as file:
         record = next(csv.DictReader(file))
@@ -424,7 +447,14 @@ def test_a_submission_that_kills_or_hangs_its_worker_costs_only_its_own_row(
     for name in names:
         write(root / name / f"{name}_lab_11_2.ipynb")
     started = time.monotonic()
-    results = grade_folder(root, GradeOptions(limits=LIMITS), jobs=2, progress=False, grade=misbehaving, job_timeout=20)
+    results = grade_folder(
+        root,
+        GradeOptions(sandbox=SandboxSettings(limits=LIMITS)),
+        jobs=2,
+        progress=False,
+        grade=misbehaving,
+        job_timeout=20,
+    )
     graded = {result.student: result for result in results}
     assert sorted(graded) == sorted(names) and time.monotonic() - started < 300
     for name in ("alice", "bob", "carol", "dave", "erin"):

@@ -37,7 +37,7 @@ def test_hidden_cases_are_deterministic(lab: str) -> None:
         return json.dumps([[(c.request(), repr(c.expected)) for c in t.calls] for t in tests])
 
     assert dump(first) == dump(second)
-    assert len(hidden_cases.hidden_calls(lab)) >= 15
+    assert len(hidden_cases.hidden_calls(lab_registry.LABS[lab])) >= 15
 
 
 def test_each_lab_has_one_module_and_the_learner_may_read_none() -> None:
@@ -54,9 +54,9 @@ def test_each_lab_has_one_module_and_the_learner_may_read_none() -> None:
 @pytest.mark.parametrize("lab", LABS)
 def test_the_kernel_never_receives_an_expected_value(lab: str) -> None:
     """The requests hold inputs only: no expected outcome travels into the learner's kernel."""
-    text = json.dumps([call.request() for call in hidden_cases.hidden_calls(lab)])
+    text = json.dumps([call.request() for call in hidden_cases.hidden_calls(lab_registry.LABS[lab])])
     assert "expected" not in text
-    for call in hidden_cases.hidden_calls(lab):
+    for call in hidden_cases.hidden_calls(lab_registry.LABS[lab]):
         if isinstance(call.expected, hidden.Returned) and call.function in ("build_context", "create_compaction_entry"):
             assert json.dumps(call.expected.value) not in text
 
@@ -98,8 +98,10 @@ def test_a_failed_hidden_test_shows_a_shrunk_practice_counterexample(tmp_path: P
     assert lines[1].startswith("Counterexample (a practice case, not a scored one): a generated session shrunk from ")
     assert lines[2].startswith("  path: ") and lines[3].startswith("  budget: max_tokens=")
     assert re.fullmatch(r"  keptEntryIds\[\d+\]: expected '[^']+', got '[^']+'", lines[4]), lines[4]
-    scored = {json.dumps(call.path) for call in hidden_cases.hidden_calls("11.3")}
-    drawn = {json.dumps(call.path) for test in practice.practice_tests("11.3") for call in test.calls}
+    scored = {json.dumps(call.path) for call in hidden_cases.hidden_calls(lab_registry.LABS["11.3"])}
+    drawn = {
+        json.dumps(call.path) for test in practice.practice_tests(lab_registry.LABS["11.3"]) for call in test.calls
+    }
     assert drawn and scored & drawn == {"[]"}  # only the empty path is in both
 
 
@@ -110,7 +112,7 @@ def test_feedback_names_the_rule_not_the_hidden_case(tmp_path: Path) -> None:
     assert not kept.passed
     assert kept.output.startswith("R19 R20: ")
     assert "wrong keptEntryIds" in kept.output and "generated cases; first: a session of" in kept.output
-    test = hidden_cases.hidden_tests("11.3")[0]
+    test = hidden_cases.hidden_tests(lab_registry.LABS["11.3"])[0]
     for call in test.calls:
         assert json.dumps(call.expected.value["keptEntryIds"]) not in kept.output
     assert not any(word in kept.output for word in ("def ", "lambda", "rng.", "random."))
@@ -121,7 +123,7 @@ def test_sys_exit_and_prints_stay_inside_the_harness(capsys: pytest.CaptureFixtu
         print("learner output")
         raise SystemExit(3)
 
-    call = hidden_cases.hidden_calls("11.2")[0]
+    call = hidden_cases.hidden_calls(lab_registry.LABS["11.2"])[0]
     reply = harness.call({"group_interactions": group_interactions}, json.dumps(call.request())).data
     assert reply["kind"] == "raised" and reply["type"] == "SystemExit"
     result = grade_in_process("11.2", {"group_interactions": group_interactions})
@@ -161,16 +163,18 @@ def test_every_seed_holds_the_fixed_covering_set(lab: str) -> None:
     for seed in (None, 0, 7):
         fixed = [
             (call.key, json.dumps(call.request()), repr(call.expected))
-            for test in hidden_cases.covering_tests(lab, seed)
+            for test in hidden_cases.covering_tests(lab_registry.LABS[lab], seed)
             for call in test.calls
         ]
         assert fixed and all(key.split("-")[-2] == "fixed" for key, _, _ in fixed)
         drawn = {
             call.key: (call.key, json.dumps(call.request()), repr(call.expected))
-            for call in hidden_cases.hidden_calls(lab, seed)
+            for call in hidden_cases.hidden_calls(lab_registry.LABS[lab], seed)
         }
         assert all(drawn.get(item[0]) == item for item in fixed)
-    assert [t.name for t in hidden_cases.covering_tests(lab)] == [t.name for t in hidden_cases.hidden_tests(lab)]
+    assert [t.name for t in hidden_cases.covering_tests(lab_registry.LABS[lab])] == [
+        t.name for t in hidden_cases.hidden_tests(lab_registry.LABS[lab])
+    ]
 
 
 def test_an_unbounded_recovery_loop_ends_and_fails() -> None:
@@ -184,7 +188,9 @@ def test_an_unbounded_recovery_loop_ends_and_fails() -> None:
             answer = send()
         return answer, attempts
 
-    test = next(t for t in hidden_cases.covering_tests("capstone") if t.name == "generated_overflow_recovery")
+    test = next(
+        t for t in hidden_cases.covering_tests(lab_registry.LABS["capstone"]) if t.name == "generated_overflow_recovery"
+    )
     call = next(c for c in test.calls if "an overflow every time" in c.description)
     reply = harness.call({"retry_after_overflow": retry_after_overflow}, json.dumps(call.request())).data
     assert reply["kind"] == "raised" and reply["type"] == "ScriptExhaustedError"
@@ -195,7 +201,11 @@ def test_a_parser_must_return_a_new_frozen_entry_when_handed_a_parsed_one() -> N
     """Lab 11.1's already-parsed input: returning the entry itself, or a changeable one, fails (R3)."""
     names = namespace("11.1", solution("11.1"))
     right = names["parse_session_entry"]
-    test = next(t for t in hidden_cases.covering_tests("11.1") if t.name == "generated_compactions_round_trip")
+    test = next(
+        t
+        for t in hidden_cases.covering_tests(lab_registry.LABS["11.1"])
+        if t.name == "generated_compactions_round_trip"
+    )
     reparsed = [call for call in test.calls if call.reparse]
     assert reparsed
     for call in reparsed:

@@ -22,7 +22,7 @@ MISSHAPEN: list[Any] = [[[0]] * 3, "text", 7, None, {"keptEntryIds": 1}]
 
 @pytest.mark.parametrize("lab", list(lab_registry.LABS))
 def test_every_hidden_call_fails_a_wrongly_shaped_result_with_a_reason(lab: str) -> None:
-    for test in hidden_tests(lab, seed=3):
+    for test in hidden_tests(lab_registry.LABS[lab], seed=3):
         for call in test.calls:
             for value in MISSHAPEN:
                 verdict = call_verdict(test, call, {"kind": "returned", "value": value})
@@ -32,7 +32,9 @@ def test_every_hidden_call_fails_a_wrongly_shaped_result_with_a_reason(lab: str)
 
 @pytest.mark.slow
 def test_a_counterexample_search_over_wrongly_shaped_results_ends_without_raising() -> None:
-    tests = hidden_tests("11.5", seed=3)
+    tests = hidden_tests(lab_registry.LABS["11.5"], seed=3)
     outcomes = {call.key: {"kind": "returned", "value": [[0]] * 3} for test in tests for call in test.calls}
-    found = practice.counterexamples("11.5", outcomes, lambda request: {"kind": "returned", "value": [[0]] * 3}, 3)
+    found = practice.counterexamples(
+        lab_registry.LABS["11.5"], outcomes, lambda request: {"kind": "returned", "value": [[0]] * 3}, 3
+    )
     assert found  # the failed tests get their counterexample, as for any other wrong answer

@@ -20,7 +20,7 @@ import pytest
 from grading_corpus import function_cell, learner, solution, tagged
 from test_grading_notes import TAGS, grade_here
 
-from course_grader import GradeOptions
+from course_grader import GradeOptions, Identity, JudgingSettings, SandboxSettings
 from course_grader.cli import app as cli
 from course_grader.cli import grade_batch, grade_single
 from course_grader.intake import lab_templates, notebook
@@ -231,7 +231,7 @@ def test_a_labs_folder_without_the_lab_names_what_it_searched(
     labs = tmp_path / "mylabs"
     labs.mkdir()
     nbformat.write(learner("11.2"), labs / "lab_11_2_group_interactions.ipynb")
-    assert lab_templates.missing_templates(["11.2"], labs) is None
+    assert lab_templates.missing_templates([lab_registry.LABS["11.2"]], labs) is None
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     nbformat.write(solution("11.3"), submissions / "renamed.ipynb")  # its lab only in its metadata
@@ -326,7 +326,11 @@ def test_a_batch_explains_each_zero_and_the_honest_neighbour_keeps_full_marks(tm
     (folder / "carol_lab_11_2.ipynb").write_bytes(b"")
     (folder / "dave_lab_11_4.ipynb").write_bytes(HTML)
     nbformat.write(solution("11.3"), folder / "lab_11_3_build_context.ipynb")  # the lab's own name, handed in as is
-    options = GradeOptions(limits=Limits(cell_timeout=20), names=Names.of("auto"), seed=3)
+    options = GradeOptions(
+        sandbox=SandboxSettings(limits=Limits(cell_timeout=20)),
+        identity=Identity(names=Names.of("auto")),
+        judging=JudgingSettings(seed=3),
+    )
     rows = {result.submission: result for result in grade_folder(folder, options, jobs=2, progress=False)}
     honest = rows["alice_lab_11_3_build_context.ipynb"]
     assert (honest.status, honest.score, honest.max_score) == ("ok", 7, 7), honest.notes

@@ -22,7 +22,7 @@ import pytest
 from grading_corpus import edited, solution, tagged
 from nbformat import NotebookNode
 
-from course_grader import GradeOptions, GradeResult, Limits, grade_folder
+from course_grader import GradeOptions, GradeResult, Limits, SandboxSettings, grade_folder
 from course_grader.intake.cells import exercise_sources, setup_sources
 from course_grader.intake.lab_templates import find_template
 from course_grader.judging import diagnose
@@ -45,7 +45,7 @@ def grade_here(lab: str, notebook: NotebookNode) -> GradeResult:
     module = types.ModuleType(f"notes_{lab.replace('.', '_')}")
     sys.modules[module.__name__] = module
     names = module.__dict__
-    for source in setup_sources(find_template(lab)):
+    for source in setup_sources(find_template(lab_registry.LABS[lab])):
         exec(compile(source, "<setup>", "exec"), names)  # noqa: S102 - the course's own cells
 
     def run_cell(source: str) -> CellRun:
@@ -59,15 +59,24 @@ def grade_here(lab: str, notebook: NotebookNode) -> GradeResult:
     def reply(data: harness.Reply) -> CellRun:
         return CellRun("ok", reply=json.loads(json.dumps(data.data, default=repr)))
 
-    functions = list(lab_registry.lab(lab).functions)
+    functions = list(lab_registry.LABS[lab].functions)
     run = KernelRun(setup=[CellRun("ok")], exercises=[run_cell(s) for s in exercise_sources(notebook)])
     run.functions = reply(harness.functions(names, functions))
     if all(run.functions.reply.values()):
         for case in select(lab):
             run.checks[case.number] = reply(harness.check(names, case.number, functions))
-        for call in hidden_calls(lab):
+        for call in hidden_calls(lab_registry.LABS[lab]):
             run.calls[call.key] = reply(harness.call(names, json.dumps(call.request())))
-    return assemble(Path("learner.ipynb"), "someone", "", lab, run, time.monotonic(), GradeOptions(), notebook=notebook)
+    return assemble(
+        Path("learner.ipynb"),
+        "someone",
+        "",
+        lab_registry.LABS[lab],
+        run,
+        time.monotonic(),
+        GradeOptions(),
+        notebook=notebook,
+    )
 
 
 def helper_in_untagged_cell() -> NotebookNode:
@@ -250,7 +259,7 @@ def sandboxed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, GradeResult
     for name, make in SANDBOXED.items():
         (folder / f"{name}.ipynb").write_text(nbformat.writes(make()), encoding="utf-8")
     limits = Limits(cell_timeout=TIME_LIMIT, interrupt_grace=2)
-    results = grade_folder(folder, GradeOptions(limits=limits), jobs=2, progress=False)
+    results = grade_folder(folder, GradeOptions(sandbox=SandboxSettings(limits=limits)), jobs=2, progress=False)
     return {Path(result.submission).stem: result for result in results}
 
 

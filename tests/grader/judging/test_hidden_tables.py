@@ -55,7 +55,7 @@ def _inputs(call: hidden.HiddenCall) -> str:
 
 @pytest.mark.parametrize("lab", LABS)
 def test_two_seeds_draw_other_ids_costs_and_budgets_in_the_same_shapes(lab: str) -> None:
-    first, second = covering_calls(lab, 0), covering_calls(lab, 1)
+    first, second = covering_calls(lab_registry.LABS[lab], 0), covering_calls(lab_registry.LABS[lab], 1)
     assert list(first) == list(second)
     for name in first:
         one, other = first[name], second[name]
@@ -83,9 +83,10 @@ def test_two_seeds_draw_other_ids_costs_and_budgets_in_the_same_shapes(lab: str)
 @pytest.mark.parametrize("lab", LABS)
 def test_one_seed_draws_the_same_covering_set_every_time(lab: str) -> None:
     """A seed reproduces its run (``course-grade --seed``): drawn again, its covering calls are the same."""
-    again = COVERING[lab](covering_draw(lab, 3))
+    again = COVERING[lab](covering_draw(lab_registry.LABS[lab], 3))
     assert {name: [(_inputs(c), repr(c.expected)) for c in calls] for name, calls in again.items()} == {
-        name: [(_inputs(c), repr(c.expected)) for c in calls] for name, calls in covering_calls(lab, 3).items()
+        name: [(_inputs(c), repr(c.expected)) for c in calls]
+        for name, calls in covering_calls(lab_registry.LABS[lab], 3).items()
     }
 
 
@@ -153,7 +154,7 @@ def _settled_groups(share: bool) -> Any:
 
 @pytest.mark.parametrize("share", [True, False], ids=["shared", "copied"])
 def test_a_result_holding_a_subclass_is_a_bad_return_and_the_input_is_judged_on_a_pristine_copy(share: bool) -> None:
-    test = next(t for t in covering_tests("11.2") if t.name == "generated_groups")
+    test = next(t for t in covering_tests(lab_registry.LABS["11.2"]) if t.name == "generated_groups")
     call = test.calls[0]  # the whole session, with tool calls in three groups
     reply = json.loads(
         json.dumps(harness.call({"group_interactions": _settled_groups(share)}, json.dumps(call.request())).data)
@@ -175,7 +176,7 @@ def test_the_input_changed_only_in_type_is_changed() -> None:
                     object.__setattr__(block, "arguments", type("Same", (dict,), {})(block.arguments))
         return groups
 
-    test = next(t for t in covering_tests("11.2") if t.name == "generated_groups")
+    test = next(t for t in covering_tests(lab_registry.LABS["11.2"]) if t.name == "generated_groups")
     call = test.calls[0]
     reply = json.loads(
         json.dumps(harness.call({"group_interactions": swaps_then_groups}, json.dumps(call.request())).data)

@@ -29,7 +29,7 @@ from gradescope_dry_run import Autograder, dependencies_python, public_folder, s
 from grading_corpus import edited, learner, solution
 from mutants import MUTANTS
 
-from course_grader import GradeOptions, grade_notebook, load_course, score
+from course_grader import GradeOptions, JudgingSettings, grade_notebook, load_course, score
 from course_grader.cli import app as cli
 from course_grader.intake.cells import setup_sources
 from course_grader.intake.lab_templates import find_template
@@ -65,14 +65,14 @@ def test_the_notebook_for_this_lab_is_graded_among_others(tmp_path: Path) -> Non
     _notebook(tmp_path, "a_lab_11_2_group_interactions.ipynb", learner("11.2"))
     right = _notebook(tmp_path, "lab_11_3_build_context.ipynb", solution("11.3"))
     (tmp_path / "notes.txt").write_text("not a notebook")
-    assert choose(uploaded(tmp_path), "11.3") == right
+    assert choose(uploaded(tmp_path), lab_registry.LABS["11.3"]) == right
 
 
 def test_two_notebooks_for_the_lab_are_refused_with_what_to_upload(tmp_path: Path) -> None:
     """The alphabetically first (a stub here) is never picked silently."""
     _notebook(tmp_path, "a_draft.ipynb", learner("11.3"))
     _notebook(tmp_path, "lab_11_3_build_context.ipynb", solution("11.3"))
-    refusal = choose(uploaded(tmp_path), "11.3")
+    refusal = choose(uploaded(tmp_path), lab_registry.LABS["11.3"])
     assert isinstance(refusal, str)
     assert "a_draft.ipynb (Lab 11.3)" in refusal and "lab_11_3_build_context.ipynb (Lab 11.3)" in refusal
     assert "2 are the Lab 11.3 notebook" in refusal
@@ -82,18 +82,18 @@ def test_two_notebooks_for_the_lab_are_refused_with_what_to_upload(tmp_path: Pat
 def test_no_notebook_for_the_lab_among_several_is_refused(tmp_path: Path) -> None:
     _notebook(tmp_path, "lab_11_2_group_interactions.ipynb", learner("11.2"))
     _notebook(tmp_path, "scratch.ipynb", nbformat.v4.new_notebook())
-    refusal = choose(uploaded(tmp_path), "11.3")
+    refusal = choose(uploaded(tmp_path), lab_registry.LABS["11.3"])
     assert isinstance(refusal, str) and "none is the Lab 11.3 notebook" in refusal
     assert "scratch.ipynb (names no lab)" in refusal and "(Lab 11.2)" in refusal
 
 
 def test_a_lone_notebook_is_graded_and_the_capstone_is_found_by_its_name(tmp_path: Path) -> None:
     lone = _notebook(tmp_path, "mine.ipynb", nbformat.v4.new_notebook())
-    assert choose(uploaded(tmp_path), "11.3") == lone
+    assert choose(uploaded(tmp_path), lab_registry.LABS["11.3"]) == lone
     capstone = solution("capstone")
     capstone.metadata.pop("course", None)
     named = _notebook(tmp_path, "02_lifecycle_capstone.ipynb", capstone)
-    assert choose(uploaded(tmp_path), "capstone") == named
+    assert choose(uploaded(tmp_path), lab_registry.LABS["capstone"]) == named
 
 
 def test_links_and_fifos_are_listed_never_opened(tmp_path: Path) -> None:
@@ -104,7 +104,7 @@ def test_links_and_fifos_are_listed_never_opened(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "up" / "lab_11_3_fifo.ipynb")  # opening it would block until a writer comes
     signal.alarm(20)
     try:
-        refusal = choose(uploaded(tmp_path / "up"), "11.3")
+        refusal = choose(uploaded(tmp_path / "up"), lab_registry.LABS["11.3"])
     finally:
         signal.alarm(0)
     assert isinstance(refusal, str) and "4242424242" not in refusal
@@ -120,7 +120,7 @@ def test_autograder_refuses_several_notebooks_in_results_json(tmp_path: Path) ->
     (tmp_path / "submission").mkdir()
     _notebook(tmp_path / "submission", "a_draft_lab_11_3.ipynb", learner("11.3"))
     _notebook(tmp_path / "submission", "lab_11_3_build_context.ipynb", solution("11.3"))
-    result = run_autograder("11.3", root=tmp_path)
+    result = run_autograder(lab_registry.LABS["11.3"], root=tmp_path)
     data = json.loads((tmp_path / "results" / "results.json").read_text())
     assert result.status == "error" and data["score"] == 0 and len(data["tests"]) == 7
     assert "a_draft_lab_11_3.ipynb" in data["output"] and "Upload only your Lab 11.3 notebook" in data["output"]
@@ -130,7 +130,7 @@ def test_autograder_refuses_several_notebooks_in_results_json(tmp_path: Path) ->
 
 
 def test_the_secret_is_in_a_root_only_file_and_on_no_command_line(tmp_path: Path) -> None:
-    bundle = build_bundle("11.3", tmp_path / "a.zip", seed=987654321987)
+    bundle = build_bundle(lab_registry.LABS["11.3"], tmp_path / "a.zip", seed=987654321987)
     with zipfile.ZipFile(bundle) as archive:
         modes = {info.filename: info.external_attr >> 16 for info in archive.infolist()}
         assert archive.read(SECRET).decode().strip() == "987654321987"
@@ -139,8 +139,8 @@ def test_the_secret_is_in_a_root_only_file_and_on_no_command_line(tmp_path: Path
         assert "987654321987" not in script and "--seed" not in script
         assert archive.read("requirements.txt").decode().splitlines() == requirements(ROOT)
     with (
-        zipfile.ZipFile(build_bundle("11.3", tmp_path / "b.zip")) as one,
-        zipfile.ZipFile(build_bundle("11.3", tmp_path / "c.zip")) as other,
+        zipfile.ZipFile(build_bundle(lab_registry.LABS["11.3"], tmp_path / "b.zip")) as one,
+        zipfile.ZipFile(build_bundle(lab_registry.LABS["11.3"], tmp_path / "c.zip")) as other,
     ):
         assert one.read(SECRET) != other.read(SECRET)
 
@@ -175,7 +175,7 @@ def test_the_printed_table_shows_no_seed_and_no_hidden_feedback() -> None:
 def test_a_bundle_without_its_secret_grades_nothing(tmp_path: Path) -> None:
     (tmp_path / "submission").mkdir()
     _notebook(tmp_path / "submission", "lab_11_3_build_context.ipynb", solution("11.3"))
-    result = run_autograder("11.3", root=tmp_path)
+    result = run_autograder(lab_registry.LABS["11.3"], root=tmp_path)
     assert result.status == "error" and result.score == 0
     assert "no usable secret" in json.loads((tmp_path / "results" / "results.json").read_text())["output"]
 
@@ -187,7 +187,7 @@ def test_an_autograder_the_learner_could_read_refuses_to_grade(tmp_path: Path) -
     (tmp_path / "source" / SECRET).write_text("12345\n")
     (tmp_path / "submission").mkdir()
     _notebook(tmp_path / "submission", "lab_11_3_build_context.ipynb", solution("11.3"))
-    result = run_autograder("11.3", root=tmp_path)
+    result = run_autograder(lab_registry.LABS["11.3"], root=tmp_path)
     assert result.status == "error" and result.score == 0 and result.seed == 12345
     output = json.loads((tmp_path / "results" / "results.json").read_text())["output"]
     assert "the autograder is not set up" in output and "12345" not in output
@@ -288,7 +288,7 @@ def test_what_grading_installs_covers_every_import_of_every_labs_setup() -> None
     installed = _closure(requirements(ROOT))
     owners = importlib.metadata.packages_distributions()
     for lab in lab_registry.LABS:
-        setup = "\n".join(setup_sources(find_template(lab)))
+        setup = "\n".join(setup_sources(find_template(lab_registry.LABS[lab])))
         code = (
             f"import sys, json\nbefore = set(sys.modules)\nexec(compile({setup!r}, 'setup', 'exec'), {{}})\n"
             "print(json.dumps(sorted({name.split('.')[0] for name in set(sys.modules) - before})))"
@@ -379,7 +379,7 @@ def test_a_notebook_scores_on_gradescope_what_it_scores_locally_under_the_course
     data, _ = autograder("11.3", course).submit({"lab_11_3_build_context.ipynb": wrong.notebook()}, cwd=folder)
     path = folder / "local_lab_11_3.ipynb"
     nbformat.write(wrong.notebook(), path)
-    local = grade_notebook(path, GradeOptions(seed=SECRET_SEED))
+    local = grade_notebook(path, GradeOptions(judging=JudgingSettings(seed=SECRET_SEED)))
     scored = score(local, load_course(course))
     assert 0 < scored.points < 10 and [t.passed for t in local.tests] == [
         t["status"] == "passed" for t in data["tests"]

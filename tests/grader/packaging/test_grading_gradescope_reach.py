@@ -34,6 +34,7 @@ from course_grader.sandbox.learner_account import (
     reference_copies,
     unused_account,
 )
+from course_lib import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: as root, like Gradescope
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="Gradescope runs the autograder as root")
@@ -89,7 +90,7 @@ def test_every_copy_of_the_reference_another_user_could_reach_is_found(public: P
 
 def test_a_bundle_is_written_for_its_owner_only(tmp_path: Path) -> None:
     """It holds the secret and the reference: no other user of the machine may read it (the dry run's zip included)."""
-    path = build_bundle("11.3", tmp_path / "autograder.zip", seed=1)
+    path = build_bundle(lab_registry.LABS["11.3"], tmp_path / "autograder.zip", seed=1)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 

@@ -19,6 +19,7 @@ from course_grader.publish.report_messages import failure_messages, folded
 from course_grader.publish.report_statistics import item_stats, point_biserial, rule_matrix, rule_shares
 from course_grader.results.grades_frame import write_csv
 from course_grader.results.records import companion, write_records
+from course_lib import lab_registry
 
 # Lab 11.2's tests: 4 (R11 R13), 5 (R12 R13 R14), 6 (R11 R12), H1 (R11 R13 R14), H2 (R11 R12).
 TINY = {
@@ -166,7 +167,7 @@ def test_a_large_class_gets_a_heatmap_of_bounded_height() -> None:
 def test_one_mistake_met_on_different_hidden_cases_is_one_message() -> None:
     from course_grader.judging.hidden_cases import hidden_tests
 
-    test = hidden_tests("11.3", 2026)[0]
+    test = hidden_tests(lab_registry.LABS["11.3"], 2026)[0]
     first, second = test.calls[0].description, test.calls[5].description
     assert first != second
     results = []

@@ -11,6 +11,7 @@ from course_grader.packaging.bundle import build_bundle
 from course_grader.packaging.scoring_file import SCORING, read_scoring
 from course_grader.results.course import NO_COURSE
 from course_grader.results.gradescope import to_gradescope
+from course_lib.lab_registry import LABS
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
 COURSE = EXAMPLES / "course.toml"
@@ -46,14 +47,14 @@ def test_without_a_course_file_a_test_is_a_point() -> None:
 
 def test_the_bundle_carries_the_labs_points_and_weights_and_nothing_else_of_the_course(tmp_path: Path) -> None:
     course = load_course(COURSE)
-    bundle = build_bundle("11.3", tmp_path / "autograder.zip", course=course, seed=1)
+    bundle = build_bundle(LABS["11.3"], tmp_path / "autograder.zip", course=course, seed=1)
     with zipfile.ZipFile(bundle) as archive:
         scoring = json.loads(archive.read(SCORING))
         archive.extractall(tmp_path / "autograder" / "source")
     assert scoring == {"points": 10.0, "weights": {"H1": 2.0, "H2": 2.0}}  # no roster, seed or deadline
     unpacked = read_scoring(tmp_path / "autograder", "11.3")
     assert to_gradescope(PARTLY, unpacked)["score"] == score(PARTLY, course).points
-    plain = build_bundle("11.3", tmp_path / "plain.zip", seed=1)
+    plain = build_bundle(LABS["11.3"], tmp_path / "plain.zip", seed=1)
     with zipfile.ZipFile(plain) as archive:
         assert json.loads(archive.read(SCORING)) == {"points": None, "weights": {}}
     assert read_scoring(tmp_path / "nowhere", "11.3") == NO_COURSE  # a bundle built before scoring.json

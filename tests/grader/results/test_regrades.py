@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from course_grader import GradeOptions, GradeResult, TestResult
+from course_grader import GradeOptions, GradeResult, Identity, JudgingSettings, TestResult
 from course_grader.cli import app as cli
 from course_grader.cli import grade_batch
 from course_grader.intake.lab_names import lab_in_name
@@ -69,9 +69,9 @@ def graded(
         path = folder / name
         if shard is not None and shard_of(name, shard[1]) != shard[0]:
             continue
-        if only is not None and not only.takes(path, folder, options.names):
+        if only is not None and not only.takes(path, folder, options.identity.names):
             continue
-        student, source, notes = attribute(path, str(folder), options.names)
+        student, source, notes = attribute(path, str(folder), options.identity.names)
         lab = lab_in_name(name) or "11.3"
         better = path.read_text(encoding="utf-8") != "{}"
         tests = tuple(
@@ -86,7 +86,7 @@ def graded(
                 lab=lab,
                 status="ok",
                 tests=tests,
-                seed=options.seed,
+                seed=options.judging.seed,
                 notes=notes,
             )
         )
@@ -263,7 +263,10 @@ def test_a_real_batch_regrade_merges_into_the_whole_run(tmp_path: Path) -> None:
     for name in ("course.toml", "roster.csv", "submitted.csv"):
         shutil.copy(EXAMPLES / name, tmp_path / name)
     course = load_course(tmp_path / "course.toml")
-    options = GradeOptions(seed=5, names=Names.of("auto", None, load_roster(tmp_path / "roster.csv")))
+    options = GradeOptions(
+        identity=Identity(names=Names.of("auto", None, load_roster(tmp_path / "roster.csv"))),
+        judging=JudgingSettings(seed=5),
+    )
     whole = grade_folder(root, options, progress=False, grade=stand_in, course=course)
     part = grade_folder(
         root, options, progress=False, grade=stand_in, course=course, only=Selection(students=("bchen",))

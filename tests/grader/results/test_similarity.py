@@ -119,8 +119,9 @@ def test_honest_solutions_written_apart_are_not_reported(lab: str) -> None:
     """The course's solution and the variants: none against another, none against course_lib."""
     honest = variants(lab)
     cells = [similarity.Text(name, name, n, s) for name, sources in honest.items() for n, s in enumerate(sources, 1)]
+    entry = lab_registry.LABS[lab]
     found = similarity.compare_lab(
-        lab, cells, boilerplate=similarity.stub_cells(lab), references=similarity.reference_texts(lab)
+        entry, cells, boilerplate=similarity.stub_cells(entry), references=similarity.reference_texts(entry)
     )
     assert found == []
     assert len(list(combinations(honest, 2))) >= 1
@@ -129,8 +130,9 @@ def test_honest_solutions_written_apart_are_not_reported(lab: str) -> None:
 @pytest.mark.parametrize("lab", sorted(lab_registry.LABS))
 def test_no_course_solution_is_reported_against_course_lib(lab: str) -> None:
     cells = [similarity.Text("solution", "s", n, s) for n, s in enumerate(exercise_sources(solution(lab)), 1)]
+    entry = lab_registry.LABS[lab]
     found = similarity.compare_lab(
-        lab, cells, boilerplate=similarity.stub_cells(lab), references=similarity.reference_texts(lab)
+        entry, cells, boilerplate=similarity.stub_cells(entry), references=similarity.reference_texts(entry)
     )
     assert found == []
 
@@ -217,7 +219,9 @@ def test_every_mutant_is_reported_as_a_copy_of_the_solution(lab: str) -> None:
     cells = [similarity.Text("solution", "s", n, c) for n, c in enumerate(exercise_sources(solution(lab)), 1)]
     for m in copies:
         cells += [similarity.Text(m.name, m.name, n, c) for n, c in enumerate(exercise_sources(m.notebook()), 1)]
-    found = similarity.compare_lab(lab, cells, boilerplate=similarity.stub_cells(lab))
+    found = similarity.compare_lab(
+        lab_registry.LABS[lab], cells, boilerplate=similarity.stub_cells(lab_registry.LABS[lab])
+    )
     assert {m.other for m in found if m.file == "solution"} == {m.name for m in copies}
 
 

@@ -17,7 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from course_grader import GradeOptions, GradeResult, Limits, TestResult, grade_folder
+from course_grader import (
+    GradeOptions,
+    GradeResult,
+    Identity,
+    JudgingSettings,
+    Limits,
+    SandboxSettings,
+    TestResult,
+    grade_folder,
+)
 from course_grader.cli import app as cli
 from course_grader.cli import bundle as bundle_command
 from course_grader.cli import course_file
@@ -278,7 +287,7 @@ def stand_in(path: Path, options: GradeOptions, *, root: str | None = None) -> G
     from course_grader.intake.lab_names import lab_in_name
     from course_grader.intake.roster import attribute as who_is
 
-    student, source, notes = who_is(path, root, options.names)
+    student, source, notes = who_is(path, root, options.identity.names)
     lab = lab_in_name(path) or "11.1"
     passed = tuple(bool((len(path.name) + n) % 3) for n in range(4))
     tests = tuple(
@@ -291,8 +300,8 @@ def stand_in(path: Path, options: GradeOptions, *, root: str | None = None) -> G
         lab=lab,
         status="ok",
         tests=tests,
-        seed=options.seed,
-        budget=options.limits.budget,
+        seed=options.judging.seed,
+        budget=options.sandbox.limits.budget,
         notes=notes,
     )
 
@@ -339,7 +348,10 @@ def test_three_shards_merged_are_byte_for_byte_the_unsharded_csv(tmp_path: Path)
     for name in ("course.toml", "roster.csv", "submitted.csv"):
         shutil.copy(EXAMPLES / name, tmp_path / name)
     course = load_course(tmp_path / "course.toml")
-    options = GradeOptions(seed=5, names=Names.of("auto", None, load_roster(tmp_path / "roster.csv")))
+    options = GradeOptions(
+        identity=Identity(names=Names.of("auto", None, load_roster(tmp_path / "roster.csv"))),
+        judging=JudgingSettings(seed=5),
+    )
     try:
         whole = grade_folder(root, options, progress=False, grade=stand_in, course=course)
         parts = [
@@ -526,7 +538,7 @@ def test_a_labs_own_limits_apply_once_its_lab_is_known(tmp_path: Path, monkeypat
     seen: list[Limits] = []
 
     def no_kernel(lab: str, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions) -> KernelRun:
-        seen.append(options.limits)
+        seen.append(options.sandbox.limits)
         return KernelRun(
             setup=[CellRun("ok")],
             exercises=[CellRun("ok")],
@@ -536,7 +548,7 @@ def test_a_labs_own_limits_apply_once_its_lab_is_known(tmp_path: Path, monkeypat
     monkeypatch.setattr(grade, "run_notebook", no_kernel)
     nbformat.write(solution("11.2"), tmp_path / "alice_lab_11_2.ipynb")
     nbformat.write(solution("11.1"), tmp_path / "bob_lab_11_1.ipynb")
-    options = GradeOptions(lab_limits=(("11.2", Limits(cell_timeout=2, budget=50)),))
+    options = GradeOptions(sandbox=SandboxSettings(lab_limits=(("11.2", Limits(cell_timeout=2, budget=50)),)))
     assert grade.grade_notebook(tmp_path / "alice_lab_11_2.ipynb", options).budget == 50
     assert grade.grade_notebook(tmp_path / "bob_lab_11_1.ipynb", options).budget == Limits().budget
     assert [limits.cell_timeout for limits in seen] == [2, Limits().cell_timeout]

@@ -54,7 +54,7 @@ def graded_by_name(folder: Path, options: GradeOptions, *, shard: tuple[int, int
     for name in grade_batch.listing(folder):
         if shard is not None and shard_of(name, shard[1]) != shard[0]:
             continue
-        student, source, notes = attribute(folder / name, str(folder), options.names)
+        student, source, notes = attribute(folder / name, str(folder), options.identity.names)
         lab = lab_in_name(name) or "11.3"
         tests = tuple(
             TestResult(name=f"t{n}", number=n, lab=lab, score=float(n != "H1")) for n in ("1", "2", "H1", "H2")
@@ -67,7 +67,7 @@ def graded_by_name(folder: Path, options: GradeOptions, *, shard: tuple[int, int
                 lab=lab,
                 status="ok",
                 tests=tests,
-                seed=options.seed,
+                seed=options.judging.seed,
                 notes=notes,
             )
         )

@@ -21,7 +21,7 @@ import nbformat
 import pytest
 from grading_corpus import solution
 
-from course_grader import GradeOptions, Limits
+from course_grader import GradeOptions, Limits, SandboxSettings
 from course_grader.judging.kernel_run import lab_view
 from course_grader.judging.verdicts import GradeResult
 from course_grader.results.batch import grade_folder
@@ -29,6 +29,7 @@ from course_grader.results.worker_cleanup import clean_up_after, processes_namin
 from course_grader.sandbox import cgroup
 from course_grader.sandbox.bubblewrap import bubblewrap
 from course_grader.sandbox.kernel import Sandbox
+from course_lib import lab_registry
 
 MARKER = "course-grade-cleanup-test-sleeper"
 """In the command line of each process the doomed sandbox starts, so the test can count them on the host."""
@@ -42,7 +43,9 @@ _sleepers = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30
 def doomed(path: Path, options: GradeOptions, *, root: str | None = None) -> GradeResult:
     """A worker that opens a real sandbox with three sleeping children in it, says what it holds, and is SIGKILLed."""
     with tempfile.TemporaryDirectory(prefix="course-grade-") as folder:
-        box = Sandbox(Path(folder) / "home", options.limits, lab_view("11.1", options.views))
+        box = Sandbox(
+            Path(folder) / "home", options.sandbox.limits, lab_view(lab_registry.LABS["11.1"], options.sandbox.views)
+        )
         with box:
             assert box.run(SLEEPERS).status == "ok"
             assert box.cgroup is not None and box._relay is not None
@@ -82,7 +85,14 @@ def test_a_killed_worker_leaves_no_cgroup_process_or_folder(tmp_path: Path, monk
     nbformat.write(solution("11.1"), root / "doomed" / "lab_11_1_compaction_record.ipynb")
     marked_before, cgroups_before = _marked(), cgroup.made_here()
     limits = Limits(cell_timeout=30, interrupt_grace=2, budget=120)
-    results = grade_folder(root, GradeOptions(limits=limits), jobs=2, progress=False, grade=doomed, job_timeout=200)
+    results = grade_folder(
+        root,
+        GradeOptions(sandbox=SandboxSettings(limits=limits)),
+        jobs=2,
+        progress=False,
+        grade=doomed,
+        job_timeout=200,
+    )
     assert [result.status for result in results] == ["error"], [result.notes for result in results]
     assert "also when graded again alone" in results[0].notes[0]
 

@@ -21,10 +21,11 @@ from typing import Any
 
 import pytest
 
-from course_grader import GradeOptions, Limits
+from course_grader import GradeOptions, Limits, SandboxSettings
 from course_grader.results.batch import AGAIN_ALONE, grade_folder, starved
 from course_grader.sandbox import cgroup, cpu_clock
 from course_grader.sandbox.cpu_clock import Meter, Reading, charged, over, starved_note
+from course_lib import lab_registry
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -107,7 +108,7 @@ def test_a_limit_met_at_its_backstop_is_noted_once_and_a_batch_regrades_that_row
 
     from course_grader.judging.grade import not_graded
 
-    row = not_graded(tmp_path / "x.ipynb", "x", "11.2", starved_note(10), 0.0, GradeOptions())
+    row = not_graded(tmp_path / "x.ipynb", "x", lab_registry.LABS["11.2"], starved_note(10), 0.0, GradeOptions())
     assert starved(row) and not starved(row.model_copy(update={"notes": (AGAIN_ALONE,)}))
 
 
@@ -156,7 +157,9 @@ def test_honest_neighbours_keep_full_marks_next_to_a_cpu_hog(tmp_path: Path) -> 
     # The course setup's allowance is cut from 60 s to 20: it needs about a second of CPU; a kernel that got one
     # process's share among the hog's 40 (before issue 27) needed many times that.
     limits = Limits(budget=script.BUDGET, cell_timeout=script.TIMEOUT, startup_timeout=20)
-    results = grade_folder(tmp_path / "submissions", GradeOptions(limits=limits), jobs=2, progress=False)
+    results = grade_folder(
+        tmp_path / "submissions", GradeOptions(sandbox=SandboxSettings(limits=limits)), jobs=2, progress=False
+    )
     rows = {result.submission.split("/")[0]: result for result in results}
     assert set(rows) == set(made)
     for name in ("b_honest", "c_honest"):
@@ -192,7 +195,7 @@ def test_a_cell_its_sandbox_waits_for_is_charged_what_it_ran(tmp_path: Path) -> 
         pytest.fail(f"this test needs a per-sandbox cgroup (CI runs as root): {reason}")
     limits = Limits(cell_timeout=60, interrupt_grace=2, budget=120)
     cell = "x = sum(range(2_500_000))"  # about 0.04 s of CPU, plus what the kernel spends on the request
-    with Sandbox(tmp_path / "box", limits, lab_view("11.2")) as box:
+    with Sandbox(tmp_path / "box", limits, lab_view(lab_registry.LABS["11.2"])) as box:
         assert box.cgroup is not None and box.cgroup.cpu_note is None and box.cgroup.usage is not None, box.notes
         assert box.run(cell).status == "ok"  # once at full speed: what a first cell costs the kernel is paid here
         held = _hold_to_one_percent(box.cgroup)

@@ -30,7 +30,7 @@ import pytest
 from grading_corpus import edited, replace, solution
 from nbformat import NotebookNode
 
-from course_grader import GradeOptions, GradeResult, Limits, grade_folder, write_csv
+from course_grader import GradeOptions, GradeResult, Limits, SandboxSettings, grade_folder, write_csv
 from course_grader.cli import app as cli
 from course_grader.cli import grade as grade_command
 from course_grader.results.discovery import find_submissions
@@ -307,7 +307,9 @@ def batch(
     started = time.monotonic()
     views = root / "views"
     views.mkdir()
-    results = grade_folder(folder, GradeOptions(limits=LIMITS, views=str(views)), jobs=2, progress=False)
+    results = grade_folder(
+        folder, GradeOptions(sandbox=SandboxSettings(limits=LIMITS, views=str(views))), jobs=2, progress=False
+    )
     seconds = time.monotonic() - started
     write_csv(results, root / "grades.csv")
     time.sleep(3)  # long enough for a left-behind process to act, if one had survived
@@ -398,7 +400,7 @@ def test_a_folder_that_cannot_be_read_gets_a_row(tmp_path: Path, monkeypatch: py
     unreadable: list[Path] = []
     assert find_submissions(folder, unreadable) == [folder / "alice" / "lab_11_2.ipynb"]
     assert unreadable == [folder / "zoe"]
-    results = grade_folder(folder, GradeOptions(limits=LIMITS), progress=False)
+    results = grade_folder(folder, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), progress=False)
     rows = {r.student: r for r in results}
     assert set(rows) == {"alice", "zoe"}
     assert rows["zoe"].status == "error" and "could not be read" in rows["zoe"].notes[0]
@@ -480,7 +482,7 @@ def identity_batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, 
     (folder / "linker" / "lab_11_2_group_interactions.ipynb").symlink_to(outside)
     (folder / "piper").mkdir()
     os.mkfifo(folder / "piper" / "lab_11_2_group_interactions.ipynb")
-    results = grade_folder(folder, GradeOptions(limits=LIMITS), jobs=2, progress=False)
+    results = grade_folder(folder, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), jobs=2, progress=False)
     write_csv(results, root / "grades.csv")
     with (root / "grades.csv").open(newline="", encoding="utf-8") as file:
         table = list(csv.DictReader(file))

@@ -27,7 +27,7 @@ import pytest
 import zmq
 from grading_corpus import edited, solution
 
-from course_grader import GradeOptions, Limits, grade_notebook
+from course_grader import GradeOptions, Limits, SandboxSettings, grade_notebook
 from course_grader.judging.kernel_run import lab_view
 from course_grader.sandbox import cgroup as cgroup_module
 from course_grader.sandbox.bubblewrap import bubblewrap
@@ -40,6 +40,7 @@ from course_grader.sandbox.replies import (
     ReplyTooLarge,
     within_depth,
 )
+from course_lib import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 
@@ -119,8 +120,8 @@ def _notebook(folder: Path, code: str) -> Path:
 
 GRADE_AND_MEASURE = """
 import json, resource, sys
-from course_grader import GradeOptions, Limits, grade_notebook
-result = grade_notebook(sys.argv[1], GradeOptions(limits=Limits(cell_timeout=20, budget=120, memory_mb=1024)))
+from course_grader import GradeOptions, Limits, SandboxSettings, grade_notebook
+result = grade_notebook(sys.argv[1], GradeOptions(sandbox=SandboxSettings(limits=Limits(cell_timeout=20, budget=120, memory_mb=1024))))
 print(json.dumps({"status": result.status, "notes": list(result.notes), "score": result.score,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
@@ -216,7 +217,7 @@ def test_libzmq_refuses_a_big_frame_before_buffering_it() -> None:
 def test_eight_children_of_900_mb_stay_under_a_1024_mb_sandbox(tmp_path: Path) -> None:
     limits = Limits(cell_timeout=30, interrupt_grace=2, budget=120, memory_mb=1024)
     before = _sandbox_cgroups()
-    with Sandbox(tmp_path / "box", limits, lab_view("11.2")) as box:
+    with Sandbox(tmp_path / "box", limits, lab_view(lab_registry.LABS["11.2"])) as box:
         assert box.cgroup is not None and box.notes == []
         run = box.run(CHILDREN)
         assert _sandbox_cgroups() - before == set(box.cgroup.folders)  # v1: one per controller, cpu's too
@@ -225,7 +226,7 @@ def test_eight_children_of_900_mb_stay_under_a_1024_mb_sandbox(tmp_path: Path) -
     assert box.peak_memory is not None and box.peak_memory <= 1024 * 2**20
     assert _sandbox_cgroups() == before and not (tmp_path / "box").exists()
 
-    result = grade_notebook(_notebook(tmp_path, CHILDREN), GradeOptions(limits=limits))
+    result = grade_notebook(_notebook(tmp_path, CHILDREN), GradeOptions(sandbox=SandboxSettings(limits=limits)))
     assert result.status == "error", result.notes
     assert cgroup_module.memory_note(1024) in result.notes
 
@@ -238,7 +239,7 @@ def test_without_a_cgroup_every_result_says_the_limits_are_per_process(
         raise cgroup_module.NoCgroup("cgroup v2: /x does not delegate memory and pids to sub-groups")
 
     monkeypatch.setattr(cgroup_module, "create", refused)
-    result = grade_notebook(_notebook(tmp_path, "pass"), GradeOptions(limits=LIMITS))
+    result = grade_notebook(_notebook(tmp_path, "pass"), GradeOptions(sandbox=SandboxSettings(limits=LIMITS)))
     assert result.status == "ok" and result.score == result.max_score
     assert cgroup_module.fallback_note("cgroup v2: /x does not delegate memory and pids to sub-groups") in result.notes
 
@@ -249,7 +250,7 @@ def test_without_a_cgroup_every_result_says_the_limits_are_per_process(
 @pytest.mark.slow
 def test_three_gib_into_home_stop_at_the_tmpfs_and_never_reach_the_host(tmp_path: Path) -> None:
     box_folder = tmp_path / "box"
-    with Sandbox(box_folder, LIMITS, lab_view("11.2")) as box:
+    with Sandbox(box_folder, LIMITS, lab_view(lab_registry.LABS["11.2"])) as box:
         home = box.run(DISK_FILLER.format(folder="."))
         tmp = box.run(DISK_FILLER.format(folder="/tmp"))
         host = sum(p.stat().st_size for p in box_folder.rglob("*") if p.is_file())  # while the kernel is alive
@@ -258,7 +259,9 @@ def test_three_gib_into_home_stop_at_the_tmpfs_and_never_reach_the_host(tmp_path
     assert host < 4 * 2**20, f"{host} bytes of the sandbox on the host"
     assert not box_folder.exists()
 
-    result = grade_notebook(_notebook(tmp_path, DISK_FILLER.format(folder=".")), GradeOptions(limits=LIMITS))
+    result = grade_notebook(
+        _notebook(tmp_path, DISK_FILLER.format(folder=".")), GradeOptions(sandbox=SandboxSettings(limits=LIMITS))
+    )
     assert result.status == "ok" and result.score == result.max_score, (
         result.notes
     )  # its own cells, no harm to the grade
@@ -273,7 +276,7 @@ LOCK = (
 
 @pytest.mark.slow
 def test_two_sandboxes_do_not_see_each_others_locks_on_the_view(tmp_path: Path) -> None:
-    view = lab_view("11.2")
+    view = lab_view(lab_registry.LABS["11.2"])
     with Sandbox(tmp_path / "a", LIMITS, view) as first, Sandbox(tmp_path / "b", LIMITS, view) as second:
         assert first.run(LOCK).status == "ok"
         assert second.run(LOCK).status == "ok", "the second sandbox saw the first one's lock"
@@ -298,7 +301,7 @@ def test_nothing_is_left_behind(ending: str, tmp_path: Path) -> None:
     # Only the endless loop should meet the time limit: eight children take a few seconds to start under load.
     limits = Limits(cell_timeout=5 if ending == "timed out" else 30, interrupt_grace=1, budget=60, memory_mb=1024)
     before = _sandbox_cgroups()
-    with Sandbox(tmp_path / "box", limits, lab_view("11.2")) as box:
+    with Sandbox(tmp_path / "box", limits, lab_view(lab_registry.LABS["11.2"])) as box:
         pids = [box._client.km.provisioner.process.pid, box._relay.process.pid]  # type: ignore[union-attr]  # bwrap and the relay, both started by now
         box.run(code)
     assert _sandbox_cgroups() == before
@@ -323,7 +326,7 @@ def test_the_relay_counts_parts_and_bytes_before_the_grader_sees_them(
     parts: int, size: int, says: str, tmp_path: Path
 ) -> None:
     code = RAW_SHELL + f"_send([zmq.Frame(b'x' * {size})] * {parts})\nimport time; time.sleep(5)\n"
-    with Sandbox(tmp_path / "box", LIMITS, lab_view("11.2")) as box:
+    with Sandbox(tmp_path / "box", LIMITS, lab_view(lab_registry.LABS["11.2"])) as box:
         assert box.run("1 + 1").status == "ok"
         run = box.run(code)
         after = box.run("1 + 1")

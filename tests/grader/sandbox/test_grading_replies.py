@@ -27,7 +27,7 @@ import nbformat
 import pytest
 from grading_corpus import edited, replace, solution
 
-from course_grader import GradeOptions, Limits, grade_notebook
+from course_grader import GradeOptions, Limits, SandboxSettings, grade_notebook
 from course_grader.judging.hidden_cases import hidden_calls
 from course_grader.judging.kernel_run import call_source
 from course_grader.judging.verdicts import GradeResult
@@ -93,7 +93,7 @@ def test_the_reply_is_collected_apart_from_what_the_cell_prints(capsys: pytest.C
         print(json.dumps({harness.MIME: {"kind": "returned", "value": "forged"}}), flush=True)
         return []
 
-    call = hidden_calls("11.2")[0]
+    call = hidden_calls(lab_registry.LABS["11.2"])[0]
     harness.call({"group_interactions": group_interactions}, json.dumps(call.request()))
     collected = harness.collect()
     assert collected is not None and harness.collect() is None  # one reply per cell, then the slot is empty
@@ -153,7 +153,10 @@ def test_a_reply_is_decoded_only_when_it_is_json_within_the_depth_limit() -> Non
 def _keys(lab: str) -> list[str]:
     from course_grader.judging.practice import practice_tests
 
-    return [call.key for call in hidden_calls(lab)] + [call.key for test in practice_tests(lab) for call in test.calls]
+    entry = lab_registry.LABS[lab]
+    return [call.key for call in hidden_calls(entry)] + [
+        call.key for test in practice_tests(entry) for call in test.calls
+    ]
 
 
 KEY = "|".join(re.escape(key) for key in _keys("11.2"))
@@ -199,7 +202,7 @@ def group_interactions(message_entries):
 def test_a_request_carries_inputs_only_in_one_form_for_every_kind_of_call() -> None:
     from course_grader.judging.practice import practice_tests
 
-    for lab in lab_registry.LABS:
+    for lab in lab_registry.LABS.values():
         calls = [*hidden_calls(lab), *(call for test in practice_tests(lab) for call in test.calls)]
         for call in calls:
             request = call.request()
@@ -211,7 +214,7 @@ def test_the_probe_finds_a_key_where_the_old_requests_left_one() -> None:
     """The mutant is not blind: a request that carries its key (as before) is found from the learner's function."""
     probe: dict[str, Any] = {}
     exec(PROBE, probe)  # noqa: S102 - the test's own probe
-    call = hidden_calls("11.2")[0]
+    call = hidden_calls(lab_registry.LABS["11.2"])[0]
 
     def harness_call(request_json: str) -> bool:  # the learner's caller, holding the request as harness.call does
         return bool(probe["marked"](sys._getframe(), depth=1))
@@ -251,7 +254,9 @@ def test_a_reply_flood_is_an_error_and_its_neighbours_are_unharmed_even_by_huge_
     _write(folder, "loud", edited(solution("11.2"), "group_interactions", lambda source: source + LOUD))
     rows = {
         row.student: row
-        for row in grade_folder(folder, GradeOptions(limits=LIMITS), jobs=2, progress=False, grade=peak_grade)
+        for row in grade_folder(
+            folder, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), jobs=2, progress=False, grade=peak_grade
+        )
     }
     flooded, neighbour = rows["flood"], rows["honest"]
     assert flooded.status == "error", flooded
@@ -271,7 +276,7 @@ def test_a_solution_that_prints_gets_full_marks_every_time(tmp_path: Path) -> No
     printing = edited(solution("11.2"), "group_interactions", PRINTS)
     for number in range(20):
         _write(folder, f"printer{number:02d}", printing)
-    results = grade_folder(folder, GradeOptions(limits=LIMITS), jobs=2, progress=False)
+    results = grade_folder(folder, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), jobs=2, progress=False)
     assert len(results) == 20
     for result in results:
         feedback = "\n".join([*result.notes, *(test.output for test in result.tests if not test.score)])
@@ -285,7 +290,10 @@ def test_a_mutant_that_looks_for_a_calls_label_cannot_find_one(tmp_path: Path) -
     folder = tmp_path / "submissions"
     _write(folder, "honest", solution("11.2"))
     _write(folder, "probe", edited(solution("11.2"), "group_interactions", lambda source: source + MUTANT))
-    rows = {row.student: row for row in grade_folder(folder, GradeOptions(limits=LIMITS), jobs=2, progress=False)}
+    rows = {
+        row.student: row
+        for row in grade_folder(folder, GradeOptions(sandbox=SandboxSettings(limits=LIMITS)), jobs=2, progress=False)
+    }
     assert rows["honest"].score == rows["honest"].max_score > 0, rows["honest"]
     assert _verdicts(rows["probe"]) == _verdicts(rows["honest"]), rows["probe"].tests
     assert rows["probe"].score == rows["honest"].score
