@@ -10,7 +10,7 @@ START  := notebooks/00_start_here.ipynb
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg
 
-.PHONY: venv lab check tidy test test-sandboxed test-pythons test-unit test-notebooks test-browser grading-tools bench checklist notebooks learner-labs rules mutants book clean
+.PHONY: venv lab check tidy test test-sandboxed test-pythons test-unit test-notebooks test-browser grading-tools bench checklist notebooks learner-labs rules translations mutants book clean
 
 venv: $(STAMP)
 
@@ -97,6 +97,11 @@ book: $(STAMP)
 # docs/rules.md is generated from course_lib/rules.py (by course_lib/checklist/rules_page.py) (tests/test_citations.py fails when it is stale).
 rules: $(STAMP)
 	$(BIN)/python -m course_lib.checklist.rules_page > docs/rules.md
+
+# Per catalog (one per domain and shipped language, scripts/translations.py): how much is translated, fuzzy,
+# missing from it or stale in it; fails unless every catalog is whole (tests/test_translations.py holds the same).
+translations: $(STAMP)
+	$(BIN)/python scripts/translations.py
 
 checklist: $(STAMP)
 	$(BIN)/python -m course_lib.checklist

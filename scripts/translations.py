@@ -1,0 +1,122 @@
+"""The translation catalogs and whether each is whole: ``make translations`` (issue 32).
+
+Every shipped language has one gettext ``.po`` catalog per domain (course_lib/i18n.py).
+A catalog is whole when every message the English sources hold has a translation that
+is not fuzzy, and the catalog holds nothing the sources no longer have. Each domain
+says here, once, where its catalog lives and which messages its sources hold (a key is
+``(msgctxt, msgid)``; ``msgctxt`` is ``None`` when the message has none), so the status
+table and ``tests/test_translations.py`` read the same list.
+
+Usage: ``python scripts/translations.py`` prints the table (exit status 1 unless every
+catalog is whole).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from course_lib import i18n  # noqa: E402 - the languages the course ships
+
+Key = tuple[str | None, str]
+"""A message's identity in a catalog: its context (gettext's ``msgctxt``, or None) and its English text."""
+
+
+@dataclass(frozen=True)
+class Domain:
+    """One set of messages: where each language's catalog of it is, and the messages its sources hold now."""
+
+    name: str
+    catalog: Callable[[str], Path]
+    """The catalog's path for a language (``zh``)."""
+    messages: Callable[[], Iterable[Key]]
+    """Every message the English sources hold today."""
+
+
+@dataclass(frozen=True)
+class CatalogStatus:
+    """How whole one catalog is: counts of what it translates and lists of what it lacks or keeps for nothing."""
+
+    path: Path
+    messages: int
+    translated: int
+    fuzzy: tuple[Key, ...]
+    untranslated: tuple[Key, ...]
+    missing: tuple[Key, ...]
+    """In the sources, not in the catalog (a new or changed English message)."""
+    stale: tuple[Key, ...]
+    """In the catalog, no longer in the sources (a changed or removed English message)."""
+
+    @property
+    def whole(self) -> bool:
+        return not (self.fuzzy or self.untranslated or self.missing or self.stale)
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.translated / self.messages if self.messages else 100.0
+
+
+def read_catalog(path: Path, language: str) -> Catalog:
+    """The catalog at ``path`` (an empty one when the file does not exist yet)."""
+    if not path.is_file():
+        return Catalog(locale=i18n.LOCALES[language])
+    with path.open("rb") as handle:
+        return read_po(handle, locale=i18n.LOCALES[language])
+
+
+def key_of(context: str | None, message_id: object) -> Key:
+    """A catalog message's key (a plural message is keyed by its singular)."""
+    singular = message_id[0] if isinstance(message_id, tuple | list) else message_id
+    return (context or None, str(singular))
+
+
+def status(domain: Domain, language: str) -> CatalogStatus:
+    """``domain``'s catalog for ``language`` against the messages its sources hold now."""
+    path = domain.catalog(language)
+    catalog = read_catalog(path, language)
+    entries = {key_of(m.context, m.id): m for m in catalog if m.id}
+    expected = set(domain.messages())
+    present = [entries[key] for key in sorted(expected, key=str) if key in entries]
+    strings = [m.string if isinstance(m.string, str) else "".join(m.string or ()) for m in present]
+    fuzzy = tuple(key_of(m.context, m.id) for m in present if m.fuzzy)
+    untranslated = tuple(key_of(m.context, m.id) for m, s in zip(present, strings, strict=True) if not s.strip())
+    return CatalogStatus(
+        path=path,
+        messages=len(expected),
+        translated=len(present) - len(set(fuzzy) | set(untranslated)),
+        fuzzy=fuzzy,
+        untranslated=untranslated,
+        missing=tuple(sorted(expected - entries.keys(), key=str)),
+        stale=tuple(sorted(entries.keys() - expected, key=str)),
+    )
+
+
+DOMAINS: tuple[Domain, ...] = ()
+"""Every domain with a catalog; each part of the course adds its own here."""
+SHIPPED = tuple(language for language in i18n.LANGUAGES if i18n.LOCALES[language] is not None)
+"""The languages with catalogs (English is the sources' own text)."""
+
+
+def table(domains: Iterable[Domain] = DOMAINS, languages: Iterable[str] = SHIPPED) -> list[CatalogStatus]:
+    return [status(domain, language) for domain in domains for language in languages]
+
+
+def main() -> int:
+    rows = table()
+    print(f"{'catalog':<64} {'messages':>8} {'translated':>10} {'fuzzy':>6} {'missing':>8} {'stale':>6}")
+    for row in rows:
+        name = str(row.path.relative_to(ROOT))
+        missing = len(row.missing) + len(row.untranslated)
+        print(f"{name:<64} {row.messages:>8} {row.percent:>9.1f}% {len(row.fuzzy):>6} {missing:>8} {len(row.stale):>6}")
+    return 0 if all(row.whole for row in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

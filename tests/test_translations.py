@@ -1,0 +1,81 @@
+"""Every shipped language's catalogs are whole: nothing untranslated, fuzzy, missing or stale (issue 32).
+
+The domains and their sources are listed once, in scripts/translations.py; the same
+table is what ``make translations`` prints.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("translations", ROOT / "scripts" / "translations.py")
+assert _spec is not None and _spec.loader is not None
+translations = importlib.util.module_from_spec(_spec)
+sys.modules["translations"] = translations  # dataclasses look their module up by name
+_spec.loader.exec_module(translations)
+
+CASES = [(domain, language) for domain in translations.DOMAINS for language in translations.SHIPPED]
+
+
+@pytest.mark.parametrize(("domain", "language"), CASES, ids=[f"{d.name}-{lang}" for d, lang in CASES])
+def test_every_catalog_is_whole(domain: object, language: str) -> None:
+    row = translations.status(domain, language)
+    assert row.whole, (
+        f"{row.path}: {len(row.missing)} missing {row.missing[:3]}, {len(row.untranslated)} untranslated "
+        f"{row.untranslated[:3]}, {len(row.fuzzy)} fuzzy {row.fuzzy[:3]}, {len(row.stale)} stale {row.stale[:3]} "
+        "(update the catalog: make translations)"
+    )
+
+
+CATALOG = """\
+msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\\n"
+
+msgid "kept"
+msgstr "保留"
+
+#, fuzzy
+msgid "changed"
+msgstr "改变"
+
+msgid "empty"
+msgstr ""
+
+msgctxt "cell-1"
+msgid "gone"
+msgstr "已删"
+"""
+
+
+def test_the_status_sees_each_kind_of_gap(tmp_path: Path) -> None:
+    path = tmp_path / "demo.po"
+    path.write_text(CATALOG, encoding="utf-8")
+    expected = [(None, "kept"), (None, "changed"), (None, "empty"), (None, "new")]
+    row = translations.status(translations.Domain("demo", lambda _language: path, lambda: expected), "zh")
+    assert (row.messages, row.translated) == (4, 1)
+    assert row.fuzzy == ((None, "changed"),)
+    assert row.untranslated == ((None, "empty"),)
+    assert row.missing == ((None, "new"),)
+    assert row.stale == (("cell-1", "gone"),)
+    assert not row.whole
+    assert row.percent == 25.0
+
+
+def test_a_whole_catalog_is_whole(tmp_path: Path) -> None:
+    path = tmp_path / "demo.po"
+    path.write_text(CATALOG, encoding="utf-8")
+    row = translations.status(translations.Domain("demo", lambda _language: path, lambda: [(None, "kept")]), "zh")
+    assert row.messages == 1 and row.whole is False  # the catalog still holds three messages the sources lost
+    assert len(row.stale) == 3
+
+
+def test_a_catalog_not_written_yet_misses_everything(tmp_path: Path) -> None:
+    domain = translations.Domain("demo", lambda _language: tmp_path / "absent.po", lambda: [(None, "kept")])
+    row = translations.status(domain, "zh")
+    assert row.missing == ((None, "kept"),) and row.percent == 0.0
