@@ -13,6 +13,7 @@ catalog is whole).
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -22,8 +23,10 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 from course_lib import i18n  # noqa: E402 - the languages the course ships
+
+notebook_catalogs = importlib.import_module("notebook_catalogs")  # scripts/notebook_catalogs.py, beside this file
 
 Key = tuple[str | None, str]
 """A message's identity in a catalog: its context (gettext's ``msgctxt``, or None) and its English text."""
@@ -98,10 +101,30 @@ def status(domain: Domain, language: str) -> CatalogStatus:
     )
 
 
-DOMAINS: tuple[Domain, ...] = ()
-"""Every domain with a catalog; each part of the course adds its own here."""
 SHIPPED = tuple(language for language in i18n.LANGUAGES if i18n.LOCALES[language] is not None)
 """The languages with catalogs (English is the sources' own text)."""
+
+
+def notebook_domain(source: Path) -> Domain:
+    """A notebook source's markdown cells, one message per cell keyed by its id (scripts/notebook_catalogs.py)."""
+    return Domain(
+        name=f"notebooks/{source.stem}",
+        catalog=lambda language: notebook_catalogs.catalog_path(source.stem, language),
+        messages=lambda: list(notebook_catalogs.markdown_cells(source)),
+    )
+
+
+def notebook_domains() -> tuple[Domain, ...]:
+    """The notebooks whose catalogs exist in every shipped language (each source must have one: tests)."""
+    return tuple(
+        notebook_domain(source)
+        for source in notebook_catalogs.sources()
+        if all(notebook_catalogs.catalog_path(source.stem, language).is_file() for language in SHIPPED)
+    )
+
+
+DOMAINS: tuple[Domain, ...] = (*notebook_domains(),)
+"""Every domain with a catalog; each part of the course adds its own here."""
 
 
 def table(domains: Iterable[Domain] = DOMAINS, languages: Iterable[str] = SHIPPED) -> list[CatalogStatus]:
