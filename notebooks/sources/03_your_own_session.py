@@ -297,13 +297,16 @@ print(f"estimate_tokens_cjk charges a CJK character {float(CJK_TOKENS_PER_CHAR):
 # a CJK character costs `CJK_TOKENS_PER_CHAR` tokens instead of a quarter. That coefficient
 # is the pi-zh figure above, rounded to hundredths; `python -m course_lib.importers.calibration`
 # recomputes it from the sample, and a test holds the two equal. Text without a CJK
-# character costs exactly `ceil(chars / 4)`, so nothing in sections 1–3 changes.
+# character costs exactly `ceil(chars / 4)`; the first line below checks it on every
+# message of section 3.
 #
-# The three counts, message by message, added up by role; the last columns are the errors
-# `BPE − estimate` of the two rough estimators.
+# Then the three counts, message by message, added up by role; the last columns are the
+# errors `BPE − estimate` of the two rough estimators.
 
 # %% id="cjk-04"
 ESTIMATES = {"chars/4": estimate_tokens_chars, "cjk-aware": estimate_tokens_cjk}
+same = [estimate_tokens_cjk(e.message) == estimate_tokens_chars(e.message) for p in sessions.values() for e in p if e.type == "message"]
+print(f"section 3's {len(same)} messages: estimate_tokens_cjk gives ceil(chars / 4) on {sum(same)} of them")
 mixed_messages = pd.DataFrame(
     [
         {"session": name, "role": entry.message.role,

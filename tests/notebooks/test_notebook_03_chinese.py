@@ -84,3 +84,11 @@ def test_the_prose_states_no_figure_the_cells_compute() -> None:
     prose = "\n".join(cell.source for cell in cells.values() if cell.cell_type == "markdown")
     stated = {int(n) for n in re.findall(r"\d{3,}", prose)}
     assert not shown & stated, shown & stated
+
+
+def test_the_english_costs_are_checked_unchanged_in_a_cell() -> None:
+    printed = _printed(_cells()["cjk-04"])
+    found = re.search(
+        r"section 3's (\d+) messages: estimate_tokens_cjk gives ceil\(chars / 4\) on (\d+) of them", printed
+    )
+    assert found and found.group(1) == found.group(2) and int(found.group(1)) > 0, printed
