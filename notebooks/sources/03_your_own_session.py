@@ -21,7 +21,7 @@
 #    chosen from the measured error instead of guessed.
 # 4. **What does `ceil(chars / 4)` do to Chinese?** The same counts on a Chinese coding
 #    session with English code, and an estimator that charges a Chinese character what
-#    the BPE tokenizer charges.
+#    the BPE tokenizer charges on average.
 #
 # By default it opens a small **pi** session that ships with the pack. To open your
 # own, put its path in `SESSION_FILE` below and run the notebook again. These formats
@@ -413,10 +413,10 @@ pd.DataFrame(mixed_rows)
 #   fell short for these sessions (code, paths and tool output cost more than a quarter
 #   token per character; section 4 measures what Chinese characters cost). What matters
 #   is the error of a whole **request**, not of one message.
-# * A margin measured on one kind of text does not carry over to another: section 4
-#   printed the margin each rough estimator needs on the Chinese sample beside the English
-#   samples' margin, and what each pair of estimator and margin kept. Measure the margin
-#   with the estimator you will use, on text like yours.
+# * A margin is measured on one kind of text: section 4 printed the margin each rough
+#   estimator needs on the Chinese sample beside the English samples' margin, and what
+#   each pair of estimator and margin kept. Measure the margin with the estimator you
+#   will use, on text like yours.
 # * A margin taken from measured errors says what it protects against ("95% of the
 #   requests measured"); a round number typed in says nothing.
 # * Measure on sessions like yours. The bundled samples are tiny, so their 95th
