@@ -50,11 +50,21 @@ def load_session(path: str | os.PathLike[str], *, format: str = "auto") -> Impor
     return LOADERS[format](source)
 
 
-def sample_path(fmt: Format) -> Path:
-    """The small sample log of ``fmt`` that ships with the package (a few interactions and every messy case)."""
+SAMPLE_LANGUAGES: dict[str, tuple[Format, ...]] = {"en": FORMATS, "zh": ("pi",)}
+"""The sample logs that ship, by language: one per format in English (a few interactions and every
+messy case), and a pi session in Chinese with English code, commands and tool output, on which
+``calibration`` measures what a CJK character costs."""
+
+
+def sample_path(fmt: Format, *, language: str = "en") -> Path:
+    """The small sample log of ``fmt`` in ``language`` that ships with the package (``SAMPLE_LANGUAGES``)."""
     if fmt not in LOADERS:
         raise OptionError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return Path(str(files(__name__) / "samples" / f"{fmt}.jsonl"))
+    if fmt not in SAMPLE_LANGUAGES.get(language, ()):
+        shipped = ", ".join(f"{lang}: {' '.join(fmts)}" for lang, fmts in SAMPLE_LANGUAGES.items())
+        raise OptionError(f"no {fmt} sample in language {language!r}; the samples are {shipped}")
+    name = fmt if language == "en" else f"{fmt}-{language}"
+    return Path(str(files(__name__) / "samples" / f"{name}.jsonl"))
 
 
 def detect_format(path: str | os.PathLike[str]) -> Format:
@@ -85,6 +95,7 @@ def _format_of(value: dict[str, Any]) -> Format | None:
 
 __all__ = [
     "FORMATS",
+    "SAMPLE_LANGUAGES",
     "ImportedSession",
     "Note",
     "SessionImportError",

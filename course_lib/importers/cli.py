@@ -1,7 +1,7 @@
 """``course-session``: the course's projection for a real agent log, or the log as the course's JSONL.
 
     course-session show FILE [--format auto|course|pi|claude-code|codex]
-                             [--max-tokens N --reserved-output N --safety-margin N --estimator chars|bpe]
+                             [--max-tokens N --reserved-output N --safety-margin N --estimator chars|cjk|bpe]
     course-session convert FILE -o OUT.jsonl [--format ...]
 
 ``show`` prints a header (format, entries, skipped lines, costs, the reason)
@@ -21,12 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CourseError, SessionEntryError, SessionPathError, SessionStoreError
-from ..estimators import TokenizerDataError, estimate_tokens_bpe, estimate_tokens_chars
+from ..estimators import (
+    CJK_TOKENS_PER_CHAR,
+    TokenizerDataError,
+    estimate_tokens_bpe,
+    estimate_tokens_chars,
+    estimate_tokens_cjk,
+)
 from ..store import JsonlSessionStore
 from . import FORMATS, ImportedSession, SessionImportError, load_session
 
 DEFAULTS = {"max_tokens": 200_000, "reserved_output": 16_384, "safety_margin": 2_000}
-ESTIMATORS = {"chars": estimate_tokens_chars, "bpe": estimate_tokens_bpe}
+ESTIMATORS = {"chars": estimate_tokens_chars, "cjk": estimate_tokens_cjk, "bpe": estimate_tokens_bpe}
 SHOWN = 3  # rows shown on each side of the boundary, and newest rows
 
 
@@ -63,7 +69,8 @@ def _parser() -> argparse.ArgumentParser:
         "--estimator",
         choices=tuple(ESTIMATORS),
         default="chars",
-        help="chars: ceil(characters / 4); bpe: cl100k_base tokens (default chars)",
+        help="chars: ceil(characters / 4); cjk: the same, but a Chinese, Japanese or Korean character counts "
+        f"{float(CJK_TOKENS_PER_CHAR):g} (not 1/4); bpe: cl100k_base tokens (default chars)",
     )
     convert.add_argument(
         "-o", "--output", type=Path, required=True, help="the new course JSONL file (never overwritten)"

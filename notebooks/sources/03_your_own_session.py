@@ -10,7 +10,7 @@
 # # Your own session — import a real agent log, explore it, count real tokens
 #
 # Notebooks 00–02 use the chapter's small, hand-checkable sessions. This one opens a
-# **real agent log** and asks three questions about it:
+# **real agent log** and asks four questions about it:
 #
 # 1. **What did the import carry over, and what did it leave out?** A log written by a
 #    real agent is messier than the course's entries; nothing may be dropped silently.
@@ -19,6 +19,9 @@
 # 3. **How far off is `ceil(chars / 4)`?** The production heuristic against a real BPE
 #    tokenizer, message by message and request by request, and a `safety_margin`
 #    chosen from the measured error instead of guessed.
+# 4. **What does `ceil(chars / 4)` do to Chinese?** The same counts on a Chinese coding
+#    session with English code, and an estimator that charges a Chinese character what
+#    the BPE tokenizer charges on average.
 #
 # By default it opens a small **pi** session that ships with the pack. To open your
 # own, put its path in `SESSION_FILE` below and run the notebook again. These formats
@@ -120,8 +123,8 @@ table_page(view.table, page_size=12)
 # `error = BPE tokens − ceil(chars / 4)`
 #
 # A positive error is the dangerous one: the heuristic promised fewer tokens than the
-# model will see. Below, every message of every bundled sample (and of your own file,
-# if you set `SESSION_FILE`).
+# model will see. Below, every message of the four English samples, one per format (and
+# of your own file, if you set `SESSION_FILE`); section 4 takes the Chinese one.
 
 # %% id="15d8bd33"
 logs = {fmt: sample_path(fmt) for fmt in FORMATS}
@@ -222,9 +225,8 @@ plt.show()
 # What happens depends on the session, so the cell says it for the one at hand, row by
 # row: what was kept, and whether the real input fits. A margin from the 95th percentile
 # covers 19 of 20 requests measured, not every one: when the worst request still does not
-# fit with it (text the heuristic underestimates far more than the rest, such as Chinese,
-# where one character is often a whole token or more), the margin has to come from that
-# session's own errors, or a higher percentile.
+# fit with it (text the heuristic underestimates far more than the rest; section 4 measures
+# Chinese), the margin has to come from that session's own errors, or a higher percentile.
 
 # %% id="066c5496"
 worst = per_request.loc[per_request["error"].idxmax()]
@@ -260,13 +262,161 @@ for row in rows:
           f"the real input, {row['input, real (BPE)']} tokens, {fits} in {row['room for input']}")
 pd.DataFrame(rows)
 
+# %% [markdown] id="cjk-01"
+# ## 4. What `ceil(chars / 4)` does to Chinese
+#
+# `ceil(chars / 4)` charges a quarter token per character, whatever the character. The
+# pack ships one more pi sample, `sample_path("pi", language="zh")`: a coding session in
+# Chinese, with English code, commands and tool output, as a Chinese-speaking developer's
+# session looks. (If you set `SESSION_FILE`, your session is measured beside it.)
+#
+# The cell splits each message's text into **CJK characters** (Chinese, Japanese and Korean
+# script, and the punctuation written with them, such as `，` and `。`) and the rest, and
+# counts with the BPE tokenizer what the CJK characters cost.
+
+# %% id="cjk-02"
+from course_lib.estimators import CJK_TOKENS_PER_CHAR, estimate_tokens_cjk
+from course_lib.importers.calibration import CalibrationError, calibrate
+
+mixed_logs = {"pi-zh": sample_path("pi", language="zh")}
+if SESSION_FILE:
+    mixed_logs["your session"] = source
+mixed_sessions = {name: list(load_session(path).entries) for name, path in mixed_logs.items()}
+for name, path in mixed_logs.items():
+    try:
+        found = calibrate(path)
+    except CalibrationError:
+        print(f"{name}: no CJK character")
+        continue
+    print(f"{name}: {found.characters} CJK characters cost {found.tokens} BPE tokens, "
+          f"{float(found.measured):.2f} per character; ceil(chars / 4) charges 0.25")
+print(f"estimate_tokens_cjk charges a CJK character {float(CJK_TOKENS_PER_CHAR):.2f}")
+
+# %% [markdown] id="cjk-03"
+# `estimate_tokens_cjk` (in `course_lib.estimators`) is `ceil(chars / 4)` with one change:
+# a CJK character costs `CJK_TOKENS_PER_CHAR` tokens instead of a quarter. That coefficient
+# is the pi-zh figure above, rounded to hundredths; `python -m course_lib.importers.calibration`
+# recomputes it from the sample, and a test holds the two equal. Text without a CJK
+# character costs exactly `ceil(chars / 4)`; the first line below checks it on every
+# message of section 3.
+#
+# Then the three counts, message by message, added up by role; the last columns are the
+# errors `BPE − estimate` of the two rough estimators.
+
+# %% id="cjk-04"
+ESTIMATES = {"chars/4": estimate_tokens_chars, "cjk-aware": estimate_tokens_cjk}
+same = [estimate_tokens_cjk(e.message) == estimate_tokens_chars(e.message) for p in sessions.values() for e in p if e.type == "message"]
+print(f"section 3's {len(same)} messages: estimate_tokens_cjk gives ceil(chars / 4) on {sum(same)} of them")
+mixed_messages = pd.DataFrame(
+    [
+        {"session": name, "role": entry.message.role,
+         **{label: estimate(entry.message) for label, estimate in ESTIMATES.items()},
+         "bpe": estimate_tokens_bpe(entry.message)}
+        for name, path in mixed_sessions.items()
+        for entry in path
+        if entry.type == "message"
+    ]
+)
+by_role = mixed_messages.groupby(["session", "role"])[["chars/4", "cjk-aware", "bpe"]].sum()
+for name in mixed_sessions:
+    by_role.loc[(name, "whole session"), :] = by_role.loc[name].sum()
+by_role = by_role.sort_index().astype(int)
+for label in ESTIMATES:
+    by_role[f"bpe − {label}"] = by_role["bpe"] - by_role[label]
+by_role
+
+# %% [markdown] id="cjk-05"
+# As in section 3, what runs out of room is a request. For every user turn, the request
+# `build_context` would send, counted three ways, and for each rough estimator the margin
+# its errors call for: the 95th percentile of `BPE − estimate` over these requests. The
+# last line is the English samples' margin from section 3, for comparison.
+
+# %% id="cjk-06"
+def mixed_requests(name, path):
+    for position, entry in enumerate(path):
+        if entry.type == "message" and entry.message.role == "user":
+            sent = build_context(
+                path[: position + 1], max_tokens=10**9, reserved_output=0, safety_margin=0,
+                estimate_tokens=estimate_tokens_chars,
+            ).messages
+            counts = {label: sum(map(estimate, sent)) for label, estimate in ESTIMATES.items()}
+            yield {"session": name, "user turn": entry.id, "messages sent": len(sent), **counts,
+                   "bpe": sum(map(estimate_tokens_bpe, sent))}
+
+
+mixed_per_request = pd.DataFrame(
+    [row for name, path in mixed_sessions.items() for row in mixed_requests(name, path)]
+)
+margins = {}
+for label in ESTIMATES:
+    error = mixed_per_request["bpe"] - mixed_per_request[label]
+    mixed_per_request[f"bpe − {label}"] = error
+    margins[label] = max(0, int(np.ceil(np.percentile(error, 95, method="higher"))))
+    worst_share = (error / mixed_per_request["bpe"]).max()
+    print(f"{label}: margin {margins[label]} tokens; at worst, the estimate misses {worst_share:.0%} of a request's real count")
+print(f"the English samples' margin (section 3): {safety_margin} tokens")
+mixed_per_request
+
+# %% [markdown] id="cjk-07"
+# ### The margins at work on Chinese
+#
+# The same experiment as above, on the request whose `ceil(chars / 4)` estimate fell
+# shortest: `max_tokens` is that estimate plus the reserved output, so by `ceil(chars / 4)`
+# the whole request just fits. Each rough estimator builds the context twice, with the
+# English samples' margin and with the margin from this session's own errors. The lines
+# say, from the rows, what each kept and whether the real input fits.
+
+# %% id="cjk-08"
+mixed_worst = mixed_per_request.loc[mixed_per_request["bpe − chars/4"].idxmax()]
+mixed_path = mixed_sessions[mixed_worst["session"]]
+mixed_request = mixed_path[: next(i for i, e in enumerate(mixed_path) if e.id == mixed_worst["user turn"]) + 1]
+mixed_max_tokens = int(mixed_worst["chars/4"]) + reserved_output
+print(f"{mixed_worst['session']}, the request for user turn {mixed_worst['user turn']}: "
+      f"max_tokens={mixed_max_tokens}, reserved_output={reserved_output}")
+
+
+def mixed_with_margin(label, margin_from, margin):
+    result = build_context(
+        mixed_request, max_tokens=mixed_max_tokens, reserved_output=reserved_output, safety_margin=margin,
+        estimate_tokens=ESTIMATES[label],
+    )
+    real = sum(map(estimate_tokens_bpe, result.messages))
+    return {
+        "estimator": label,
+        "margin from": margin_from,
+        "safety_margin": margin,
+        "reason": result.reason,
+        "entries kept": len(result.kept_entry_ids),
+        "input, estimated": result.tokens.system + result.tokens.messages,
+        "input, real (BPE)": real,
+        "room for input": mixed_max_tokens - reserved_output,
+        "real input fits": real <= mixed_max_tokens - reserved_output,
+    }
+
+
+mixed_rows = [
+    mixed_with_margin(label, margin_from, margin)
+    for label in ESTIMATES
+    for margin_from, margin in (("English samples", safety_margin), ("this session", margins[label]))
+]
+for row in mixed_rows:
+    fits = "fits" if row["real input fits"] else "does NOT fit"
+    print(f"{row['estimator']}, safety_margin={row['safety_margin']} ({row['margin from']}): "
+          f"{row['entries kept']} entr{'y' if row['entries kept'] == 1 else 'ies'} kept ({row['reason']}); the real input, "
+          f"{row['input, real (BPE)']} tokens, {fits} in {row['room for input']}")
+pd.DataFrame(mixed_rows)
+
 # %% [markdown] id="24998b9e"
 # ## What to take away
 #
 # * How far the heuristic is off depends on the text: the tables above show where it
 #   fell short for these sessions (code, paths and tool output cost more than a quarter
-#   token per character, and so does text in many scripts). What matters is the error
-#   of a whole **request**, not of one message.
+#   token per character; section 4 measures what Chinese characters cost). What matters
+#   is the error of a whole **request**, not of one message.
+# * A margin is measured on one kind of text: section 4 printed the margin each rough
+#   estimator needs on the Chinese sample beside the English samples' margin, and what
+#   each pair of estimator and margin kept. Measure the margin with the estimator you
+#   will use, on text like yours.
 # * A margin taken from measured errors says what it protects against ("95% of the
 #   requests measured"); a round number typed in says nothing.
 # * Measure on sessions like yours. The bundled samples are tiny, so their 95th
