@@ -42,11 +42,16 @@ between ``### BEGIN SOLUTION`` and ``### END SOLUTION``, at the marker's indenta
 
 Everything else (prose, hints, tags, cell and notebook metadata) is copied as
 it is; outputs are cleared and then refilled by ``scripts/execute_notebooks.py``.
+
+Each notebook whose source has a translation catalog also gets its edition in that
+language (``labs/zh/…``, ``notebooks/zh/…``): the same cells, the prose from the catalog
+(``scripts/translated_notebooks.py``).
 """
 
 from __future__ import annotations
 
 import copy
+import importlib
 import re
 import subprocess
 import sys
@@ -62,6 +67,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from course_grader.intake.cells import CHECKLIST_TAG, EXERCISE_TAG  # noqa: E402 - the tags the grader reads
 from course_lib import lab_registry  # noqa: E402 - the registry says where each lab's notebooks live
+
+sys.path.insert(0, str(ROOT / "scripts"))
+translated_notebooks = importlib.import_module("translated_notebooks")  # the editions in other languages, beside this
 
 TEXT_FORMAT = "py:percent"
 SOURCES = "sources"
@@ -285,14 +293,25 @@ def read_plain_source(source: Path) -> NotebookNode:
     return notebook
 
 
-def generated() -> Iterator[tuple[Path, NotebookNode]]:
-    """Every notebook the sources give, with where it is committed: each lab's two, then the plain ones."""
+def english_notebooks() -> Iterator[tuple[Path, Path, NotebookNode]]:
+    """Every English notebook the sources give: its source, where it is committed, the notebook."""
     for source in source_paths():
         solution = read_source(source)
-        yield solution_path(source), solution
-        yield learner_path(solution_path(source)), learner_notebook(solution)
+        yield source, solution_path(source), solution
+        yield source, learner_path(solution_path(source)), learner_notebook(solution)
     for source in plain_source_paths():
-        yield plain_path(source), read_plain_source(source)
+        yield source, plain_path(source), read_plain_source(source)
+
+
+def generated() -> Iterator[tuple[Path, NotebookNode]]:
+    """Every notebook the sources give, with where it is committed: each lab's two, then the plain ones,
+    each followed by its edition in every language whose catalog of its source exists (translated_notebooks)."""
+    for source, target, notebook in english_notebooks():
+        yield target, notebook
+        for language in translated_notebooks.TRANSLATED:
+            if translated_notebooks.has_catalog(source, language):
+                edition = translated_notebooks.edition(notebook, source, language)
+                yield translated_notebooks.edition_path(target, language, ROOT), edition
 
 
 def comparable_cell(cell: NotebookNode) -> dict[str, Any]:

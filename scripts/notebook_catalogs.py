@@ -78,11 +78,13 @@ def read(stem: str, language: str) -> Catalog:
         return read_po(handle, locale=i18n.LOCALES[language])
 
 
-def translated_cells(stem: str, language: str) -> dict[str, str]:
-    """Each markdown cell's translation by cell id, for the generator (only translated, not fuzzy, cells)."""
+def translated_cells(stem: str, language: str) -> dict[str, tuple[str, str]]:
+    """Each translated (not fuzzy) markdown cell by cell id: the English it translates and its translation.
+
+    The generator uses a translation only while the cell's English is still that text."""
     catalog = read(stem, language)
     return {
-        str(message.context): str(message.string)
+        str(message.context): (str(message.id), str(message.string))
         for message in catalog
         if message.id and message.context and message.string and not message.fuzzy
     }

@@ -1,0 +1,88 @@
+"""The notebooks in another language: the English notebook, its prose from the catalog (issue 32).
+
+A translated edition is generated from the same text source as the English one, so
+the two cannot drift: every code cell is the English cell as it is (the checklist,
+nbval and the grader treat both alike), and each markdown cell is replaced by its
+translation from ``locale/<locale>/LC_MESSAGES/notebooks/<source stem>.po``
+(scripts/notebook_catalogs.py). A source without a catalog in that language has no
+edition in it; a catalog that lacks a cell, or has only a fuzzy translation of it, is
+refused, naming the catalog and the cell: a Chinese notebook never shows English prose.
+
+The edition lives in a ``<language>`` folder beside the English notebooks
+(``labs/zh/lab_11_3_build_context.ipynb``, ``labs/zh/solutions/…``, ``notebooks/zh/…``)
+and speaks its language from its first code cell: a generated cell, tagged
+``course-language``, calls ``course_lib.i18n.use_language``, so the checklist's
+verdicts in that kernel are in the notebook's language. The grader never runs it
+(it runs only a submission's ``exercise`` cells, with the course's own setup), so a
+submission cannot change its grade there; the notebook's ``course_language`` metadata
+names the language for tools.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import sys
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+from course_lib import i18n  # noqa: E402 - the languages the course ships
+
+notebook_catalogs = importlib.import_module("notebook_catalogs")  # scripts/notebook_catalogs.py, beside this file
+
+LANGUAGE_TAG = "course-language"
+LANGUAGE_CELL_ID = "course-language"
+LANGUAGE_METADATA = "course_language"
+TRANSLATED = tuple(language for language in i18n.LANGUAGES if i18n.LOCALES[language] is not None)
+"""The languages with catalogs: each gets an edition of every notebook whose catalog exists."""
+
+
+class TranslationMissingError(ValueError):
+    """A notebook's catalog lacks a markdown cell's translation (or holds only a fuzzy one)."""
+
+
+def edition_path(english: Path, language: str, root: Path = ROOT) -> Path:
+    """``labs/solutions/x.ipynb`` → ``labs/zh/solutions/x.ipynb``; ``notebooks/x.ipynb`` → ``notebooks/zh/x.ipynb``."""
+    relative = english.relative_to(root)
+    return root / relative.parts[0] / language / Path(*relative.parts[1:])
+
+
+def language_cell(language: str) -> NotebookNode:
+    """The first code cell of an edition: the kernel speaks ``language`` from here on."""
+    source = f'from course_lib.i18n import use_language\n\nuse_language("{language}")'
+    cell = nbformat.v4.new_code_cell(source, metadata={"tags": [LANGUAGE_TAG]})
+    cell.id = f"{LANGUAGE_CELL_ID}-{language}"
+    return cell
+
+
+def has_catalog(source: Path, language: str) -> bool:
+    return bool(notebook_catalogs.catalog_path(source.stem, language).is_file())
+
+
+def edition(english: NotebookNode, source: Path, language: str) -> NotebookNode:
+    """``english`` with every markdown cell translated and the language cell before its first code cell."""
+    translations = notebook_catalogs.translated_cells(source.stem, language)
+    path = notebook_catalogs.catalog_path(source.stem, language)
+    catalog = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    translated = copy.deepcopy(english)
+    for cell in translated.cells:
+        if cell.cell_type != "markdown":
+            continue
+        english_text, translation = translations.get(cell.id, (None, ""))
+        if english_text != cell.source:
+            problem = (
+                "no translation (or only a fuzzy one)" if english_text is None else "a translation of older English"
+            )
+            raise TranslationMissingError(
+                f"{catalog}: {problem} of cell {cell.id!r}; "
+                f"run `python scripts/notebook_catalogs.py {source.stem}` and translate it"
+            )
+        cell.source = translation
+    first_code = next((i for i, cell in enumerate(translated.cells) if cell.cell_type == "code"), len(translated.cells))
+    translated.cells.insert(first_code, language_cell(language))
+    translated.metadata[LANGUAGE_METADATA] = language
+    return translated
