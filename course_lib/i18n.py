@@ -123,6 +123,15 @@ class Messages:
         return translations(self.folder, self.domain, language(chosen)).pgettext(context, message)
 
 
+def message(text: str) -> str:
+    """Mark ``text`` as a message for the catalogs and return it unchanged (gettext's ``N_``).
+
+    For a sentence written once as a constant and translated where it is said
+    (``MESSAGES(TEMPLATE)``): the catalog's extractor finds it here.
+    """
+    return text
+
+
 LOCALE_FOLDER = Path(__file__).resolve().parent / "locale"
 MESSAGES = Messages("course_lib", LOCALE_FOLDER)
 """``course_lib``'s own messages (the checklist, the rules, the learner-facing commands)."""

@@ -13,6 +13,8 @@ import math
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from .i18n import MESSAGES
+
 MISSING = "(missing)"
 """What was got where the expected value has a key the result lacks."""
 ABSENT = "(absent)"
@@ -26,10 +28,12 @@ class Difference(NamedTuple):
     expected: Any
     got: Any
 
-    def describe(self) -> str:
-        """``expected 3, got 2 at tokens.messages``: the words a verdict and a lab cell use for it."""
-        at = f" at {self.where}" if self.where else ""
-        return f"expected {short(self.expected)}, got {short(self.got)}{at}"
+    def describe(self, chosen: str | None = None) -> str:
+        """``expected 3, got 2 at tokens.messages``: the words a verdict and a lab cell use for it (translated)."""
+        at = MESSAGES(" at {where}", chosen).format(where=self.where) if self.where else ""
+        return MESSAGES("expected {expected}, got {got}{at}", chosen).format(
+            expected=short(self.expected), got=short(self.got), at=at
+        )
 
 
 def first_difference(expected: Any, got: Any, where: str = "") -> Difference | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import OptionError
+from .i18n import MESSAGES
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,14 @@ class Lab:
     def label(self) -> str:
         """How notebooks and messages name it: ``Lab 11.3``, or ``The capstone``."""
         return f"Lab {self.id}" if self.id[0].isdigit() else f"The {self.id}"
+
+    def spoken_label(self, chosen: str | None = None) -> str:
+        """``label`` in the reader's language (a lab keeps its English name and number, as the chapter does)."""
+        return (
+            MESSAGES("Lab {id}", chosen).format(id=self.id)
+            if self.id[0].isdigit()
+            else MESSAGES("The capstone", chosen)
+        )
 
 
 _BUILD_CONTEXT = (

@@ -115,12 +115,48 @@ def notebook_domain(source: Path) -> Domain:
 
 
 def notebook_domains() -> tuple[Domain, ...]:
-    """The notebooks whose catalogs exist in every shipped language (each source must have one: tests)."""
-    return tuple(
-        notebook_domain(source)
-        for source in notebook_catalogs.sources()
-        if all(notebook_catalogs.catalog_path(source.stem, language).is_file() for language in SHIPPED)
-    )
+    """Every notebook source's cells: a source without a catalog misses every message (and the tests fail)."""
+    return tuple(notebook_domain(source) for source in notebook_catalogs.sources())
+
+
+KEYWORDS = {
+    "MESSAGES": None,
+    "message": None,
+    "say": None,
+    "diagnosis_template": None,
+    "expect": (3,),
+    "expect_equal": (4,),
+    "observe": (3,),
+    "expect_same": (4,),
+    "expect_rejects": (2,),
+    "expect_independent": (4,),
+}
+"""Where a package's sources hold a message: the translator, the markers, and each expectation's sentence.
+
+``MESSAGES("…")`` and ``message("…")`` (i18n), ``say("…", …)`` and
+``diagnosis_template("…")`` (checklist.wording, checklist.expect) take it first;
+each ``expect…``/``observe`` takes its sentence at the position given (gettext's
+keyword spec: the argument's 1-based index).
+"""
+
+
+def package_messages(package: str) -> list[Key]:
+    """Every message ``package``'s Python sources hold (Babel's extractor, with ``KEYWORDS``)."""
+    from babel.messages.extract import extract_from_dir
+
+    found = extract_from_dir(str(ROOT / package), method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=())
+    return sorted({key_of(context, message) for _file, _line, message, _comments, context in found}, key=str)
+
+
+def package_domain(package: str) -> Domain:
+    """A package's own messages (its checklist, its commands): ``<package>/locale/<locale>/LC_MESSAGES/<package>.po``."""
+
+    def catalog(language: str) -> Path:
+        path = i18n.catalog_path(ROOT / package / "locale", package, language)
+        assert path is not None, language  # only shipped languages have catalogs
+        return path
+
+    return Domain(name=package, catalog=catalog, messages=lambda: package_messages(package))
 
 
 DOMAINS: tuple[Domain, ...] = (*notebook_domains(),)

@@ -31,6 +31,9 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..i18n import message
+from .wording import Wording, say
+
 SECONDS = 5.0
 """Wall-clock seconds one check may run: far above any check's need, below the grader's 10 s per cell."""
 MEMORY_MB = 1024
@@ -58,11 +61,17 @@ class Bound:
     reached: str | None = None
 
     @property
-    def description(self) -> str:
-        """The sentence a learner reads when the bound stopped a check."""
+    def description(self) -> Wording:
+        """The sentence a learner reads when the bound stopped a check (one of ``STOPPED``)."""
         if self.reached == "memory":
-            return f"it used more than {self.megabytes} MB of memory, the bound of one check (a list that never stops growing?)"
-        return f"it ran longer than {self.seconds:g} s, the bound of one check (a loop that never ends?)"
+            return say(MEMORY_REACHED, megabytes=self.megabytes)
+        return say(TIME_REACHED, seconds=f"{self.seconds:g}")
+
+
+MEMORY_REACHED = message(
+    "it used more than {megabytes} MB of memory, the bound of one check (a list that never stops growing?)"
+)
+TIME_REACHED = message("it ran longer than {seconds} s, the bound of one check (a loop that never ends?)")
 
 
 def _statm(field: int) -> int | None:

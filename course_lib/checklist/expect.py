@@ -31,9 +31,11 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel
 
 from ..errors import CourseError
+from ..i18n import MESSAGES
 from ..json_diff import first_difference, short
 from ..parsing import to_json_dict
 from .exact import inexact
+from .wording import render_against, wording_of
 
 Kind = Literal["equal", "true", "rejects", "independent", "same"]
 KINDS = ("equal", "true", "rejects", "independent", "same")
@@ -49,11 +51,22 @@ class NotAPointError(CourseError, ValueError):
     """Data that should be one recorded expectation (``Point.to_json``) is not: a kernel's reply is never trusted."""
 
 
+DIAGNOSES: dict[str, str] = {}
+"""The templates a ``Diagnosis`` may be said with (``diagnosis_template``): the only ones a record may name."""
+
+
+def diagnosis_template(template: str) -> str:
+    """Register ``template`` as a diagnosis the judge may translate (a lab module's constant), and return it."""
+    DIAGNOSES[template] = template
+    return template
+
+
 class Diagnosis(CourseError, RuntimeError):
     """A check knows why the learner's code crashed better than its traceback does (R18's cut point).
 
     Raised by a check around the call it explains; ``explanation`` (rule first)
-    is the whole message of the check's verdict.
+    is the whole message of the check's verdict: a ``say`` of a registered
+    ``diagnosis_template``, so the judge can say it in the reader's language.
     """
 
     def __init__(self, explanation: str) -> None:
@@ -63,13 +76,19 @@ class Diagnosis(CourseError, RuntimeError):
 
 @dataclass(frozen=True)
 class Point:
-    """One stated expectation: its kind, the rule it pins, and the observed and expected data."""
+    """One stated expectation: its kind, the rule it pins, and the observed and expected data.
+
+    ``what`` is the English sentence; ``wording`` its template and fields when the
+    check wrote it with ``say`` (``checklist.wording``), so a verdict can say it
+    in the reader's language.
+    """
 
     kind: Kind
     rule: str
     what: str
     actual: Any = None
     expected: Any = None
+    wording: Any = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,7 +99,12 @@ class Point:
             raise NotAPointError(f"not a checklist point: {short(data, 80)}")
         kind = cast(Kind, str(data["kind"]))  # one of KINDS, checked above
         return cls(
-            kind, str(data.get("rule", "")), str(data.get("what", ""))[:300], data.get("actual"), data.get("expected")
+            kind,
+            str(data.get("rule", "")),
+            str(data.get("what", ""))[:300],
+            data.get("actual"),
+            data.get("expected"),
+            data.get("wording"),
         )
 
 
@@ -118,17 +142,17 @@ def recording() -> Iterator[Recorder]:
 
 
 def expect(condition: object, rule: str, message: str) -> None:
-    _JUDGE.get()(Point("true", rule, message, actual=bool(condition), expected=True))
+    _JUDGE.get()(Point("true", rule, message, actual=bool(condition), expected=True, wording=wording_of(message)))
 
 
 def expect_equal(actual: Any, expected: Any, rule: str, what: str) -> None:
-    _JUDGE.get()(Point("equal", rule, what, actual=json_data(actual), expected=json_data(expected)))
+    _JUDGE.get()(Point("equal", rule, what, json_data(actual), json_data(expected), wording_of(what)))
 
 
 def observe(value: Any, rule: str, what: str) -> None:
     """``value`` must equal what the reference observes at this point of the check (judged by ``verdict``)."""
     data = json_data(value)
-    _JUDGE.get()(Point("equal", rule, what, actual=data, expected=data))
+    _JUDGE.get()(Point("equal", rule, what, data, data, wording_of(what)))
 
 
 def expect_same(left: Any, right: Any, rule: str, what: str) -> None:
@@ -137,7 +161,7 @@ def expect_same(left: Any, right: Any, rule: str, what: str) -> None:
     Judged on the two values alone, not against the reference: what each must
     be is for the points that observe them.
     """
-    _JUDGE.get()(Point("same", rule, what, actual=[json_data(left), json_data(right)], expected=None))
+    _JUDGE.get()(Point("same", rule, what, [json_data(left), json_data(right)], None, wording_of(what)))
 
 
 def expect_rejects(rule: str, what: str, call: Callable[..., Any], names: Iterable[str | tuple[str, ...]] = ()) -> None:
@@ -155,62 +179,87 @@ def expect_rejects(rule: str, what: str, call: Callable[..., Any], names: Iterab
     else:
         outcome = {"raised": None}
     options = [list(name) if isinstance(name, tuple) else [name] for name in names]
-    _JUDGE.get()(Point("rejects", rule, what, actual=outcome, expected=options))
+    _JUDGE.get()(Point("rejects", rule, what, outcome, options, wording_of(what)))
 
 
 def expect_independent(left: Any, right: Any, rule: str, what: str) -> None:
-    _JUDGE.get()(Point("independent", rule, what, actual=shared_mutables(left, right)[:3], expected=[]))
+    _JUDGE.get()(Point("independent", rule, what, shared_mutables(left, right)[:3], [], wording_of(what)))
 
 
 # --- judging ---------------------------------------------------------------------
 
 
-def verdict(observed: Point, trusted: Point) -> str | None:
+def verdict(observed: Point, trusted: Point, chosen: str | None = None) -> str | None:
     """``None`` when ``observed`` meets ``trusted``'s expectation, else the one-line failure.
 
     ``trusted`` is the point as the grader's own run of the check stated it: its
-    kind and expected value are used, never the observed point's.
+    kind and expected value are used, never the observed point's. The failure is
+    said in ``chosen`` (else the reader's language, ``i18n.language``); which
+    points fail never depends on the language.
     """
-    rule, what = trusted.rule, observed.what or trusted.what
+    rule, what = trusted.rule, said(observed, trusted, chosen)
     if observed.kind != trusted.kind:
-        return f"{rule}: {what} — the check ran differently in your kernel (was course_lib changed?)"
+        return MESSAGES(
+            "{rule}: {what} — the check ran differently in your kernel (was course_lib changed?)", chosen
+        ).format(rule=rule, what=what)
     actual = observed.actual
     if trusted.kind == "true":
-        return None if actual is True else f"{rule}: {what}"
+        return None if actual is True else MESSAGES("{rule}: {what}", chosen).format(rule=rule, what=what)
     if trusted.kind == "same":
-        pair = actual if isinstance(actual, list) and len(actual) == 2 else [None, actual]
-        try:
-            difference = first_difference(pair[0], pair[1])
-        except RecursionError:  # both values came from the kernel: their depth is the submission's to choose
-            return f"{rule}: {what} differ"
-        if difference is None:
-            return None
-        where, first, second = difference
-        at = f" at {where}" if where else ""
-        return f"{rule}: {what} differ{at}: {short(first)}, then {short(second)}"
+        return _sameness_verdict(rule, what, actual, chosen)
     if trusted.kind == "independent":
         if isinstance(actual, list) and not actual:
             return None
         shared = actual[0] if isinstance(actual, list) and actual else "an object"
-        return f"{rule}: {what} share a mutable object ({short(shared, 120)}); return copies"
+        return MESSAGES("{rule}: {what} share a mutable object ({shared}); return copies", chosen).format(
+            rule=rule, what=what, shared=short(shared, 120)
+        )
     if trusted.kind == "equal":
         difference = first_difference(trusted.expected, actual)
-        return None if difference is None else f"{rule}: {what} — {difference.describe()}"
-    return _rejection_verdict(rule, what, actual, trusted.expected)
+        if difference is None:
+            return None
+        return MESSAGES("{rule}: {what} — {difference}", chosen).format(
+            rule=rule, what=what, difference=difference.describe(chosen)
+        )
+    return _rejection_verdict(rule, what, actual, trusted.expected, chosen)
 
 
-def _rejection_verdict(rule: str, what: str, outcome: Any, names: Any) -> str | None:
+def said(observed: Point, trusted: Point, chosen: str | None = None) -> str:
+    """What the point observed, in the reader's language: the trusted template, the kernel's values where they fit."""
+    if isinstance(trusted.wording, Mapping):
+        return render_against(trusted.wording, observed.wording, chosen)
+    if observed.what and observed.what != trusted.what:
+        return observed.what  # a sentence the check builds from what the learner's code did: it has no template
+    return MESSAGES(trusted.what, chosen) if trusted.what else ""
+
+
+def _sameness_verdict(rule: str, what: str, actual: Any, chosen: str | None) -> str | None:
+    pair = actual if isinstance(actual, list) and len(actual) == 2 else [None, actual]
+    try:
+        difference = first_difference(pair[0], pair[1])
+    except RecursionError:  # both values came from the kernel: their depth is the submission's to choose
+        return MESSAGES("{rule}: {what} differ", chosen).format(rule=rule, what=what)
+    if difference is None:
+        return None
+    where, first, second = difference
+    at = MESSAGES(" at {where}", chosen).format(where=where) if where else ""
+    return MESSAGES("{rule}: {what} differ{at}: {first}, then {second}", chosen).format(
+        rule=rule, what=what, at=at, first=short(first), second=short(second)
+    )
+
+
+def _rejection_verdict(rule: str, what: str, outcome: Any, names: Any, chosen: str | None = None) -> str | None:
     if not isinstance(outcome, Mapping) or outcome.get("raised") is None:
-        return f"{rule}: {what} was accepted; it must be rejected"
+        return MESSAGES("{rule}: {what} was accepted; it must be rejected", chosen).format(rule=rule, what=what)
     if not outcome.get("value_error"):
-        text = short(str(outcome.get("message", "")), 80)
-        return f"{rule}: {what} raised {outcome.get('raised')} ({text}); expected a ValueError naming the ids"
+        return MESSAGES("{rule}: {what} raised {raised} ({text}); expected a ValueError naming the ids", chosen).format(
+            rule=rule, what=what, raised=outcome.get("raised"), text=short(str(outcome.get("message", "")), 80)
+        )
     text = str(outcome.get("message", ""))
     for options in names or []:
         if not any(str(option) in text for option in options):
-            return (
-                f"{rule}: {what} was rejected, but the error does not name "
-                f"{' or '.join(map(repr, options))}: {short(text)}"
+            return MESSAGES("{rule}: {what} was rejected, but the error does not name {names}: {text}", chosen).format(
+                rule=rule, what=what, names=MESSAGES(" or ", chosen).join(map(repr, options)), text=short(text)
             )
     return None
 

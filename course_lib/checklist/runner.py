@@ -20,10 +20,12 @@ from typing import Any, Literal
 
 from .. import lab_registry
 from ..errors import CourseError
+from ..i18n import MESSAGES, message
 from . import bounds
 from .cases import CASES
 from .check import Case, Implementation
-from .expect import Diagnosis, Point, recording, verdict
+from .expect import DIAGNOSES, Diagnosis, Point, recording, said, verdict
+from .wording import render_known, say, wording_of
 
 Status = Literal["passed", "failed", "not implemented yet", "error"]
 LABS = tuple(lab_registry.LABS)
@@ -64,8 +66,8 @@ class ChecklistReport:
 
     @property
     def summary(self) -> str:
-        scope = lab_registry.lab(self.lab).label if self.lab else "Chapter 11 checklist"
-        return f"{scope}: {self.passed}/{self.total} passed"
+        scope = lab_registry.lab(self.lab).spoken_label() if self.lab else MESSAGES("Chapter 11 checklist")
+        return MESSAGES("{scope}: {passed}/{total} passed").format(scope=scope, passed=self.passed, total=self.total)
 
     def to_dataframe(self) -> Any:
         import pandas as pd
@@ -88,7 +90,8 @@ class ChecklistReport:
 
     def __str__(self) -> str:
         width = max((len(r.name) for r in self.records), default=4)
-        lines = [f"{'#':>2}  {'lab':<4}  {'check':<{width}}  status"]
+        lab, check, status = (MESSAGES(HEADERS[i]) for i in (1, 2, 4))
+        lines = [f"{'#':>2}  {lab:<4}  {check:<{width}}  {status}"]
         for r in self.records:
             lines.append(f"{r.number:>2}  {r.lab:<4}  {r.name:<{width}}  {_mark(r.status)}")
             if r.message and not r.passed:
@@ -105,17 +108,26 @@ class ChecklistReport:
             f"<td>{r.rules}</td><td>{_mark(r.status)}</td><td>{html.escape(r.message)}</td></tr>"
             for r in self.records
         )
-        head = "<tr><th>#</th><th>lab</th><th>check</th><th>rules</th><th>status</th><th>what broke</th></tr>"
+        head = "".join(
+            f"<th>{html.escape(MESSAGES(h))}</th>" for h in ("#", "lab", "check", "rules", "status", "what broke")
+        )
+        head = f"<tr>{head}</tr>"
         return f"<table>{head}{rows}</table><p><b>{html.escape(self.summary)}</b></p>"
 
 
+MARKS: Mapping[Status, tuple[str, str]] = {
+    "passed": ("✅", message("passed")),
+    "failed": ("❌", message("failed")),
+    "error": ("💥", message("error")),
+    "not implemented yet": ("⏳", message("not implemented yet")),
+}
+"""Each status's mark in the table, said in the reader's language (the record's ``status`` stays English data)."""
+HEADERS = ("#", message("lab"), message("check"), message("rules"), message("status"), message("what broke"))
+
+
 def _mark(status: Status) -> str:
-    return {
-        "passed": "✅ passed",
-        "failed": "❌ failed",
-        "error": "💥 error",
-        "not implemented yet": "⏳ not implemented yet",
-    }[status]
+    mark, word = MARKS[status]
+    return f"{mark} {MESSAGES(word)}"
 
 
 def select(lab: str | int | None = None) -> list[Case]:
@@ -170,14 +182,23 @@ def record_case(case: Case, implementation: Implementation) -> dict[str, Any]:
         except KeyboardInterrupt as exc:
             if bound is None or not bound.reached:
                 raise  # the learner interrupted the kernel: not a verdict
-            end = {"status": "error", "message": _crash(exc), "type": "bound", "stopped": bound.description}
+            stopped = bound.description
+            end = {"status": "error", "message": _crash(exc), "type": "bound", "stopped": stopped}
+            end["stopped_wording"] = wording_of(stopped)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - a crash in learner code ends the check, it is reported
             end = {"status": "error", "message": _crash(exc), "type": type(exc).__name__}
             if isinstance(exc, Diagnosis):
                 end["explained"] = exc.explanation
+                end["explained_wording"] = wording_of(exc.explanation)
             elif calls.returned_none and isinstance(exc, (AttributeError, TypeError, IndexError, KeyError)):
-                end["stopped"] = f"{calls.returned_none} returned None"
+                returned = say(RETURNED_NONE, function=calls.returned_none)
+                end["stopped"], end["stopped_wording"] = returned, wording_of(returned)
     return {"points": [point.to_json() for point in recorder.points], **end}
+
+
+RETURNED_NONE = message("{function} returned None")
+STOPS = {template: template for template in (RETURNED_NONE, bounds.MEMORY_REACHED, bounds.TIME_REACHED)}
+"""What can stop a check in the learner's kernel, as templates: the only ones a record's ``stopped`` may use."""
 
 
 class _Calls:
@@ -219,11 +240,13 @@ def trusted_points(number: int) -> tuple[Point, ...]:
     return tuple(Point.from_json(point) for point in record["points"])
 
 
-def judge_record(case: Case, record: Mapping[str, Any]) -> CheckRecord:
+def judge_record(case: Case, record: Mapping[str, Any], chosen: str | None = None) -> CheckRecord:
     """Judge a record from the learner's kernel against the reference's own run of the check.
 
     Points are compared in order; the first that fails decides, as it would in
     the learner's notebook. A record that stops early reports why it stopped.
+    The message is said in ``chosen`` (else the reader's language); the status
+    never depends on it.
     """
     trusted = trusted_points(case.number)
     points = record.get("points")
@@ -235,7 +258,7 @@ def judge_record(case: Case, record: Mapping[str, Any]) -> CheckRecord:
             point = Point.from_json(observed[index])
         except ValueError as exc:
             return _record(case, "failed", str(exc))
-        message = verdict(point, expected)
+        message = verdict(point, expected, chosen)
         if message:
             return _record(case, "failed", message)
     status = record.get("status")
@@ -244,16 +267,25 @@ def judge_record(case: Case, record: Mapping[str, Any]) -> CheckRecord:
     if status == "error":
         explained = record.get("explained")
         if isinstance(explained, str) and explained:
-            return _record(case, "error", explained[:400])
+            return _record(
+                case, "error", render_known(record.get("explained_wording"), DIAGNOSES, explained, chosen)[:400]
+            )
         stopped = record.get("stopped")
-        why = str(stopped)[:400] if isinstance(stopped, str) and stopped else None
-        return _record(case, "error", _stopped(trusted, len(observed), str(record.get("message", "error"))[:400], why))
+        why = None
+        if isinstance(stopped, str) and stopped:
+            why = render_known(record.get("stopped_wording"), STOPS, stopped, chosen)[:400]
+        crash = str(record.get("message", "error"))[:400]
+        return _record(case, "error", _stopped(trusted, len(observed), crash, why, chosen))
     if status != "completed" or len(observed) != len(trusted):
-        return _record(case, "failed", "the check ran differently in your kernel (was course_lib changed?)")
+        return _record(
+            case, "failed", MESSAGES("the check ran differently in your kernel (was course_lib changed?)", chosen)
+        )
     return _record(case, "passed", "")
 
 
-def _stopped(trusted: tuple[Point, ...], reached: int, crash: str, why: str | None = None) -> str:
+def _stopped(
+    trusted: tuple[Point, ...], reached: int, crash: str, why: str | None = None, chosen: str | None = None
+) -> str:
     """A check that stopped with an exception, named by the rule of the observation it was making.
 
     Every observation before it passed, so the reference's next point is what
@@ -265,7 +297,10 @@ def _stopped(trusted: tuple[Point, ...], reached: int, crash: str, why: str | No
     if reached >= len(trusted):
         return why or crash
     point = trusted[reached]
-    return f"{point.rule}: {point.what} — expected a result, but {why or f'it raised {crash}'}"
+    because = why or MESSAGES("it raised {crash}", chosen).format(crash=crash)
+    return MESSAGES("{rule}: {what} — expected a result, but {because}", chosen).format(
+        rule=point.rule, what=said(point, point, chosen), because=because
+    )
 
 
 def _record(case: Case, status: Status, message: str) -> CheckRecord:

@@ -10,7 +10,18 @@ from ...builders import PathBuilder
 from ...context import latest_compaction
 from ...paths import path_to
 from ..check import Implementation, LabChecks
-from ..expect import Diagnosis, expect, expect_equal, expect_independent, expect_rejects, expect_same, observe, wire
+from ..expect import (
+    Diagnosis,
+    diagnosis_template,
+    expect,
+    expect_equal,
+    expect_independent,
+    expect_rejects,
+    expect_same,
+    observe,
+    wire,
+)
+from ..wording import say
 from .shared import (
     GROUP_2_AND_3,
     GROUP_3,
@@ -88,9 +99,19 @@ def _resumed_build(impl: Implementation, path: list[Any], budget: dict[str, int]
             raise
         first_line = (str(exc).splitlines() or [""])[0][:160]
         raise Diagnosis(
-            f"R18: firstKeptEntryId {kept.first_kept_entry_id!r} is itself kept (the cut point is inclusive), "
-            f"but your build_context started at {after!r}, the entry after it ({type(exc).__name__}: {first_line})"
+            say(
+                CUT_POINT_INCLUSIVE,
+                kept=repr(kept.first_kept_entry_id),
+                after=repr(after),
+                error=f"{type(exc).__name__}: {first_line}",
+            )
         ) from exc
+
+
+CUT_POINT_INCLUSIVE = diagnosis_template(
+    "R18: firstKeptEntryId {kept} is itself kept (the cut point is inclusive), "
+    "but your build_context started at {after}, the entry after it ({error})"
+)
 
 
 @CHECKS.case(12, "R10 R18 R21")
