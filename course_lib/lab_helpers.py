@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from .catalogues import broken_tool_facts, compactions
 from .catalogues.shorthand import shorthand_path as shorthand_path
+from .i18n import MESSAGES, message
 from .json_diff import first_difference, short
 from .parsing import to_json_dict
 
@@ -38,12 +39,15 @@ def until_implemented(expects: str | None = None) -> Iterator[None]:
     try:
         yield
     except NotImplementedError as exc:
-        print(f"⏳ {exc or 'not implemented yet'} (write it in the exercise cell, run that cell, then this one)")
+        stub = str(exc) or MESSAGES("not implemented yet")
+        print(MESSAGES("⏳ {stub} (write it in the exercise cell, run that cell, then this one)").format(stub=stub))
     except Exception as exc:
         if expects is None:
             raise
         print(
-            f"❌ this cell could not read your result ({type(exc).__name__}: {one_line(exc, 100)}); it expects {expects}"
+            MESSAGES("❌ this cell could not read your result ({error}); it expects {expects}").format(
+                error=f"{type(exc).__name__}: {one_line(exc, 100)}", expects=expects
+            )
         )
 
 
@@ -60,9 +64,9 @@ def compare(actual: Any, expected: Any, what: str, *, brief: str | None = None) 
     actual, expected = to_json_dict(actual), to_json_dict(expected)
     difference = first_difference(expected, actual)
     if difference is None:
-        print(f"✅ {what}: {brief or short(actual, 200)}, as expected")
+        print(MESSAGES("✅ {what}: {value}, as expected").format(what=what, value=brief or short(actual, 200)))
         return True
-    print(f"❌ {what} — {difference.describe()}")
+    print(MESSAGES("❌ {what} — {difference}").format(what=what, difference=difference.describe()))
     return False
 
 
@@ -95,10 +99,10 @@ class Attempt:
     def shown(self) -> str:
         """``accepted``, ``rejected: <one line>`` or ``crashed: <Type>: <one line>``: fits in a table cell."""
         if self.error is None:
-            return "accepted"
+            return MESSAGES("accepted")
         if self.rejected:
-            return f"rejected: {one_line(self.error)}"
-        return f"crashed: {type(self.error).__name__}: {one_line(self.error)}"
+            return MESSAGES("rejected: {error}").format(error=one_line(self.error))
+        return MESSAGES("crashed: {error}").format(error=f"{type(self.error).__name__}: {one_line(self.error)}")
 
 
 def attempt(call: Callable[[], Any]) -> Attempt:
@@ -156,12 +160,13 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-NO_PREDICTION = "✏️ no prediction yet"
-HIDDEN_UNTIL_PREDICTED = "🙈 hidden: write every prediction above first, run that cell, then this one"
+WORKED_ANSWER = message("hand-worked answer")
+NO_PREDICTION = message("✏️ no prediction yet")
+HIDDEN_UNTIL_PREDICTED = message("🙈 hidden: write every prediction above first, run that cell, then this one")
 
 
 def after_predicting(
-    predictions: Mapping[Any, Any], answers: Mapping[Any, Any], *, column: str = "hand-worked answer", index: str = ""
+    predictions: Mapping[Any, Any], answers: Mapping[Any, Any], *, column: str = WORKED_ANSWER, index: str = ""
 ) -> pd.DataFrame:
     """The worked answers as a table, shown only once every prediction is written: predict first, then look.
 
@@ -169,8 +174,8 @@ def after_predicting(
     notebook top to bottom does not read the answers right under the prompt.
     """
     hidden = any(guess is None for guess in predictions.values())
-    shown = {what: HIDDEN_UNTIL_PREDICTED if hidden else answer for what, answer in answers.items()}
-    return pd.DataFrame({column: shown}).rename_axis(index or None)
+    shown = {what: MESSAGES(HIDDEN_UNTIL_PREDICTED) if hidden else answer for what, answer in answers.items()}
+    return pd.DataFrame({MESSAGES(column): shown}).rename_axis(index or None)
 
 
 def prediction_table(
@@ -190,33 +195,37 @@ def prediction_table(
     try:
         actual, pending, mark = yours(), "", ""
     except NotImplementedError:
-        pending, mark = "⏳ not implemented yet", "⏳"
+        pending, mark = "⏳ " + MESSAGES("not implemented yet"), "⏳"
     except Exception as exc:  # noqa: BLE001 - a crash in learner code is shown in its column, not raised
-        pending, mark = f"💥 crashed: {type(exc).__name__}: {one_line(exc, 100)}", "❌"
+        pending = "💥 " + MESSAGES("crashed: {error}").format(error=f"{type(exc).__name__}: {one_line(exc, 100)}")
+        mark = "❌"
     rows = {}
     for what, guess in predictions.items():
         expected = worked[what]
         if guess is None:
-            verdict = NO_PREDICTION
+            verdict = MESSAGES(NO_PREDICTION)
         elif _same(guess, expected):
-            verdict = "🎯 right: the worked answer says so too"
+            verdict = MESSAGES("🎯 right: the worked answer says so too")
         else:
-            verdict = f"🤔 not what the worked answer says ({short(to_json_dict(expected), 60)}): read it again"
+            verdict = MESSAGES("🤔 not what the worked answer says ({answer}): read it again").format(
+                answer=short(to_json_dict(expected), 60)
+            )
+        yours_column = MESSAGES("your {function}").format(function=function)
         row = {
-            "your prediction": "—" if guess is None else short(to_json_dict(guess), 60),
-            "against the worked answer": verdict,
+            MESSAGES("your prediction"): "—" if guess is None else short(to_json_dict(guess), 60),
+            MESSAGES("against the worked answer"): verdict,
         }
         if actual is None:
-            row[f"your {function}"], row["ok"] = pending, mark
+            row[yours_column], row["ok"] = pending, mark
         else:
             got = actual[what]
             agrees = _same(got, expected)
-            row[f"your {function}"] = short(to_json_dict(got), 60) + (
-                "" if agrees else " ≠ the worked answer: see the checklist"
+            row[yours_column] = short(to_json_dict(got), 60) + (
+                "" if agrees else MESSAGES(" ≠ the worked answer: see the checklist")
             )
             row["ok"] = "✅" if agrees else "❌"
         rows[what] = row
-    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("prediction")
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis(MESSAGES("prediction"))
 
 
 def _same(left: Any, right: Any) -> bool:
@@ -302,16 +311,16 @@ def messages_table(result: Any, estimate: Estimator | None = None) -> pd.DataFra
     kept = list(result.kept_entry_ids)
     head = len(messages) - len(kept)
     rows = []
-    for position, message in enumerate(messages, start=1):
+    for position, sent in enumerate(messages, start=1):
         if position > head:
             source = kept[position - head - 1]
-        elif message.role == "system":
+        elif sent.role == "system":
             source = "(replayed system)"
         else:
             source = "(compaction summary)"
-        row = {"#": position, "from entry": source, "role": message.role, "text": describe(message)}
+        row = {"#": position, "from entry": source, "role": sent.role, "text": describe(sent)}
         if estimate is not None:
-            row["cost"] = estimate(message)
+            row["cost"] = estimate(sent)
         rows.append(row)
     return _frame(rows, "#")
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 
+from ..i18n import MESSAGES
 from .runner import LABS, run
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m course_lib.checklist", description=__doc__)
-    parser.add_argument("--lab", choices=LABS, help="run only this lab's checks")
+    """Run the checklist; the help and the table speak the reader's language (``COURSE_LANG``, the locale)."""
+    description = MESSAGES("Run the checklist from a shell: every check, or one lab's (exit 0 only if all pass).")
+    parser = argparse.ArgumentParser(prog="python -m course_lib.checklist", description=description)
+    parser.add_argument("--lab", choices=LABS, help=MESSAGES("run only this lab's checks"))
     arguments = parser.parse_args(argv)
     report = run(lab=arguments.lab)
     print(report)

@@ -28,6 +28,7 @@ from ..estimators import (
     estimate_tokens_chars,
     estimate_tokens_cjk,
 )
+from ..i18n import MESSAGES
 from ..store import JsonlSessionStore
 from . import FORMATS, ImportedSession, SessionImportError, load_session
 
@@ -53,27 +54,39 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="course-session", description="Real agent logs in the course's terms.")
+    """The command line, its help in the reader's language (``COURSE_LANG``, the locale)."""
+    parser = argparse.ArgumentParser(
+        prog="course-session", description=MESSAGES("Real agent logs in the course's terms.")
+    )
     commands = parser.add_subparsers(dest="command", required=True)
-    show = commands.add_parser("show", help="print the projection of a log at a budget")
-    convert = commands.add_parser("convert", help="write a log's active path as the course's JSONL")
+    show = commands.add_parser("show", help=MESSAGES("print the projection of a log at a budget"))
+    convert = commands.add_parser("convert", help=MESSAGES("write a log's active path as the course's JSONL"))
     for command in (show, convert):
-        command.add_argument("file", type=Path, help="a pi, Claude Code, Codex or course JSONL log")
+        command.add_argument("file", type=Path, help=MESSAGES("a pi, Claude Code, Codex or course JSONL log"))
         command.add_argument(
-            "--format", default="auto", choices=("auto", *FORMATS), help="the log's format (default auto)"
+            "--format", default="auto", choices=("auto", *FORMATS), help=MESSAGES("the log's format (default auto)")
         )
     for name, default in DEFAULTS.items():
         flag = "--" + name.replace("_", "-")
-        show.add_argument(flag, type=_count, default=default, metavar="N", help=f"(default {default})")
+        show.add_argument(
+            flag,
+            type=_count,
+            default=default,
+            metavar="N",
+            help=MESSAGES("(default {default})").format(default=default),
+        )
+    estimator_help = MESSAGES(
+        "chars: ceil(characters / 4); cjk: the same, but a Chinese, Japanese or Korean character counts "
+        "{cjk} (not 1/4); bpe: cl100k_base tokens (default chars)"
+    )
     show.add_argument(
         "--estimator",
         choices=tuple(ESTIMATORS),
         default="chars",
-        help="chars: ceil(characters / 4); cjk: the same, but a Chinese, Japanese or Korean character counts "
-        f"{float(CJK_TOKENS_PER_CHAR):g} (not 1/4); bpe: cl100k_base tokens (default chars)",
+        help=estimator_help.format(cjk=format(float(CJK_TOKENS_PER_CHAR), "g")),
     )
     convert.add_argument(
-        "-o", "--output", type=Path, required=True, help="the new course JSONL file (never overwritten)"
+        "-o", "--output", type=Path, required=True, help=MESSAGES("the new course JSONL file (never overwritten)")
     )
     return parser
 
@@ -82,9 +95,11 @@ def _count(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of tokens, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            MESSAGES("expected a whole number of tokens, got {text}").format(text=repr(text))
+        ) from None
     if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+        raise argparse.ArgumentTypeError(MESSAGES("expected a number >= 0, got {value}").format(value=value))
     return value
 
 
