@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..checklist.wording import say
+from ..checklist.wording import Wording, say
 from ..models import MessageEntry
 from ..tool_facts import answered_call_id, tool_call_ids
 from .shorthand import shorthand_path
@@ -28,7 +28,7 @@ Wire = dict[str, Any]
 class Broken:
     """One way a group's tool facts fail to pair up, as the chapter's example and as a change to a generated session."""
 
-    what: str
+    what: Wording
     """How the checklist names it (a ``say``, so its verdict can be translated)."""
     rule: str
     shorthand: str
@@ -150,7 +150,7 @@ class Groupable:
     shorthand: str
     groups: list[list[str]]
     rule: str
-    why: str
+    why: Wording
     """The checklist's sentence for it (a ``say``, so its verdict can be translated)."""
 
 

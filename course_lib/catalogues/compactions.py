@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..checklist.wording import say
+from ..checklist.wording import Wording, say
 
 Wire = dict[str, Any]
 
@@ -26,7 +26,7 @@ SUMMARY_LISTS = ("constraints", "completed", "decisions", "changedFiles", "unres
 class Malformed:
     """One way a compaction record is refused: ``change`` edits a wire entry in place and returns the field path."""
 
-    what: str
+    what: Wording
     """How checks and tables name it, after "a compaction with" (a ``say``, so the checklist can translate it)."""
     rule: str
     change: Callable[[Wire], str | tuple[str, ...]]
@@ -45,7 +45,7 @@ class Malformed:
 class Unusual:
     """A compaction that is valid although it looks wrong: the parser must keep every field as given."""
 
-    what: str
+    what: Wording
     rule: str
     change: Callable[[Wire], object]
     """Changes the record in place (what it returns, e.g. the field a ``Malformed`` change names, is not used)."""

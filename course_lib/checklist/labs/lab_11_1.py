@@ -13,7 +13,7 @@ from ...catalogues import compactions
 from ...store import InMemorySessionStore, JsonlSessionStore
 from ..check import Implementation, LabChecks
 from ..expect import expect, expect_equal, expect_independent, expect_rejects, wire
-from ..wording import say
+from ..wording import Wording, say
 
 CHECKS = LabChecks("11.1")
 
@@ -39,12 +39,12 @@ def test_valid_compaction_parses_to_independent_copy(impl: Implementation) -> No
     again = impl.parse_session_entry(parsed)
     expect(again is not parsed, "R3", "parsing an already-parsed entry must return a new object, not the entry itself")
     expect_equal(wire(again), original, "R3", "an already-parsed entry, parsed again")
-    for what, change in (
+    for edit, change in (
         (say("setting parsed.summary.goal"), lambda: setattr(parsed.summary, "goal", "x")),
         (say("appending to parsed.summary.decisions"), lambda: parsed.summary.decisions.append("x")),
     ):
         expect(
-            _refused(change), "R3", say("{what} must be refused: a parsed entry cannot be changed in place", what=what)
+            _refused(change), "R3", say("{what} must be refused: a parsed entry cannot be changed in place", what=edit)
         )
     for what, value in _good_compactions():
         expect_equal(
@@ -63,14 +63,14 @@ def _refused(change: Callable[[], Any]) -> bool:
     return False
 
 
-def _good_compactions() -> list[tuple[str, dict[str, Any]]]:
+def _good_compactions() -> list[tuple[Wording, dict[str, Any]]]:
     """Valid, if unusual, compactions (the catalogue's, on compact-1): R4 records tokensBefore as given."""
     return [(unusual.what, unusual.applied(chapter_example.compact_1_wire())) for unusual in compactions.UNUSUAL]
 
 
-def _bad_compactions() -> list[tuple[str, dict[str, Any], tuple[str | tuple[str, ...], ...]]]:
+def _bad_compactions() -> list[tuple[Wording, dict[str, Any], tuple[str | tuple[str, ...], ...]]]:
     """(what, wire value, names the error must mention) for check 2: the id and the field path (R2), from the catalogue."""
-    made: list[tuple[str, dict[str, Any], tuple[str | tuple[str, ...], ...]]] = []
+    made: list[tuple[Wording, dict[str, Any], tuple[str | tuple[str, ...], ...]]] = []
     for malformed in (*compactions.MALFORMED, compactions.BLANK_ID):
         value, fields = malformed.applied(chapter_example.compact_1_wire())
         field_names = fields[0] if len(fields) == 1 else fields
