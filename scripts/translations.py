@@ -159,7 +159,7 @@ def package_domain(package: str) -> Domain:
     return Domain(name=package, catalog=catalog, messages=lambda: package_messages(package))
 
 
-DOMAINS: tuple[Domain, ...] = (*notebook_domains(),)
+DOMAINS: tuple[Domain, ...] = (package_domain("course_lib"), *notebook_domains())
 """Every domain with a catalog; each part of the course adds its own here."""
 
 

@@ -79,3 +79,31 @@ def test_a_catalog_not_written_yet_misses_everything(tmp_path: Path) -> None:
     domain = translations.Domain("demo", lambda _language: tmp_path / "absent.po", lambda: [(None, "kept")])
     row = translations.status(domain, "zh")
     assert row.missing == ((None, "kept"),) and row.percent == 0.0
+
+
+def _templates(point: object) -> set[str]:
+    """The sentences a trusted point says: its wording's template and each nested one's, else its text."""
+    wording = getattr(point, "wording", None)
+    if not isinstance(wording, dict):
+        return {str(getattr(point, "what", ""))}
+    found: set[str] = set()
+    pending = [wording]
+    while pending:
+        data = pending.pop()
+        found.add(data["template"])
+        pending.extend(value for value in data["fields"].values() if isinstance(value, dict))
+    return found
+
+
+def test_every_sentence_a_check_says_is_a_catalog_message() -> None:
+    """Each check's every observation, as the reference states it, can be said in every shipped language.
+
+    A sentence written as an f-string reaches the judge filled in, and no catalog
+    has it: write it with ``say`` (course_lib/checklist/wording.py).
+    """
+    from course_lib.checklist.cases import CASES as CHECKS
+    from course_lib.checklist.runner import trusted_points
+
+    said = {text for case in CHECKS for point in trusted_points(case.number) for text in _templates(point)}
+    known = {message for _context, message in translations.package_messages("course_lib")}
+    assert sorted(said - known) == []

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..checklist.wording import Wording, say
 from ..models import MessageEntry
 from ..tool_facts import answered_call_id, tool_call_ids
 from .shorthand import shorthand_path
@@ -27,7 +28,8 @@ Wire = dict[str, Any]
 class Broken:
     """One way a group's tool facts fail to pair up, as the chapter's example and as a change to a generated session."""
 
-    what: str
+    what: Wording
+    """How the checklist names it (a ``say``, so its verdict can be translated)."""
     rule: str
     shorthand: str
     """The chapter's example of it; ``names``, the ids its error names."""
@@ -98,33 +100,37 @@ def _answered_in_next_group(entries: list[Wire], rng: random.Random) -> tuple[st
 
 
 BROKEN: tuple[Broken, ...] = (
-    Broken("an assistant message before any user message", "R11", "a0 u1 a1", ("a0",), _before_first_user),
+    Broken(say("an assistant message before any user message"), "R11", "a0 u1 a1", ("a0",), _before_first_user),
     Broken(
-        "a result for an unknown call",
+        say("a result for an unknown call"),
         "R12",
         "u3 calls(read-1,test-1) r-test(unknown-1) r-read(read-1) a3",
         ("unknown-1", "r-test"),
         _unknown_call,
     ),
     Broken(
-        "a duplicate call id",
+        say("a duplicate call id"),
         "R12",
         "u3 calls(read-1,test-1) again(read-1) r-test(test-1) r-read(read-1) a3",
         ("read-1",),
         _declared_twice,
     ),
     Broken(
-        "a duplicate result",
+        say("a duplicate result"),
         "R12",
         "u3 calls(read-1,test-1) r-test(test-1) r-again(test-1) r-read(read-1) a3",
         ("test-1",),
         _answered_twice,
     ),
     Broken(
-        "a call without a result", "R12", "u3 calls(read-1,test-1) r-test(test-1) a3", ("calls", "read-1"), _unanswered
+        say("a call without a result"),
+        "R12",
+        "u3 calls(read-1,test-1) r-test(test-1) a3",
+        ("calls", "read-1"),
+        _unanswered,
     ),
     Broken(
-        "a result in the next group",
+        say("a result in the next group"),
         "R12",
         "u3 calls(read-1,test-1) r-test(test-1) a3 u4 r-read(read-1) a4",
         ("read-1",),
@@ -144,7 +150,8 @@ class Groupable:
     shorthand: str
     groups: list[list[str]]
     rule: str
-    why: str
+    why: Wording
+    """The checklist's sentence for it (a ``say``, so its verdict can be translated)."""
 
 
 GROUPABLE: tuple[Groupable, ...] = (
@@ -152,22 +159,25 @@ GROUPABLE: tuple[Groupable, ...] = (
         "u3 calls(read-1,test-1) r-test(test-1) r-read(read-1) a3",
         [["u3", "calls", "r-test", "r-read", "a3"]],
         "R12",
-        "results in the order the tools finished",
+        say("results in the order the tools finished"),
     ),
     Groupable(
         "u3 r-test(test-1) calls(read-1,test-1) r-read(read-1) a3",
         [["u3", "r-test", "calls", "r-read", "a3"]],
         "R12",
-        "a result before its call (facts are paired by id, not position)",
+        say("a result before its call (facts are paired by id, not position)"),
     ),
     Groupable(
         "u3 calls(read-1,test-1) r-test(test-1) progress patch r-read(read-1) a3",
         [["u3", "calls", "r-test", "progress", "r-read", "a3"]],
         "R12/R14",
-        "results out of order, a progress message and a system patch inside the group",
+        say("results out of order, a progress message and a system patch inside the group"),
     ),
     Groupable(
-        "u1 a1 patch u2 a2", [["u1", "a1"], ["u2", "a2"]], "R14", "a system patch between two groups (it joins neither)"
+        "u1 a1 patch u2 a2",
+        [["u1", "a1"], ["u2", "a2"]],
+        "R14",
+        say("a system patch between two groups (it joins neither)"),
     ),
 )
 """Paths whose tool facts pair up although they look odd: the groups must come out as written (R12, R14)."""

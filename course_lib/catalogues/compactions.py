@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..checklist.wording import Wording, say
+
 Wire = dict[str, Any]
 
 SUMMARY_LISTS = ("constraints", "completed", "decisions", "changedFiles", "unresolved", "next")
@@ -24,8 +26,8 @@ SUMMARY_LISTS = ("constraints", "completed", "decisions", "changedFiles", "unres
 class Malformed:
     """One way a compaction record is refused: ``change`` edits a wire entry in place and returns the field path."""
 
-    what: str
-    """How checks and tables name it, after "a compaction with"."""
+    what: Wording
+    """How checks and tables name it, after "a compaction with" (a ``say``, so the checklist can translate it)."""
     rule: str
     change: Callable[[Wire], str | tuple[str, ...]]
     """Returns the path R2 says the error names (``summary.decisions[1]``), or alternatives that each will do."""
@@ -43,7 +45,7 @@ class Malformed:
 class Unusual:
     """A compaction that is valid although it looks wrong: the parser must keep every field as given."""
 
-    what: str
+    what: Wording
     rule: str
     change: Callable[[Wire], object]
     """Changes the record in place (what it returns, e.g. the field a ``Malformed`` change names, is not used)."""
@@ -105,45 +107,47 @@ def _snake_case(entry: Wire) -> tuple[str, ...]:
 
 
 MALFORMED: tuple[Malformed, ...] = (
-    Malformed("a null parentId", "R1", _set("parentId", None), in_lab_table=True),
-    Malformed("a blank parentId", "R1", _set("parentId", "")),
-    Malformed("a blank goal", "R1", _set("goal", "  ", summary=True), in_lab_table=True),
-    Malformed("a tab for a goal", "R1", _set("goal", "\t", summary=True)),
-    Malformed("a missing constraints list", "R1", _drop("constraints", summary=True), in_lab_table=True),
-    Malformed("a missing next list", "R1", _drop("next", summary=True)),
+    Malformed(say("a null parentId"), "R1", _set("parentId", None), in_lab_table=True),
+    Malformed(say("a blank parentId"), "R1", _set("parentId", "")),
+    Malformed(say("a blank goal"), "R1", _set("goal", "  ", summary=True), in_lab_table=True),
+    Malformed(say("a tab for a goal"), "R1", _set("goal", "\t", summary=True)),
+    Malformed(say("a missing constraints list"), "R1", _drop("constraints", summary=True), in_lab_table=True),
+    Malformed(say("a missing next list"), "R1", _drop("next", summary=True)),
     Malformed(
-        "the legacy alias summary.files", "R1", _renamed("changedFiles", "files", summary=True), in_lab_table=True
+        say("the legacy alias summary.files"), "R1", _renamed("changedFiles", "files", summary=True), in_lab_table=True
     ),
-    Malformed("the legacy alias summary.nextSteps", "R1", _set("nextSteps", ["x"], summary=True), in_lab_table=True),
-    Malformed("the legacy alias summary.invariants", "R1", _set("invariants", ["x"], summary=True)),
-    Malformed("an entry-level compactedEntryIds", "R1", _set("compactedEntryIds", ["u1"]), in_lab_table=True),
-    Malformed("an entry-level summaryText", "R1", _set("summaryText", "Goal: keep going")),
-    Malformed("a missing firstKeptEntryId", "R1", _drop("firstKeptEntryId"), in_lab_table=True),
-    Malformed("a missing timestamp", "R1", _drop("timestamp")),
-    Malformed("a missing tokensBefore", "R1", _drop("tokensBefore")),
-    Malformed("a missing summary", "R1", _drop("summary")),
-    Malformed("the snake_case key first_kept_entry_id on the wire", "R1", _snake_case),
-    Malformed("a blank firstKeptEntryId", "R1", _set("firstKeptEntryId", " ")),
-    Malformed("tokensBefore -1", "R1", _set("tokensBefore", -1), in_lab_table=True),
-    Malformed("tokensBefore -0.5", "R1", _set("tokensBefore", -0.5)),
-    Malformed("an infinite tokensBefore", "R1", _set("tokensBefore", float("inf")), in_lab_table=True),
-    Malformed("a NaN tokensBefore", "R1", _set("tokensBefore", float("nan"))),
-    Malformed("tokensBefore true", "R1", _set("tokensBefore", True), in_lab_table=True),
-    Malformed("tokensBefore given as text", "R1", _set("tokensBefore", "29")),
-    Malformed("timestamp '100'", "R1", _set("timestamp", "100"), in_lab_table=True),
-    Malformed("timestamp true", "R1", _set("timestamp", True)),
-    Malformed("an infinite timestamp", "R1", _set("timestamp", float("-inf"))),
-    Malformed("a null timestamp", "R1", _set("timestamp", None)),
-    Malformed("a non-string decision (7)", "R1", _append("decisions", 7), in_lab_table=True),
-    Malformed("a null constraint", "R1", _append("constraints", None)),
-    Malformed("a nested list in next", "R1", _append("next", ["nested"])),
-    Malformed("an object in completed", "R1", _append("completed", {"text": "x"})),
-    Malformed("a list given as a string", "R1", _set("completed", "a single string", summary=True)),
-    Malformed("a summary given as a string", "R1", _set("summary", "Goal: keep going")),
+    Malformed(
+        say("the legacy alias summary.nextSteps"), "R1", _set("nextSteps", ["x"], summary=True), in_lab_table=True
+    ),
+    Malformed(say("the legacy alias summary.invariants"), "R1", _set("invariants", ["x"], summary=True)),
+    Malformed(say("an entry-level compactedEntryIds"), "R1", _set("compactedEntryIds", ["u1"]), in_lab_table=True),
+    Malformed(say("an entry-level summaryText"), "R1", _set("summaryText", "Goal: keep going")),
+    Malformed(say("a missing firstKeptEntryId"), "R1", _drop("firstKeptEntryId"), in_lab_table=True),
+    Malformed(say("a missing timestamp"), "R1", _drop("timestamp")),
+    Malformed(say("a missing tokensBefore"), "R1", _drop("tokensBefore")),
+    Malformed(say("a missing summary"), "R1", _drop("summary")),
+    Malformed(say("the snake_case key first_kept_entry_id on the wire"), "R1", _snake_case),
+    Malformed(say("a blank firstKeptEntryId"), "R1", _set("firstKeptEntryId", " ")),
+    Malformed(say("tokensBefore -1"), "R1", _set("tokensBefore", -1), in_lab_table=True),
+    Malformed(say("tokensBefore -0.5"), "R1", _set("tokensBefore", -0.5)),
+    Malformed(say("an infinite tokensBefore"), "R1", _set("tokensBefore", float("inf")), in_lab_table=True),
+    Malformed(say("a NaN tokensBefore"), "R1", _set("tokensBefore", float("nan"))),
+    Malformed(say("tokensBefore true"), "R1", _set("tokensBefore", True), in_lab_table=True),
+    Malformed(say("tokensBefore given as text"), "R1", _set("tokensBefore", "29")),
+    Malformed(say("timestamp '100'"), "R1", _set("timestamp", "100"), in_lab_table=True),
+    Malformed(say("timestamp true"), "R1", _set("timestamp", True)),
+    Malformed(say("an infinite timestamp"), "R1", _set("timestamp", float("-inf"))),
+    Malformed(say("a null timestamp"), "R1", _set("timestamp", None)),
+    Malformed(say("a non-string decision (7)"), "R1", _append("decisions", 7), in_lab_table=True),
+    Malformed(say("a null constraint"), "R1", _append("constraints", None)),
+    Malformed(say("a nested list in next"), "R1", _append("next", ["nested"])),
+    Malformed(say("an object in completed"), "R1", _append("completed", {"text": "x"})),
+    Malformed(say("a list given as a string"), "R1", _set("completed", "a single string", summary=True)),
+    Malformed(say("a summary given as a string"), "R1", _set("summary", "Goal: keep going")),
 )
 """Every malformed record the course tries; the parser's error names the entry id and the field (R2)."""
 
-BLANK_ID = Malformed("a blank id", "R1", _set("id", " "))
+BLANK_ID = Malformed(say("a blank id"), "R1", _set("id", " "))
 """A blank id: the error cannot name the entry, only the field ``id`` (R2)."""
 
 
@@ -153,15 +157,17 @@ def _empty_lists(entry: Wire) -> None:
 
 
 UNUSUAL: tuple[Unusual, ...] = (
-    Unusual("tokensBefore 1000000 (wrong, but finite)", "R4", _set("tokensBefore", 1_000_000), in_lab_table=True),
+    Unusual(say("tokensBefore 1000000 (wrong, but finite)"), "R4", _set("tokensBefore", 1_000_000), in_lab_table=True),
     Unusual(
-        "changedFiles ['context.ts']",
+        say("changedFiles ['context.ts']"),
         "R1",
         lambda v: v["summary"].update(changedFiles=["context.ts"]),
         in_lab_table=True,
     ),
-    Unusual("tokensBefore 17.25 and timestamp 100.5", "R1/R4", lambda v: v.update(tokensBefore=17.25, timestamp=100.5)),
-    Unusual("tokensBefore 0, every summary list empty and a goal with inner spaces", "R1/R4", _empty_lists),
-    Unusual("timestamp 1700000000.25", "R1", _set("timestamp", 1_700_000_000.25)),
+    Unusual(
+        say("tokensBefore 17.25 and timestamp 100.5"), "R1/R4", lambda v: v.update(tokensBefore=17.25, timestamp=100.5)
+    ),
+    Unusual(say("tokensBefore 0, every summary list empty and a goal with inner spaces"), "R1/R4", _empty_lists),
+    Unusual(say("timestamp 1700000000.25"), "R1", _set("timestamp", 1_700_000_000.25)),
 )
 """Valid records that look wrong: R4 records tokensBefore as given, numbers need not be integers, lists may be empty."""

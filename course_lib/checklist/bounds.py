@@ -65,7 +65,7 @@ class Bound:
         """The sentence a learner reads when the bound stopped a check (one of ``STOPPED``)."""
         if self.reached == "memory":
             return say(MEMORY_REACHED, megabytes=self.megabytes)
-        return say(TIME_REACHED, seconds=f"{self.seconds:g}")
+        return say(TIME_REACHED, seconds=format(self.seconds, "g"))
 
 
 MEMORY_REACHED = message(

@@ -17,6 +17,7 @@ from ...models import AssistantMessage, StopReason, TextContent, Usage
 from ..bounds import MAX_SENDS
 from ..check import Implementation, LabChecks
 from ..expect import expect_equal, expect_rejects
+from ..wording import Wording, say
 
 CAPSTONE = "capstone"
 WINDOW = 800
@@ -31,17 +32,23 @@ def test_threshold_is_strict(impl: Implementation) -> None:
             impl.should_compact(tokens, WINDOW, SETTINGS),
             expected,
             "L2",
-            f"should_compact({tokens}, {WINDOW}, reserve 160) (compact only above {WINDOW - 160})",
+            say(
+                "should_compact({tokens}, {window}, reserve 160) (compact only above {threshold})",
+                tokens=tokens,
+                window=WINDOW,
+                threshold=WINDOW - 160,
+            ),
         )
     disabled = CompactionSettings(enabled=False, reserve_tokens=160, keep_recent_tokens=120)
     expect_equal(
         impl.should_compact(10_000, WINDOW, disabled), False, "L2", "should_compact when compaction is disabled"
     )
-    for settings, mode in ((SETTINGS, "enabled"), (disabled, "disabled")):  # bad numbers are errors in either mode
+    modes = ((SETTINGS, say("compaction enabled")), (disabled, say("compaction disabled")))
+    for settings, mode in modes:  # bad numbers are errors in either mode
         for bad in (-1, float("nan"), float("inf"), True, "641"):
             expect_rejects(
                 "L2",
-                f"context_tokens {bad!r} (compaction {mode})",
+                say("context_tokens {value} ({mode})", value=repr(bad), mode=mode),
                 lambda b=bad, s=settings: impl.should_compact(b, WINDOW, s),
                 ("context_tokens",),
             )
@@ -63,7 +70,10 @@ def test_cut_point_keeps_whole_groups(impl: Implementation) -> None:
     opening = chapter_example.opening_path()
     for keep, expected in ((1, "u3"), (15, "u3"), (16, "u2"), (22, "u2"), (23, None), (500, None)):
         expect_equal(
-            cut(opening, keep), expected, "L3", f"first kept entry for keep_recent_tokens={keep} (groups 7, 7, 15)"
+            cut(opening, keep),
+            expected,
+            "L3",
+            say("first kept entry for keep_recent_tokens={keep} (groups 7, 7, 15)", keep=keep),
         )
     resumed = chapter_example.resumed_path()
     for keep, expected in ((8, "u4"), (9, "u3"), (23, "u3"), (24, None)):
@@ -71,10 +81,18 @@ def test_cut_point_keeps_whole_groups(impl: Implementation) -> None:
             cut(resumed, keep),
             expected,
             "L3",
-            f"first kept entry after compact-1 for keep_recent_tokens={keep} (groups 7, 15, 8; the summary is no group)",
+            say(
+                "first kept entry after compact-1 for keep_recent_tokens={keep} (groups 7, 15, 8; the summary is no group)",
+                keep=keep,
+            ),
         )
     for bad in (0, -5, float("nan")):
-        expect_rejects("L3", f"keep_recent_tokens {bad!r}", lambda b=bad: cut(opening, b), ("keep_recent_tokens",))
+        expect_rejects(
+            "L3",
+            say("keep_recent_tokens {value}", value=repr(bad)),
+            lambda b=bad: cut(opening, b),
+            ("keep_recent_tokens",),
+        )
 
 
 def _answer(stop: StopReason = "stop", error: str | None = None) -> AssistantMessage:
@@ -136,14 +154,24 @@ def _recovery(impl: Implementation, answers: list[AssistantMessage], max_attempt
 
 @CHECKS.case(18, "L4")
 def test_overflow_recovery_is_bounded(impl: Implementation) -> None:
-    runs: list[tuple[str, list[AssistantMessage], int, str, list[int]]] = [
-        ("no overflow", [_answer()], 3, "returned 'stop' after 0 attempt(s)", []),
-        ("one overflow, then an answer", [OVERFLOW, _answer()], 3, "returned 'stop' after 1 attempt(s)", [1]),
-        ("an overflow every time, cap 3", [OVERFLOW], 3, "raised OverflowRecoveryError after 3 attempt(s)", [1, 2, 3]),
-        ("an overflow, cap 0", [OVERFLOW], 0, "raised OverflowRecoveryError after 0 attempt(s)", []),
-        ("another error (not an overflow)", [REFUSED], 3, "returned 'error' after 0 attempt(s)", []),
+    runs: list[tuple[Wording, list[AssistantMessage], int, str, list[int]]] = [
+        (say("no overflow"), [_answer()], 3, "returned 'stop' after 0 attempt(s)", []),
+        (say("one overflow, then an answer"), [OVERFLOW, _answer()], 3, "returned 'stop' after 1 attempt(s)", [1]),
         (
-            f"input tokens above the window ({WINDOW + 100} > {WINDOW}), then an answer",
+            say("an overflow every time, cap 3"),
+            [OVERFLOW],
+            3,
+            "raised OverflowRecoveryError after 3 attempt(s)",
+            [1, 2, 3],
+        ),
+        (say("an overflow, cap 0"), [OVERFLOW], 0, "raised OverflowRecoveryError after 0 attempt(s)", []),
+        (say("another error (not an overflow)"), [REFUSED], 3, "returned 'error' after 0 attempt(s)", []),
+        (
+            say(
+                "input tokens above the window ({tokens} > {window}), then an answer",
+                tokens=WINDOW + 100,
+                window=WINDOW,
+            ),
             [TRUNCATED, _answer()],
             3,
             "returned 'stop' after 1 attempt(s)",
@@ -152,10 +180,15 @@ def test_overflow_recovery_is_bounded(impl: Implementation) -> None:
     ]
     for what, answers, cap, ended, compacts in runs:
         seen = _recovery(impl, answers, cap)
-        expect_equal(seen["ended"], ended, "L4", f"how the loop ends: {what}")
-        expect_equal(seen["compact() calls"], compacts, "L4", f"compact(attempt) calls: {what}")
+        expect_equal(seen["ended"], ended, "L4", say("how the loop ends: {what}", what=what))
+        expect_equal(seen["compact() calls"], compacts, "L4", say("compact(attempt) calls: {what}", what=what))
     for bad in (-1, 1.5, True):  # the cap is what bounds the loop: a cap that is no count is refused (L4)
-        expect_rejects("L4", f"max_attempts {bad!r}", lambda b=bad: _recovery(impl, [OVERFLOW], b), ("max_attempts",))
+        expect_rejects(
+            "L4",
+            say("max_attempts {value}", value=repr(bad)),
+            lambda b=bad: _recovery(impl, [OVERFLOW], b),
+            ("max_attempts",),
+        )
 
 
 @CHECKS.case(19, "L5 L6")

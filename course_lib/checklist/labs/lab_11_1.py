@@ -13,6 +13,7 @@ from ...catalogues import compactions
 from ...store import InMemorySessionStore, JsonlSessionStore
 from ..check import Implementation, LabChecks
 from ..expect import expect, expect_equal, expect_independent, expect_rejects, wire
+from ..wording import Wording, say
 
 CHECKS = LabChecks("11.1")
 
@@ -38,13 +39,17 @@ def test_valid_compaction_parses_to_independent_copy(impl: Implementation) -> No
     again = impl.parse_session_entry(parsed)
     expect(again is not parsed, "R3", "parsing an already-parsed entry must return a new object, not the entry itself")
     expect_equal(wire(again), original, "R3", "an already-parsed entry, parsed again")
-    for what, change in (
-        ("setting parsed.summary.goal", lambda: setattr(parsed.summary, "goal", "x")),
-        ("appending to parsed.summary.decisions", lambda: parsed.summary.decisions.append("x")),
+    for edit, change in (
+        (say("setting parsed.summary.goal"), lambda: setattr(parsed.summary, "goal", "x")),
+        (say("appending to parsed.summary.decisions"), lambda: parsed.summary.decisions.append("x")),
     ):
-        expect(_refused(change), "R3", f"{what} must be refused: a parsed entry cannot be changed in place")
+        expect(
+            _refused(change), "R3", say("{what} must be refused: a parsed entry cannot be changed in place", what=edit)
+        )
     for what, value in _good_compactions():
-        expect_equal(wire(impl.parse_session_entry(value)), value, "R1/R4", f"a compaction with {what} (valid)")
+        expect_equal(
+            wire(impl.parse_session_entry(value)), value, "R1/R4", say("a compaction with {what} (valid)", what=what)
+        )
 
 
 SUMMARY_FIELDS = ["goal", "constraints", "completed", "decisions", "changedFiles", "unresolved", "next"]
@@ -58,14 +63,14 @@ def _refused(change: Callable[[], Any]) -> bool:
     return False
 
 
-def _good_compactions() -> list[tuple[str, dict[str, Any]]]:
+def _good_compactions() -> list[tuple[Wording, dict[str, Any]]]:
     """Valid, if unusual, compactions (the catalogue's, on compact-1): R4 records tokensBefore as given."""
     return [(unusual.what, unusual.applied(chapter_example.compact_1_wire())) for unusual in compactions.UNUSUAL]
 
 
-def _bad_compactions() -> list[tuple[str, dict[str, Any], tuple[str | tuple[str, ...], ...]]]:
+def _bad_compactions() -> list[tuple[Wording, dict[str, Any], tuple[str | tuple[str, ...], ...]]]:
     """(what, wire value, names the error must mention) for check 2: the id and the field path (R2), from the catalogue."""
-    made: list[tuple[str, dict[str, Any], tuple[str | tuple[str, ...], ...]]] = []
+    made: list[tuple[Wording, dict[str, Any], tuple[str | tuple[str, ...], ...]]] = []
     for malformed in (*compactions.MALFORMED, compactions.BLANK_ID):
         value, fields = malformed.applied(chapter_example.compact_1_wire())
         field_names = fields[0] if len(fields) == 1 else fields
@@ -78,7 +83,9 @@ def _bad_compactions() -> list[tuple[str, dict[str, Any], tuple[str | tuple[str,
 @CHECKS.case(2, "R1 R2")
 def test_parser_rejects_bad_compactions(impl: Implementation) -> None:
     for what, value, names in _bad_compactions():
-        expect_rejects("R1/R2", f"a compaction with {what}", lambda v=value: impl.parse_session_entry(v), names)
+        expect_rejects(
+            "R1/R2", say("a compaction with {what}", what=what), lambda v=value: impl.parse_session_entry(v), names
+        )
 
 
 @CHECKS.case(3, "R7 R9")

@@ -6,9 +6,11 @@ from ... import chapter_example
 from ...builders import PathBuilder
 from ..check import Implementation, LabChecks
 from ..expect import expect, expect_equal, wire
+from ..wording import say
 from .shared import (
     GROUP_2_AND_3,
     GROUP_3,
+    PATCHED_SYSTEM,
     Selection,
     build,
     change_a_tool_argument,
@@ -24,12 +26,18 @@ OPENING_TOKENS = {
     "maxTokens": 31, "system": 3, "messages": 22, "reservedOutput": 4,
     "safetyMargin": 2, "availableForMessages": 22, "total": 31,
 }  # fmt: skip
+TIGHT_TOKENS = {
+    "maxTokens": 19, "system": 3, "messages": 15, "reservedOutput": 4,
+    "safetyMargin": 2, "availableForMessages": 10, "total": 24,
+}  # fmt: skip
+"""The tokens of a build at the chapter's tight budget (max 19): named here, since Babel reads a sentence after a
+dict literal in a call as the wrong argument."""
 
 
 @CHECKS.case(7, "R15 R16 R17 R22")
 def test_fixed_costs_come_first(impl: Implementation) -> None:
     result = build(impl, chapter_example.opening_path(), chapter_example.OPENING_BUDGET)
-    observe_head(result, "the chapter's budget")
+    observe_head(result, say("the chapter's budget"))
     expect_equal(wire(result.tokens), OPENING_TOKENS, "R17/R22", "tokens for max 31, reserved 4, margin 2")
     expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3, "R19", "kept_entry_ids for the chapter's budget")
     expect_equal(result.reason, "trimmed", "R20", "reason when group 1 is dropped")
@@ -66,14 +74,14 @@ def test_fixed_costs_come_first(impl: Implementation) -> None:
     replayed = build(impl, patched, {"max_tokens": 200, "reserved_output": 0, "safety_margin": 0})
     expect_equal(
         wire(replayed.messages[0]),
-        {"role": "system", "content": "BASE\n\nPrefer small diffs.", "sections": {"rules": "RULE v2"}, "timestamp": 1},
+        PATCHED_SYSTEM,
         "R5/R16",
         "the system message replayed from every system message on the path",
     )
     expect_budget_guards(impl, chapter_example.opening_path())
     labelled = PathBuilder(chapter_example.opening_path()).metadata("label", "label", "reviewed")
     expect_history_stays(
-        impl, labelled.user("u4", "Add a test.").assistant("a4", "Added.").entries, "a path with metadata"
+        impl, labelled.user("u4", "Add a test.").assistant("a4", "Added.").entries, say("a path with metadata")
     )
 
 
@@ -83,20 +91,7 @@ def test_newest_group_alone_over_budget(impl: Implementation) -> None:
     expect_equal(result.reason, "single_group_overflow", "R20", "reason when only 10 are left for a group of 15")
     expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3[2:], "R20", "the newest group must still be returned whole")
     expect_equal(result.tokens.total, 24, "R22", "total (3 + 15 + 4 + 2)")
-    expect_equal(
-        wire(result.tokens),
-        {
-            "maxTokens": 19,
-            "system": 3,
-            "messages": 15,
-            "reservedOutput": 4,
-            "safetyMargin": 2,
-            "availableForMessages": 10,
-            "total": 24,
-        },
-        "R22",
-        "tokens for max 19, reserved 4, margin 2",
-    )
+    expect_equal(wire(result.tokens), TIGHT_TOKENS, "R22", "tokens for max 19, reserved 4, margin 2")
     expect(
         result.tokens.total > result.tokens.max_tokens, "R20", "total may exceed max_tokens for a single group overflow"
     )
@@ -111,7 +106,7 @@ def test_trims_only_at_group_boundaries(impl: Implementation) -> None:
             {"kept_entry_ids": list(result.kept_entry_ids), "reason": result.reason},
             opening.expected(max_tokens, "kept_entry_ids", "reason"),
             "R19/R20",
-            f"kept ids and reason at max_tokens={max_tokens}",
+            say("kept ids and reason at max_tokens={max_tokens}", max_tokens=max_tokens),
         )
     ladder = PathBuilder().user("u1", "u1").user("u2", "u2").user("u3", "u3").entries
     stopped = impl.build_context(

@@ -8,6 +8,7 @@ from ... import chapter_example
 from ...builders import PathBuilder
 from ..check import Implementation, LabChecks
 from ..expect import expect_equal, expect_independent, expect_rejects, wire
+from ..wording import say
 
 CHECKS = LabChecks("11.4")
 
@@ -58,12 +59,12 @@ def test_bad_compactions_rejected(impl: Implementation) -> None:
             _create(impl, path, first_kept_entry_id=starts).first_kept_entry_id,
             starts,
             "R27",
-            f"firstKeptEntryId {starts!r} (it opens a group)",
+            say("firstKeptEntryId {entry} (it opens a group)", entry=repr(starts)),
         )
     for inside in ("sys", "a1", "a2", "calls", "r-test", "r-read", "a3"):
         expect_rejects(
             "R27",
-            f"firstKeptEntryId {inside!r} (not the first entry of a group)",
+            say("firstKeptEntryId {entry} (not the first entry of a group)", entry=repr(inside)),
             lambda i=inside: _create(impl, path, first_kept_entry_id=i),
             (inside,),
         )

@@ -21,10 +21,11 @@ from ..expect import (
     observe,
     wire,
 )
-from ..wording import say
+from ..wording import Wording, say
 from .shared import (
     GROUP_2_AND_3,
     GROUP_3,
+    PATCHED_SYSTEM,
     Selection,
     build,
     change_a_tool_argument,
@@ -38,7 +39,7 @@ from .shared import (
 CHECKS = LabChecks("11.5")
 
 
-def observe_build(result: Any, what: str) -> None:
+def observe_build(result: Any, what: Wording) -> None:
     """A build result, observed one part at a time, each part under the rule that decides it.
 
     Judged against the reference's build of the same path: the system message
@@ -49,12 +50,13 @@ def observe_build(result: Any, what: str) -> None:
     """
     observe_head(result, what)
     messages = list(result.messages)
-    observe([getattr(m, "role", None) for m in messages], "R21", f"{what}: the roles of the messages, in order")
-    observe(list(result.kept_entry_ids), "R18/R19", f"{what}: kept_entry_ids")
-    observe(result.reason, "R20", f"{what}: reason")
-    observe(result.tokens.available_for_messages, "R17", f"{what}: tokens.availableForMessages")
-    observe(wire(result.tokens), "R22", f"{what}: tokens")
-    observe(wire(messages), "R21", f"{what}: the messages")
+    roles = [getattr(m, "role", None) for m in messages]
+    observe(roles, "R21", say("{what}: the roles of the messages, in order", what=what))
+    observe(list(result.kept_entry_ids), "R18/R19", say("{what}: kept_entry_ids", what=what))
+    observe(result.reason, "R20", say("{what}: reason", what=what))
+    observe(result.tokens.available_for_messages, "R17", say("{what}: tokens.availableForMessages", what=what))
+    observe(wire(result.tokens), "R22", say("{what}: tokens", what=what))
+    observe(wire(messages), "R21", say("{what}: the messages", what=what))
 
 
 EXPECTED_SUMMARY_TEXT = "\n".join(
@@ -98,13 +100,9 @@ def _resumed_build(impl: Implementation, path: list[Any], budget: dict[str, int]
         if not re.search(rf"(?<![\w-]){re.escape(after)}(?![\w-])", str(exc)):
             raise
         first_line = (str(exc).splitlines() or [""])[0][:160]
+        error = f"{type(exc).__name__}: {first_line}"
         raise Diagnosis(
-            say(
-                CUT_POINT_INCLUSIVE,
-                kept=repr(kept.first_kept_entry_id),
-                after=repr(after),
-                error=f"{type(exc).__name__}: {first_line}",
-            )
+            say(CUT_POINT_INCLUSIVE, kept=repr(kept.first_kept_entry_id), after=repr(after), error=error)
         ) from exc
 
 
@@ -114,11 +112,18 @@ CUT_POINT_INCLUSIVE = diagnosis_template(
 )
 
 
+RESUMED_TOKENS = {
+    "maxTokens": 80, "system": 3, "messages": 70, "reservedOutput": 4,
+    "safetyMargin": 2, "availableForMessages": 71, "total": 79,
+}  # fmt: skip
+"""The tokens of the resumed path's build at the resume budget: the summary's 40 are counted in messages (R18, R22)."""
+
+
 @CHECKS.case(12, "R10 R18 R21")
 def test_resume_through_path_to(impl: Implementation) -> None:
     path = path_to(chapter_example.sibling_tree(), "a4")
     result = _resumed_build(impl, path, chapter_example.RESUME_BUDGET)
-    observe_head(result, "the resumed path")
+    observe_head(result, say("the resumed path"))
     kept = GROUP_2_AND_3 + ["u4", "a4"]
     expect_equal(list(result.kept_entry_ids), kept, "R18", "kept ids after compact-1 (from u2, then u4, a4)")
     expect_equal([m.role for m in result.messages][:2], ["system", "user"], "R21", "the head: system, then the summary")
@@ -128,35 +133,31 @@ def test_resume_through_path_to(impl: Implementation) -> None:
     expect_equal(summary.timestamp, 100, "R18", "the summary message's timestamp (the compaction's)")
     texts = " ".join(b.text for m in result.messages[1:] for b in m.content if b.type == "text")
     for absent in ("Try the sibling branch.", "Check session-restore logic.", "Restores only chosen branch."):
-        expect(absent not in texts, "R18", f"{absent!r} (a sibling or summarized message) must not be sent")
+        expect(
+            absent not in texts,
+            "R18",
+            say("{text} (a sibling or summarized message) must not be sent", text=repr(absent)),
+        )
     expect_equal(result.reason, "within_budget", "R20", "reason for the resumed path")
     expect_equal(
         wire(result.tokens),
-        {
-            "maxTokens": 80,
-            "system": 3,
-            "messages": 70,
-            "reservedOutput": 4,
-            "safetyMargin": 2,
-            "availableForMessages": 71,
-            "total": 79,
-        },
+        RESUMED_TOKENS,
         "R18/R22",
         "tokens for the resumed path (the summary's 40 counted in messages)",
     )
     for first_kept, what in (
-        ("a2", "an assistant message"),
-        ("sys", "a system message"),
-        ("note", "a metadata entry"),
-        ("u4", "an entry after the compaction"),
+        ("a2", say("an assistant message")),
+        ("sys", say("a system message")),
+        ("note", say("a metadata entry")),
+        ("u4", say("an entry after the compaction")),
     ):
         expect_rejects(
             "R18",
-            f"a compaction keeping from {first_kept!r} ({what})",
+            say("a compaction keeping from {entry} ({what})", entry=repr(first_kept), what=what),
             lambda k=first_kept: build(impl, chapter_example.resumed_keeping_from(k), chapter_example.RESUME_BUDGET),
             (first_kept,),
         )
-    expect_history_stays(impl, chapter_example.resumed_keeping_from("u2"), "a resumed path with metadata")
+    expect_history_stays(impl, chapter_example.resumed_keeping_from("u2"), say("a resumed path with metadata"))
 
 
 @CHECKS.case(13, "R18 R23")
@@ -168,12 +169,14 @@ def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
     text = summaries[0].content[0].text
     expect("Goal: Finish the regression test." in text, "R18", "the summary must be compact-2's")
     expect(
-        text.count("- (none)") == 4, "R18", f"empty lists must render '- (none)' (4 of them in compact-2); got {text!r}"
+        text.count("- (none)") == 4,
+        "R18",
+        say("empty lists must render '- (none)' (4 of them in compact-2); got {text}", text=repr(text)),
     )
     expect_equal(
         list(first.kept_entry_ids)[:2], ["u3", "calls"], "R18", "the suffix must start at compact-2's firstKeptEntryId"
     )
-    observe_build(first, "the twice-compacted path")
+    observe_build(first, say("the twice-compacted path"))
     second = build(impl, path, chapter_example.RESUME_BUDGET)
     expect_same(wire(first), wire(second), "R23", "two builds of the same path and options")
     expect_independent(first, second, "R23", "two build results")
@@ -222,37 +225,44 @@ def _expect_the_selection_at_every_budget(impl: Implementation, session: list[An
     """R17–R19 on a compacted path, at every max_tokens from 5 to 94: the summary first, then whole groups."""
     for max_tokens in range(5, 95):
         result = _resumed_build(impl, session, chapter_example.RESUME_BUDGET | {"max_tokens": max_tokens})
+        built = {
+            "kept_entry_ids": list(result.kept_entry_ids),
+            "reason": result.reason,
+            "availableForMessages": result.tokens.available_for_messages,
+            "messages": result.tokens.messages,
+        }
         expect_equal(
-            {
-                "kept_entry_ids": list(result.kept_entry_ids),
-                "reason": result.reason,
-                "availableForMessages": result.tokens.available_for_messages,
-                "messages": result.tokens.messages,
-            },
+            built,
             selection.expected(max_tokens, "kept_entry_ids", "reason", "availableForMessages", "messages"),
             "R17/R18/R19",
-            f"kept ids, reason and tokens at max_tokens={max_tokens} ({selection})",
+            say(
+                "kept ids, reason and tokens at max_tokens={max_tokens} ({selection})",
+                max_tokens=max_tokens,
+                selection=selection.describe(),
+            ),
         )
 
 
 def _expect_the_summary_to_use_up_the_room(impl: Implementation) -> None:
     """The resumed path at the chapter's budget: the summary's 40 exceed the 22 available (R18, R20)."""
     tight = build(impl, chapter_example.resumed_path(), chapter_example.OPENING_BUDGET)
-    expect_equal(
-        {"kept_entry_ids": list(tight.kept_entry_ids), "reason": tight.reason, "tokens": wire(tight.tokens)},
-        {
-            "kept_entry_ids": ["u4", "a4"],
-            "reason": "single_group_overflow",
-            "tokens": {
-                "maxTokens": 31,
-                "system": 3,
-                "messages": 48,
-                "reservedOutput": 4,
-                "safetyMargin": 2,
-                "availableForMessages": 22,
-                "total": 57,
-            },
+    built = {"kept_entry_ids": list(tight.kept_entry_ids), "reason": tight.reason, "tokens": wire(tight.tokens)}
+    expected = {
+        "kept_entry_ids": ["u4", "a4"],
+        "reason": "single_group_overflow",
+        "tokens": {
+            "maxTokens": 31,
+            "system": 3,
+            "messages": 48,
+            "reservedOutput": 4,
+            "safetyMargin": 2,
+            "availableForMessages": 22,
+            "total": 57,
         },
+    }
+    expect_equal(
+        built,
+        expected,
         "R18/R20",
         "the resumed path at max_tokens 31 (the summary alone uses up the 22 available)",
     )
@@ -269,9 +279,11 @@ def _expect_free_groups_to_fit_after_a_costly_summary(impl: Implementation) -> N
         safety_margin=0,
         estimate_tokens=costed({"u1": 0, "a1": 0, "u2": 0, "[Compaction summary]": 7}),
     )
+    built = {"kept_entry_ids": list(starved.kept_entry_ids), "reason": starved.reason}
+    expected = {"kept_entry_ids": ["u1", "a1", "u2"], "reason": "within_budget"}
     expect_equal(
-        {"kept_entry_ids": list(starved.kept_entry_ids), "reason": starved.reason},
-        {"kept_entry_ids": ["u1", "a1", "u2"], "reason": "within_budget"},
+        built,
+        expected,
         "R17/R18",
         "a summary costing 7 of 5 available: the room left is 0, never negative, so free groups still fit",
     )
@@ -283,7 +295,7 @@ def test_system_replays_across_the_compaction(impl: Implementation) -> None:
     result = _resumed_build(impl, path, {"max_tokens": 200, "reserved_output": 4, "safety_margin": 2})
     expect_equal(
         system_message(result),
-        {"role": "system", "content": "BASE\n\nPrefer small diffs.", "sections": {"rules": "RULE v2"}, "timestamp": 1},
+        PATCHED_SYSTEM,
         "R16/R6",
         "the system message replayed from the whole path, before and after the compaction (R6's example)",
     )
@@ -304,7 +316,11 @@ def test_system_replays_across_the_compaction(impl: Implementation) -> None:
     )
     summary = result.messages[1].content[0].text
     for prompt_text in ("BASE", "RULE", "Prefer small diffs."):
-        expect(prompt_text not in summary, "R18", f"the summary must carry none of the system prompt ({prompt_text!r})")
+        expect(
+            prompt_text not in summary,
+            "R18",
+            say("the summary must carry none of the system prompt ({text})", text=repr(prompt_text)),
+        )
     expect_rejects(
         "R27",
         "firstKeptEntryId 'patch-2' (a system message)",

@@ -17,6 +17,7 @@ from ...builders import PathBuilder
 from ...catalogues import budgets
 from ..check import Implementation
 from ..expect import expect_equal, expect_rejects, observe, wire
+from ..wording import Wording, say
 
 
 def build(impl: Implementation, path: list[Any], budget: dict[str, int], **overrides: Any) -> Any:
@@ -39,11 +40,14 @@ def system_message(result: Any) -> Any:
     return None if system is None else wire(system)
 
 
-def observe_head(result: Any, what: str) -> None:
-    """The system message a build replayed (R16) and the summary it sent (R18), as the reference's build has them."""
-    observe(system_message(result), "R16", f"{what}: the replayed system message")
+def observe_head(result: Any, what: Wording) -> None:
+    """The system message a build replayed (R16) and the summary it sent (R18), as the reference's build has them.
+
+    ``what`` names the build (``say("the resumed path")``), so it is translated too.
+    """
+    observe(system_message(result), "R16", say("{what}: the replayed system message", what=what))
     summary = next((m for m in result.messages if _is_summary(m)), None)
-    observe(None if summary is None else wire(summary), "R18", f"{what}: the summary message")
+    observe(None if summary is None else wire(summary), "R18", say("{what}: the summary message", what=what))
 
 
 @dataclass(frozen=True)
@@ -83,10 +87,24 @@ class Selection:
         }
         return {name: every[name] for name in fields}
 
-    def __str__(self) -> str:
-        summary = f"summary {self.summary}, " if self.summary else ""
-        return f"{summary}groups {', '.join(map(str, self.costs))}"
+    def describe(self) -> Wording:
+        """The costs, as a check names the selection: ``summary 40, groups 7, 15, 8``."""
+        costs = ", ".join(map(str, self.costs))
+        if self.summary:
+            return say("summary {summary}, groups {costs}", summary=self.summary, costs=costs)
+        return say("groups {costs}", costs=costs)
 
+    def __str__(self) -> str:
+        return str(self.describe())
+
+
+PATCHED_SYSTEM = {
+    "role": "system",
+    "content": "BASE\n\nPrefer small diffs.",
+    "sections": {"rules": "RULE v2"},
+    "timestamp": 1,
+}
+"""The system message replayed from a path with a system patch (``BASE``, then ``Prefer small diffs.``; R5, R6, R16)."""
 
 GROUP_3 = ["u3", "calls", "r-test", "r-read", "a3"]
 """The opening path's newest group: a user message, two tool calls, their results (out of order), the answer."""
@@ -107,7 +125,7 @@ class _SpyEstimator:
         return chapter_example.teaching_estimator(message)
 
 
-def expect_history_stays(impl: Implementation, path: list[Any], what: str) -> None:
+def expect_history_stays(impl: Implementation, path: list[Any], what: Wording) -> None:
     """R23's "the session stays": after a build, the caller's path holds the same entries, each unchanged.
 
     Metadata and compaction entries are never sent, so a build that deletes
@@ -120,9 +138,9 @@ def expect_history_stays(impl: Implementation, path: list[Any], what: str) -> No
         [getattr(entry, "id", None) for entry in path],
         ids,
         "R23",
-        f"{what}: its entry ids after the build (history stays)",
+        say("{what}: its entry ids after the build (history stays)", what=what),
     )
-    expect_equal(wire(path), before, "R23", f"{what}: every entry after the build (unchanged)")
+    expect_equal(wire(path), before, "R23", say("{what}: every entry after the build (unchanged)", what=what))
 
 
 def change_a_tool_argument(result: Any) -> None:
@@ -145,13 +163,13 @@ def expect_budget_guards(impl: Implementation, path: list[Any]) -> None:
     for name, value in budgets.BAD_OPTIONS:
         expect_rejects(
             "R15",
-            f"{name}={value!r}",
+            say("{option}={value}", option=name, value=repr(value)),
             lambda n=name, v=value: build(impl, path, chapter_example.OPENING_BUDGET, **{n: v}),
         )
     for value in budgets.BAD_ESTIMATES.values():
         expect_rejects(
             "R15",
-            f"an estimator returning {value!r}",
+            say("an estimator returning {value}", value=repr(value)),
             lambda v=value: build(impl, path, chapter_example.OPENING_BUDGET, estimate_tokens=budgets.returning(v)),
         )
     unwalked = PathBuilder().user("u1", "u1").user("u2", "u2").user("u3", "u3").entries
