@@ -134,7 +134,7 @@ KEYWORDS = {
 """Where a package's sources hold a message: the translator, the markers, and each expectation's sentence.
 
 ``MESSAGES("…")`` and ``message("…")`` (i18n), ``say("…", …)`` and
-``diagnosis_template("…")`` (checklist.wording, checklist.expect) take it first;
+``diagnosis_template("…")`` (course_lib/wording.py, checklist/expect.py) take it first;
 each ``expect…``/``observe`` takes its sentence at the position given (gettext's
 keyword spec: the argument's 1-based index).
 """

@@ -99,7 +99,7 @@ def test_every_sentence_a_check_says_is_a_catalog_message() -> None:
     """Each check's every observation, as the reference states it, can be said in every shipped language.
 
     A sentence written as an f-string reaches the judge filled in, and no catalog
-    has it: write it with ``say`` (course_lib/checklist/wording.py).
+    has it: write it with ``say`` (course_lib/wording.py).
     """
     from course_lib.checklist.cases import CASES as CHECKS
     from course_lib.checklist.runner import trusted_points

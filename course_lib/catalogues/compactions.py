@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..checklist.wording import Wording, say
+from ..wording import Wording, say
 
 Wire = dict[str, Any]
 

@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..i18n import message
-from .wording import Wording, say
+from ..wording import Wording, say
 
 SECONDS = 5.0
 """Wall-clock seconds one check may run: far above any check's need, below the grader's 10 s per cell."""

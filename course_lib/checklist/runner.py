@@ -21,11 +21,11 @@ from typing import Any, Literal
 from .. import lab_registry
 from ..errors import CourseError
 from ..i18n import MESSAGES, message
+from ..wording import render_known, say, wording_of
 from . import bounds
 from .cases import CASES
 from .check import Case, Implementation
 from .expect import DIAGNOSES, Diagnosis, Point, recording, said, verdict
-from .wording import render_known, say, wording_of
 
 Status = Literal["passed", "failed", "not implemented yet", "error"]
 LABS = tuple(lab_registry.LABS)

@@ -110,12 +110,12 @@ class Assembler:
     # --- messages -------------------------------------------------------------------
 
     def system(self, line: int, text: str, timestamp: float, source_id: str | None = None) -> None:
-        self._append(line, source_id, message={"role": "system", "content": text, "timestamp": timestamp})
+        self._append(line, source_id, sent={"role": "system", "content": text, "timestamp": timestamp})
 
     def user(self, line: int, texts: Sequence[str], timestamp: float, source_id: str | None = None) -> str:
         self._close_group()
         self._seen_user = True
-        entry_id = self._append(line, source_id, message=_user(texts, timestamp))
+        entry_id = self._append(line, source_id, sent=_user(texts, timestamp))
         for pending in self._pending:
             self._add_compaction(pending, entry_id)
         self._pending.clear()
@@ -149,7 +149,7 @@ class Assembler:
         if stop_reason is None:
             has_calls = any(block["type"] == "toolCall" for block in content)
             stop_reason = "error" if error_message else "toolUse" if has_calls else "stop"
-        message = {
+        wire = {
             "role": "assistant",
             "content": content,
             "provider": provider,
@@ -159,8 +159,8 @@ class Assembler:
             "timestamp": timestamp,
         }
         if error_message is not None:
-            message["errorMessage"] = error_message
-        self._append(line, source_id, message=message)
+            wire["errorMessage"] = error_message
+        self._append(line, source_id, sent=wire)
 
     def tool_result(
         self,
@@ -184,8 +184,8 @@ class Assembler:
             self.skip(line, f"a second tool result for call {call_id!r}")
             return
         self._answered.add(call_id)
-        message = _tool_result(call_id, tool_name or self._calls[call_id][0], texts, timestamp, is_error, details)
-        self._append(line, source_id, message=message)
+        wire = _tool_result(call_id, tool_name or self._calls[call_id][0], texts, timestamp, is_error, details)
+        self._append(line, source_id, sent=wire)
 
     # --- other entries --------------------------------------------------------------
 
@@ -259,8 +259,8 @@ class Assembler:
                 self.note(
                     line, f"call {call_id!r} ({name}) has no result in the log; added an error result {NO_RESULT!r}"
                 )
-                message = _tool_result(call_id, name, [NO_RESULT], self.clock, True, None)
-                self._append(line, f"{call_id}:no-result", message=message)
+                wire = _tool_result(call_id, name, [NO_RESULT], self.clock, True, None)
+                self._append(line, f"{call_id}:no-result", sent=wire)
         self._calls.clear()
         self._answered.clear()
 
@@ -287,15 +287,15 @@ class Assembler:
         )
         self._push(entry, pending.line, pending.id)
 
-    def _append(self, line: int, source_id: str | None, *, message: dict[str, Any]) -> str:
+    def _append(self, line: int, source_id: str | None, *, sent: dict[str, Any]) -> str:
         """The message (wire keys, blocks included) and its entry, validated in one call (R1)."""
         entry_id = self._unique(source_id, line)
         wire = {
             "type": "message",
             "id": entry_id,
             "parentId": self._leaf(),
-            "timestamp": message["timestamp"],
-            "message": message,
+            "timestamp": sent["timestamp"],
+            "message": sent,
         }
         self._push(_VALIDATE_ENTRY(wire, by_alias=True, by_name=False), line, source_id)
         return entry_id
@@ -329,7 +329,7 @@ def _user(texts: Sequence[str], timestamp: float) -> dict[str, Any]:
 def _tool_result(
     call_id: str, name: str, texts: Sequence[str], timestamp: float, is_error: bool, details: Any
 ) -> dict[str, Any]:
-    message = {
+    wire = {
         "role": "toolResult",
         "toolCallId": call_id,
         "toolName": name,
@@ -338,8 +338,8 @@ def _tool_result(
         "timestamp": timestamp,
     }
     if details is not None:
-        message["details"] = details
-    return message
+        wire["details"] = details
+    return wire
 
 
 def image_placeholder(mime_type: str, data: str) -> str:

@@ -14,10 +14,10 @@ from ...lifecycle.errors import OverflowRecoveryError, ScriptExhaustedError
 from ...lifecycle.scenario import CAPSTONE_TURNS, capstone_session
 from ...lifecycle.settings import CompactionSettings
 from ...models import AssistantMessage, StopReason, TextContent, Usage
+from ...wording import Wording, say
 from ..bounds import MAX_SENDS
 from ..check import Implementation, LabChecks
 from ..expect import expect_equal, expect_rejects
-from ..wording import Wording, say
 
 CAPSTONE = "capstone"
 WINDOW = 800

@@ -11,9 +11,9 @@ from typing import Any
 from ... import chapter_example
 from ...catalogues import compactions
 from ...store import InMemorySessionStore, JsonlSessionStore
+from ...wording import Wording, say
 from ..check import Implementation, LabChecks
 from ..expect import expect, expect_equal, expect_independent, expect_rejects, wire
-from ..wording import Wording, say
 
 CHECKS = LabChecks("11.1")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ... import chapter_example
 from ...builders import PathBuilder
+from ...wording import say
 from ..check import Implementation, LabChecks
 from ..expect import expect, expect_equal, wire
-from ..wording import say
 from .shared import (
     GROUP_2_AND_3,
     GROUP_3,

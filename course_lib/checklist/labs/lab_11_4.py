@@ -6,9 +6,9 @@ from typing import Any
 
 from ... import chapter_example
 from ...builders import PathBuilder
+from ...wording import say
 from ..check import Implementation, LabChecks
 from ..expect import expect_equal, expect_independent, expect_rejects, wire
-from ..wording import say
 
 CHECKS = LabChecks("11.4")
 

@@ -9,6 +9,7 @@ from ... import chapter_example
 from ...builders import PathBuilder
 from ...context import latest_compaction
 from ...paths import path_to
+from ...wording import Wording, say
 from ..check import Implementation, LabChecks
 from ..expect import (
     Diagnosis,
@@ -21,7 +22,6 @@ from ..expect import (
     observe,
     wire,
 )
-from ..wording import Wording, say
 from .shared import (
     GROUP_2_AND_3,
     GROUP_3,

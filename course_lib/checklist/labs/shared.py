@@ -15,9 +15,9 @@ from typing import Any
 from ... import chapter_example, tool_facts
 from ...builders import PathBuilder
 from ...catalogues import budgets
+from ...wording import Wording, say
 from ..check import Implementation
 from ..expect import expect_equal, expect_rejects, observe, wire
-from ..wording import Wording, say
 
 
 def build(impl: Implementation, path: list[Any], budget: dict[str, int], **overrides: Any) -> Any:

@@ -22,8 +22,8 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import CourseError
-from ..i18n import MESSAGES
+from .errors import CourseError
+from .i18n import MESSAGES
 
 FIELD_LIMIT = 200
 """Characters of one field value taken from a kernel's record."""

@@ -1,0 +1,47 @@
+"""A verdict is the same in every language: only its words change (issue 32).
+
+Every mutant's every check is recorded once, as a learner's kernel records it,
+and judged twice, in English and in Chinese. The status must be the same, a
+failure must name the same rule, and a Chinese failure must be said in Chinese
+(course_lib's catalog): a sentence left out of the catalog would show here as
+English text in a Chinese verdict.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from mutants import MUTANTS, Mutant
+from mutants.run import lab_functions
+
+from course_lib.checklist.check import Implementation
+from course_lib.checklist.runner import judge_record, record_case, select, transported
+
+CHINESE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+"""A CJK ideograph or a full-width punctuation mark: what every translated verdict frame holds."""
+
+
+def _rule(message: str) -> str:
+    return re.split(r"[:：]", message, maxsplit=1)[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+def test_every_mutant_gets_the_same_verdict_in_both_languages(mutant: Mutant) -> None:
+    implementation = Implementation(**lab_functions(mutant))
+    for case in select(mutant.lab):
+        record = transported(record_case(case, implementation))
+        english, chinese = judge_record(case, record, "en"), judge_record(case, record, "zh")
+        assert chinese.status == english.status, case.name
+        if english.status == "failed":
+            assert _rule(chinese.message) == _rule(english.message), case.name
+            assert CHINESE.search(chinese.message), f"check {case.number}: {chinese.message!r} is not Chinese"
+        if english.status == "error" and chinese.message != english.message:
+            assert CHINESE.search(chinese.message), f"check {case.number}: {chinese.message!r} is not Chinese"
+
+
+def test_the_reference_passes_in_both_languages() -> None:
+    for case in select():
+        record = transported(record_case(case, Implementation()))
+        assert judge_record(case, record, "en").status == judge_record(case, record, "zh").status == "passed"
