@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
@@ -91,7 +92,7 @@ class ChecklistReport:
     def __str__(self) -> str:
         width = max((len(r.name) for r in self.records), default=4)
         lab, check, status = (MESSAGES(HEADERS[i]) for i in (1, 2, 4))
-        lines = [f"{'#':>2}  {lab:<4}  {check:<{width}}  {status}"]
+        lines = [f"{'#':>2}  {_padded(lab, 4)}  {_padded(check, width)}  {status}"]
         for r in self.records:
             lines.append(f"{r.number:>2}  {r.lab:<4}  {r.name:<{width}}  {_mark(r.status)}")
             if r.message and not r.passed:
@@ -123,6 +124,12 @@ MARKS: Mapping[Status, tuple[str, str]] = {
 }
 """Each status's mark in the table, said in the reader's language (the record's ``status`` stays English data)."""
 HEADERS = ("#", message("lab"), message("check"), message("rules"), message("status"), message("what broke"))
+
+
+def _padded(text: str, width: int) -> str:
+    """``text`` padded to ``width`` columns as a terminal shows it: a Chinese character takes two."""
+    columns = sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+    return text + " " * max(0, width - columns)
 
 
 def _mark(status: Status) -> str:
