@@ -7,10 +7,15 @@ import argparse
 from .runner import LABS, run
 
 
+def parser() -> argparse.ArgumentParser:
+    """The command's options, apart from running it: the glossary's test parses its commands with it."""
+    built = argparse.ArgumentParser(prog="python -m course_lib.checklist", description=__doc__)
+    built.add_argument("--lab", choices=LABS, help="run only this lab's checks")
+    return built
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m course_lib.checklist", description=__doc__)
-    parser.add_argument("--lab", choices=LABS, help="run only this lab's checks")
-    arguments = parser.parse_args(argv)
+    arguments = parser().parse_args(argv)
     report = run(lab=arguments.lab)
     print(report)
     return 0 if report.all_passed else 1
