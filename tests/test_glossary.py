@@ -30,8 +30,10 @@ from course_lib import glossary, rules
 from course_lib.glossary import COMMANDS, PAGES, TERMS, TOPICS, Command, Term
 from course_lib.glossary.__main__ import main as glossary_main
 from course_lib.glossary.page import TEXTS
+from course_lib.i18n import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[1]
+START_PAGE = ROOT / "notebooks" / "sources" / "00_start_here.py"
 CATALOGS = sorted((ROOT / "locale" / "zh_CN" / "LC_MESSAGES" / "notebooks").glob("*.po"))
 NAME = re.compile(r"(?P<dotted>[A-Za-z_][\w.]*)(?P<call>\(\)|\((?P<parameter>\w+)=…\))?")
 """A Python name as the table writes it: ``a.b``, ``a.b()`` (a callable), ``a.b(parameter=…)`` (a parameter)."""
@@ -124,7 +126,7 @@ def test_the_command_prints_the_page_asked_for(capsysbinary: pytest.CaptureFixtu
 
 
 def test_the_glossary_covers_every_language_the_course_speaks() -> None:
-    assert set(PAGES) == set(TEXTS) == set(course_lib.i18n.LANGUAGES)
+    assert set(PAGES) == set(TEXTS) == set(LANGUAGES)
 
 
 @pytest.mark.parametrize(("term", "name"), _python_names(), ids=lambda value: getattr(value, "english", value))
@@ -181,6 +183,30 @@ def test_both_pages_list_the_same_rows() -> None:
             assert (en[0], en[1], en[2:4]) == (zh[1], zh[0], zh[2:4]), (en, zh)
         else:  # a command: the chapter's and the course's
             assert en[:2] == zh[:2], (en, zh)
+
+
+def _start_page_names() -> list[tuple[str, str]]:
+    """The start page's "chapter's names in Python" table, as (chapter, course) pairs of code names."""
+    source = START_PAGE.read_text(encoding="utf-8")
+    table = source.split("# | in the chapter (TypeScript) | in this course (Python) |", 1)[1].split("\n#\n", 1)[0]
+    pairs: list[tuple[str, str]] = []
+    for line in table.splitlines()[2:]:
+        chapter, course = line.removeprefix("# | ").removesuffix(" |").split(" | ")
+        pairs += zip(re.findall(r"`([^`]+)`", chapter), re.findall(r"`([^`]+)`", course))
+    return pairs
+
+
+@pytest.mark.parametrize(("chapter", "course"), _start_page_names())
+def test_the_glossary_agrees_with_the_start_pages_names(chapter: str, course: str) -> None:
+    """notebooks/00_start_here maps some of the chapter's names to the course's; the glossary maps them alike."""
+    commands = [command for command in COMMANDS if command.chapter == chapter]
+    if commands:
+        assert [command.course for command in commands] == [course], chapter
+        return
+    terms = [term for term in TERMS if chapter in term.wire]
+    assert terms, f"the glossary has no row for the chapter's {chapter}"
+    python = {name.split("(")[0].split(".")[-1] for term in terms for name in term.python}
+    assert course.removesuffix("()") in python, (chapter, course, python)
 
 
 def test_every_topic_has_its_terms_together() -> None:
