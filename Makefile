@@ -10,7 +10,7 @@ START  := notebooks/00_start_here.ipynb
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg
 
-.PHONY: venv lab check tidy test test-sandboxed test-pythons test-unit test-notebooks test-browser grading-tools bench checklist notebooks learner-labs rules translations mutants book clean
+.PHONY: venv lab check tidy test test-sandboxed test-pythons test-unit test-notebooks test-browser grading-tools bench checklist notebooks learner-labs rules glossary translations mutants book clean
 
 venv: $(STAMP)
 
@@ -97,6 +97,13 @@ book: $(STAMP)
 # docs/rules.md is generated from course_lib/rules.py (by course_lib/checklist/rules_page.py) (tests/test_citations.py fails when it is stale).
 rules: $(STAMP)
 	$(BIN)/python -m course_lib.checklist.rules_page > docs/rules.md
+
+# docs/glossary.md and docs/zh/glossary.md, the chapter's terms and commands beside the course's, are generated from
+# the one table in course_lib/glossary/ (tests/test_glossary.py fails when either page is stale).
+glossary: $(STAMP)
+	$(BIN)/python -m course_lib.glossary > docs/glossary.md
+	mkdir -p docs/zh
+	$(BIN)/python -m course_lib.glossary --language zh > docs/zh/glossary.md
 
 # Per catalog (one per domain and shipped language, scripts/translations.py): how much is translated, fuzzy,
 # missing from it or stale in it; fails unless every catalog is whole (tests/test_translations.py holds the same).
