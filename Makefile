@@ -94,9 +94,12 @@ BOOK_DIR ?= build/book
 book: $(STAMP)
 	$(BIN)/python scripts/build_book.py $(BOOK_DIR)
 
-# docs/rules.md is generated from course_lib/rules.py (by course_lib/checklist/rules_page.py) (tests/test_citations.py fails when it is stale).
+# docs/rules.md is generated from course_lib/rules.py (by course_lib/checklist/rules_page.py), docs/zh/rules.md from the
+# same table and course_lib/locale/zh_CN/LC_MESSAGES/rules.po (tests/test_citations.py fails when either is stale).
 rules: $(STAMP)
 	$(BIN)/python -m course_lib.checklist.rules_page > docs/rules.md
+	@mkdir -p docs/zh
+	$(BIN)/python -m course_lib.checklist.rules_page --language zh > docs/zh/rules.md
 
 # Per catalog (one per domain and shipped language, scripts/translations.py): how much is translated, fuzzy,
 # missing from it or stale in it; fails unless every catalog is whole (tests/test_translations.py holds the same).
