@@ -79,3 +79,13 @@ def test_a_catalog_not_written_yet_misses_everything(tmp_path: Path) -> None:
     domain = translations.Domain("demo", lambda _language: tmp_path / "absent.po", lambda: [(None, "kept")])
     row = translations.status(domain, "zh")
     assert row.missing == ((None, "kept"),) and row.percent == 0.0
+
+
+def test_the_rules_domain_holds_every_rule_and_topic() -> None:
+    """The extractor reads course_lib/rules.py by a keyword spec (``Rule``'s text and topic arguments): a rule it
+    missed would read in English on the Chinese rules page while its catalog still looked whole."""
+    from course_lib.rules import RULES
+
+    found = translations.rule_messages()
+    assert {(None, rule.text) for rule in RULES} | {(None, rule.topic) for rule in RULES} <= set(found)
+    assert found[:3] == [(None, RULES[0].topic), (None, RULES[0].text), (None, RULES[1].text)]  # the table's order
