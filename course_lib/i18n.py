@@ -135,3 +135,13 @@ def message(text: str) -> str:
 LOCALE_FOLDER = Path(__file__).resolve().parent / "locale"
 MESSAGES = Messages("course_lib", LOCALE_FOLDER)
 """``course_lib``'s own messages (the checklist, the rules, the learner-facing commands)."""
+
+RULE_MESSAGES = Messages("rules", LOCALE_FOLDER)
+"""The rules' own text (``course_lib/rules.py``: each rule and topic) and the rules page's prose.
+
+A domain of its own (``course_lib/locale/<locale>/LC_MESSAGES/rules.po``): the rules are
+the course's contract, translated and reviewed as one text. ``course_lib.rules`` imports
+nothing (tests/test_layers.py), so its texts are found where the table states them
+(scripts/translations.py reads each ``Rule(…)`` call) and translated where they are shown:
+``RULE_MESSAGES(rule.text, "zh")``.
+"""

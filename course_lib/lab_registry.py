@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import OptionError
-from .i18n import MESSAGES
+from .i18n import MESSAGES, message
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Withheld:
 class Lab:
     id: str
     title: str
+    """In English, marked for the catalog (``message("…")``); a page in another language shows ``MESSAGES(title)``."""
     notebook: str
     """The notebook's file stem, in ``labs/`` (learner) and ``labs/solutions/``."""
     functions: tuple[str, ...]
@@ -64,21 +65,21 @@ _BUILD_CONTEXT = (
 LABS: dict[str, Lab] = {
     lab.id: lab
     for lab in (
-        Lab("11.1", "The compaction record and the stores", "lab_11_1_compaction_record",
+        Lab("11.1", message("The compaction record and the stores"), "lab_11_1_compaction_record",
             ("parse_session_entry",),
             (Withheld("course_lib.models", ("CompactionSummary", "CompactionEntry")),), 1101),
-        Lab("11.2", "Interaction groups", "lab_11_2_group_interactions",
+        Lab("11.2", message("Interaction groups"), "lab_11_2_group_interactions",
             ("group_interactions",),
             (Withheld("course_lib.grouping"), Withheld("course_lib.lifecycle.cut_point"),
              Withheld("course_lib.lifecycle.prefix_reuse")), 1102),
-        Lab("11.3", "build_context without compaction", "lab_11_3_build_context",
+        Lab("11.3", message("build_context without compaction"), "lab_11_3_build_context",
             ("build_context",), _BUILD_CONTEXT, 1103),
-        Lab("11.4", "create_compaction_entry", "lab_11_4_create_compaction_entry",
+        Lab("11.4", message("create_compaction_entry"), "lab_11_4_create_compaction_entry",
             ("create_compaction_entry",),
             (Withheld("course_lib.compaction", ("create_compaction_entry", "_check_first_kept")),), 1104),
-        Lab("11.5", "Resume from the latest compaction", "lab_11_5_resume_from_compaction",
+        Lab("11.5", message("Resume from the latest compaction"), "lab_11_5_resume_from_compaction",
             ("build_context",), _BUILD_CONTEXT, 1105),
-        Lab("capstone", "The compaction lifecycle", "02_lifecycle_capstone",
+        Lab("capstone", message("The compaction lifecycle"), "02_lifecycle_capstone",
             ("should_compact", "find_cut_point", "retry_after_overflow"),
             (Withheld("course_lib.lifecycle.settings", ("should_compact",)),
              Withheld("course_lib.lifecycle.cut_point", ("find_cut_point",)),

@@ -44,8 +44,8 @@ Everything else (prose, hints, tags, cell and notebook metadata) is copied as
 it is; outputs are cleared and then refilled by ``scripts/execute_notebooks.py``.
 
 Each notebook whose source has a translation catalog also gets its edition in that
-language (``labs/zh/…``, ``notebooks/zh/…``): the same cells, the prose from the catalog
-(``scripts/translated_notebooks.py``).
+language (``labs/zh/…``, ``notebooks/zh/…``): the same cells, the prose from the catalog,
+its links to docs/rules.md pointing to that language's rules page (``scripts/translated_notebooks.py``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,11 @@
-"""A package's own messages' catalog, one per language: ``python scripts/package_catalogs.py [PACKAGE ...]`` (issue 32).
+"""A package's own catalogs, one per language: ``python scripts/package_catalogs.py [CATALOG ...]`` (issue 32).
 
 ``<package>/locale/<locale>/LC_MESSAGES/<package>.po`` holds every message the package's
 Python sources say (``translations.KEYWORDS`` finds them: ``MESSAGES("…")``,
-``message("…")``, ``say("…", …)``, each expectation's sentence). Writing it afresh keeps
+``message("…")``, ``say("…", …)``, each expectation's sentence). ``rules`` is
+``course_lib``'s second domain, ``course_lib/locale/<locale>/LC_MESSAGES/rules.po``: each
+rule's text and topic (``course_lib/rules.py``) and the rules page's prose
+(``RULE_MESSAGES("…")``; ``translations.rules_domain``). Writing a catalog afresh keeps
 the translation of every message whose English is unchanged, gives a new or changed
 message an empty one, and drops what the sources no longer say; ``make translations`` and
 the tests then show what is left to translate. The messages are sorted, with no line
@@ -15,6 +18,7 @@ import argparse
 import importlib
 import sys
 from pathlib import Path
+from typing import Any
 
 from babel.messages.catalog import Catalog
 
@@ -22,26 +26,32 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 from course_lib import i18n  # noqa: E402 - the languages the course ships
 
-translations = importlib.import_module("translations")  # scripts/translations.py: the domains and their messages
+translations = importlib.import_module("translations")  # scripts/translations.py: the domains (each a Domain: Any here)
 notebook_catalogs = importlib.import_module("notebook_catalogs")  # its write(): the same bytes for the same catalog
 
-PACKAGES = ("course_lib",)
-HEADER = (
-    "# {package}'s own messages in another language (its checklist, its rules, its commands).\n"
-    "# Written by scripts/package_catalogs.py; translate the msgstr lines only (docs/translating.md)."
-)
+HEADERS = {
+    "course_lib": "# course_lib's own messages in another language (its checklist, its rules, its commands).",
+    "rules": "# The course's rules (course_lib/rules.py) and the rules page's prose (docs/rules.md) in another language.",
+}
+"""Each catalog this script writes, by domain name, and the first line of its header."""
+HEADER = "# Written by scripts/package_catalogs.py; translate the msgstr lines only (docs/translating.md)."
 
 
-def updated(package: str, language: str) -> Catalog:
-    domain = translations.package_domain(package)
+def domains() -> dict[str, Any]:
+    """The domains this script writes, by name (``translations.DOMAINS`` lists the ones the tests hold whole)."""
+    return {"course_lib": translations.package_domain("course_lib"), "rules": translations.rules_domain()}
+
+
+def updated(domain: Any, language: str) -> Catalog:
+    """``domain``'s catalog for ``language`` with the messages its sources hold now, translations kept."""
     old = translations.read_catalog(domain.catalog(language), language)
     kept = {translations.key_of(m.context, m.id): m.string for m in old if m.id and not m.fuzzy}
     new = Catalog(
         locale=i18n.LOCALES[language],
-        project=f"chapter 11 course pack: {package}",
+        project=f"chapter 11 course pack: {domain.name}",
         fuzzy=False,
         copyright_holder=notebook_catalogs.HOLDER,
-        header_comment=HEADER.format(package=package),
+        header_comment=f"{HEADERS[domain.name]}\n{HEADER}",
     )
     for context, text in domain.messages():
         new.add(text, kept.get((context, text), ""), context=context, flags={"python-format"} if "{" in text else ())
@@ -49,13 +59,14 @@ def updated(package: str, language: str) -> Catalog:
 
 
 def main(arguments: list[str]) -> int:
-    parser = argparse.ArgumentParser(description="Write each package's message catalog afresh from its sources.")
-    parser.add_argument("packages", nargs="*", choices=[*PACKAGES, []], help="packages (default: every one)")
+    parser = argparse.ArgumentParser(description="Write each package catalog afresh from its sources.")
+    parser.add_argument("catalogs", nargs="*", choices=[*HEADERS, []], help="catalogs (default: every one)")
     parser.add_argument("--language", default="zh", choices=[lang for lang in i18n.LANGUAGES if i18n.LOCALES[lang]])
     options = parser.parse_args(arguments)
-    for package in options.packages or PACKAGES:
-        path = translations.package_domain(package).catalog(options.language)
-        notebook_catalogs.write(updated(package, options.language), path)
+    for name in options.catalogs or HEADERS:
+        domain = domains()[name]
+        path = domain.catalog(options.language)
+        notebook_catalogs.write(updated(domain, options.language), path)
         print(f"wrote {path.relative_to(ROOT)}")
     return 0
 

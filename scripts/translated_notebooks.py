@@ -16,12 +16,21 @@ verdicts in that kernel are in the notebook's language. The grader never runs it
 (it runs only a submission's ``exercise`` cells, with the course's own setup), so a
 submission cannot change its grade there; the notebook's ``course_language`` metadata
 names the language for tools.
+
+A link to the rules page (``[…](../docs/rules.md#r19)``, as the English cell and its
+translation write it) points, in an edition, to that language's page
+(``../../docs/zh/rules.md#r19``, from the edition's folder), so a Chinese reader follows a
+rule to its Chinese statement; the anchors are the same on both pages (tests/test_citations.py).
+Only that link's target changes: its text, inline code and every other link stay as the
+catalog gives them.
 """
 
 from __future__ import annotations
 
 import copy
 import importlib
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -39,6 +48,42 @@ LANGUAGE_CELL_ID = "course-language"
 LANGUAGE_METADATA = "course_language"
 TRANSLATED = tuple(language for language in i18n.LANGUAGES if i18n.LOCALES[language] is not None)
 """The languages with catalogs: each gets an edition of every notebook whose catalog exists."""
+
+
+LINK_TARGET = re.compile(
+    r"(?P<before>\]\(\s*<?|^\s{0,3}\[[^\]]+\]:\s*<?|\bhref=[\"'])(?P<target>[^\s)>\"'#]+)(?P<fragment>#[^\s)>\"']*)?",
+    re.MULTILINE,
+)
+"""Where a Markdown cell names a link's target: an inline link ``[…](target)``, a reference definition
+``[…]: target`` or an HTML ``href="target"``, then its ``#fragment`` if it has one (kept as it is)."""
+
+
+def rules_page(language: str, root: Path = ROOT) -> Path:
+    """``docs/rules.md`` in English, ``docs/zh/rules.md`` in Chinese (course_lib.checklist.rules_page.PAGES)."""
+    return root / "docs" / "rules.md" if language == i18n.DEFAULT else root / "docs" / language / "rules.md"
+
+
+def relinked(text: str, folder: Path, language: str, root: Path = ROOT) -> str:
+    """``text`` (a markdown cell of a notebook in ``folder``) with each link to the English rules page pointing
+    to ``language``'s page instead, from the edition's folder (``folder/<language>``).
+
+    A target counts when it names docs/rules.md from the English notebook's folder (as the English cell does
+    and its translation copies) or from the edition's own folder; anything else is left as it is.
+    """
+    edition_folder = folder / language
+    english = rules_page(i18n.DEFAULT, root).resolve()
+    new_target = Path(os.path.relpath(rules_page(language, root), edition_folder)).as_posix()
+
+    def replace(match: re.Match[str]) -> str:
+        target = match.group("target")
+        if "://" in target or target.startswith(("/", "mailto:")):
+            return match.group()
+        named = {(base / target).resolve() for base in (folder, edition_folder)}
+        if english not in named:
+            return match.group()
+        return match.group("before") + new_target + (match.group("fragment") or "")
+
+    return LINK_TARGET.sub(replace, text)
 
 
 class TranslationMissingError(ValueError):
@@ -81,7 +126,7 @@ def edition(english: NotebookNode, source: Path, language: str) -> NotebookNode:
                 f"{catalog}: {problem} of cell {cell.id!r}; "
                 f"run `python scripts/notebook_catalogs.py {source.stem}` and translate it"
             )
-        cell.source = translation
+        cell.source = relinked(translation, source.parent.parent, language)
     first_code = next((i for i, cell in enumerate(translated.cells) if cell.cell_type == "code"), len(translated.cells))
     translated.cells.insert(first_code, language_cell(language))
     translated.metadata[LANGUAGE_METADATA] = language

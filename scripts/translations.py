@@ -148,18 +148,56 @@ def package_messages(package: str) -> list[Key]:
     return sorted({key_of(context, message) for _file, _line, message, _comments, context in found}, key=str)
 
 
-def package_domain(package: str) -> Domain:
-    """A package's own messages (its checklist, its commands): ``<package>/locale/<locale>/LC_MESSAGES/<package>.po``."""
+def catalog_of(package: str, domain: str) -> Callable[[str], Path]:
+    """Where a domain shipped inside ``package`` keeps each language's catalog:
+    ``<package>/locale/<locale>/LC_MESSAGES/<domain>.po``."""
 
     def catalog(language: str) -> Path:
-        path = i18n.catalog_path(ROOT / package / "locale", package, language)
+        path = i18n.catalog_path(ROOT / package / "locale", domain, language)
         assert path is not None, language  # only shipped languages have catalogs
         return path
 
-    return Domain(name=package, catalog=catalog, messages=lambda: package_messages(package))
+    return catalog
 
 
-DOMAINS: tuple[Domain, ...] = (package_domain("course_lib"), *notebook_domains())
+def package_domain(package: str) -> Domain:
+    """A package's own messages (its checklist, its commands): ``<package>/locale/<locale>/LC_MESSAGES/<package>.po``."""
+    return Domain(name=package, catalog=catalog_of(package, package), messages=lambda: package_messages(package))
+
+
+RULE_TABLE = ROOT / "course_lib" / "rules.py"
+RULE_TABLE_KEYWORDS = ({"Rule": (3,)}, {"Rule": (2,)})
+"""Where ``course_lib/rules.py`` states a rule's text and its topic: ``Rule(id, topic, text)``'s 3rd and 2nd
+arguments (one keyword spec each, as Babel takes one message per call and spec). The table imports nothing
+(tests/test_layers.py), so the spec finds its messages where no marker could."""
+RULE_KEYWORDS = {"RULE_MESSAGES": None}
+"""The rules domain's translator (course_lib/i18n.py), wherever ``course_lib`` says a message of it: the rules
+page's prose (course_lib/checklist/rules_page.py)."""
+
+
+def rule_messages() -> list[Key]:
+    """Every message of the rules domain, in the order a translator reads them: each topic before its rule's
+    text, as the table states them, then what ``RULE_MESSAGES("…")`` says, file by file."""
+    from babel.messages.extract import extract_from_dir, extract_from_file
+
+    texts, topics = (
+        [key_of(context, text) for _line, text, _notes, context in extract_from_file("python", RULE_TABLE, spec, ())]
+        for spec in RULE_TABLE_KEYWORDS
+    )
+    table = [key for topic, text in zip(topics, texts, strict=True) for key in (topic, text)]  # a pair per Rule(…)
+    said = extract_from_dir(
+        str(ROOT / "course_lib"), method_map=[("**.py", "python")], keywords=RULE_KEYWORDS, comment_tags=()
+    )
+    keys = table + [key_of(context, message) for _file, _line, message, _comments, context in said]
+    return list(dict.fromkeys(keys))
+
+
+def rules_domain() -> Domain:
+    """The rules and the rules page (``i18n.RULE_MESSAGES``): ``course_lib/locale/<locale>/LC_MESSAGES/rules.po``."""
+    return Domain(name="rules", catalog=catalog_of("course_lib", "rules"), messages=rule_messages)
+
+
+DOMAINS: tuple[Domain, ...] = (package_domain("course_lib"), rules_domain(), *notebook_domains())
 """Every domain with a catalog; each part of the course adds its own here."""
 
 
@@ -169,11 +207,11 @@ def table(domains: Iterable[Domain] = DOMAINS, languages: Iterable[str] = SHIPPE
 
 def main() -> int:
     rows = table()
-    print(f"{'catalog':<64} {'messages':>8} {'translated':>10} {'fuzzy':>6} {'missing':>8} {'stale':>6}")
+    print(f"{'catalog':<72} {'messages':>8} {'translated':>10} {'fuzzy':>6} {'missing':>8} {'stale':>6}")
     for row in rows:
         name = str(row.path.relative_to(ROOT))
         missing = len(row.missing) + len(row.untranslated)
-        print(f"{name:<64} {row.messages:>8} {row.percent:>9.1f}% {len(row.fuzzy):>6} {missing:>8} {len(row.stale):>6}")
+        print(f"{name:<72} {row.messages:>8} {row.percent:>9.1f}% {len(row.fuzzy):>6} {missing:>8} {len(row.stale):>6}")
     return 0 if all(row.whole for row in rows) else 1
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import lab_registry, rules
+from course_lib import i18n, lab_registry, rules
 from course_lib.checklist import rules_page
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +34,7 @@ RULE = re.compile(r"(?<![\w,.])([RL]\d+)\b(?![,.]\d)")
 
 
 def _learner_facing() -> list[Path]:
-    files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs").glob("*/*.md"))]
     files += sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "labs").rglob("*.ipynb"))
     files += sorted((ROOT / "course_lib").rglob("*.py"))
     return [f for f in files if ".ipynb_checkpoints" not in f.parts]
@@ -58,10 +58,72 @@ def test_cites_only_what_the_pack_ships(path: Path) -> None:
     assert unknown == [], "cites rules the course does not have"
 
 
-def test_docs_rules_md_is_generated_from_the_table() -> None:
-    assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == rules_page.markdown(), (
-        "docs/rules.md is out of date: python -m course_lib.checklist.rules_page > docs/rules.md"
+PAGES = sorted(rules_page.PAGES.items())
+"""Each rules page and its language: docs/rules.md (English) and its editions (docs/zh/rules.md)."""
+
+
+@pytest.mark.parametrize(("language", "page"), PAGES, ids=[page for _language, page in PAGES])
+def test_each_rules_page_is_generated_from_the_table(language: str, page: str) -> None:
+    option = "" if language == "en" else f" --language {language}"
+    assert (ROOT / page).read_text(encoding="utf-8") == rules_page.markdown(language), (
+        f"{page} is out of date: make rules (python -m course_lib.checklist.rules_page{option} > {page})"
     )
+
+
+def test_every_language_has_its_rules_page() -> None:
+    assert set(rules_page.PAGES) == set(i18n.LANGUAGES)
+
+
+@pytest.mark.parametrize(("language", "page"), PAGES, ids=[page for _language, page in PAGES])
+def test_every_rule_has_its_anchor_on_each_page(language: str, page: str) -> None:
+    """Links such as ``rules.md#r19`` (the feedback pages, the notebooks) land on the rule, in every edition."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    stated = re.findall(r'^<a id="([a-z]\d+)"></a>\n\n\*\*([RL]\d+)\*\* ', text, re.MULTILINE)
+    assert stated == [(rules_page.anchor(rule.id), rule.id) for rule in rules.RULES]
+
+
+def _parts(language: str) -> tuple[list[str], list[str], list[str]]:
+    """A page's code spans (but its *You see* verdicts), its fenced code blocks, and the rule ids each verdict
+    starts with.
+
+    Read with markdown-it-py, the CommonMark parser under the book's MyST: a span is what renders as code, so
+    the editors' HTML comment (which names each page's own command) holds none.
+    """
+    from markdown_it import MarkdownIt
+
+    text = (ROOT / rules_page.PAGES[language]).read_text(encoding="utf-8")
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    you_see = i18n.RULE_MESSAGES("You see:", language)
+    spans: list[str] = []
+    verdicts: list[str] = []
+    for token in tokens:
+        children = token.children or []
+        codes = [child.content for child in children if child.type == "code_inline"]
+        labelled = [child.type for child in children[:3]] == ["em_open", "text", "em_close"]
+        if labelled and children[1].content == you_see:
+            *spans_before, verdict = codes
+            spans += spans_before
+            cited = VERDICT_RULES.match(verdict)
+            assert cited, f"a verdict that names no rule: {verdict}"
+            verdicts.append(cited.group())
+        else:
+            spans += codes
+    return spans, [token.content for token in tokens if token.type == "fence"], verdicts
+
+
+VERDICT_RULES = re.compile(r"[RL]\d+(?:/[RL]\d+)*")
+"""The rule ids a verdict starts with (``R16/R6: …``): the same in every language."""
+
+
+@pytest.mark.parametrize(("language", "page"), [item for item in PAGES if item[0] != "en"])
+def test_an_edition_keeps_every_code_span_of_the_english_page(language: str, page: str) -> None:
+    """Code, identifiers, field names and commands are never translated; only what a learner sees is said in the
+    edition's language (its *You see* lines: the verdict as the checklist says it there, after the same rule ids)."""
+    english = _parts("en")
+    edition = _parts(language)
+    assert edition[0] == english[0], "an edition changed, dropped or added a code span"
+    assert edition[1] == english[1], "the summary text's format is wire text: the same in every edition"
+    assert edition[2] == english[2] and english[2], "each *You see* line names the same rules in every edition"
 
 
 def test_every_rule_is_stated_and_every_chapter_rule_is_checked() -> None:
@@ -92,3 +154,17 @@ def test_rule_ranges_agree_everywhere(lab: str) -> None:
     ]
     table = "".join(intro["source"]).split("| rule |", 1)[1]
     assert sorted(set(rules.cited(table)), key=lambda r: int(r[1:])) == rules_page.lab_rules(lab)
+
+
+def test_the_english_page_never_follows_the_readers_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``make rules`` on a machine whose locale is Chinese still writes the English page to docs/rules.md."""
+    monkeypatch.setenv(i18n.ENVIRONMENT, "zh")
+    assert rules_page.markdown() == (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+
+
+def test_a_verdict_with_backticks_stays_one_code_span() -> None:
+    from markdown_it import MarkdownIt
+
+    for text in ("R1: plain", "R1: the `id` field", "R1: `` twice"):
+        inline = MarkdownIt("commonmark").parseInline(rules_page.code_span(text))[0].children or []
+        assert [(child.type, child.content) for child in inline] == [("code_inline", text)]

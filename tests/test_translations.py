@@ -107,3 +107,13 @@ def test_every_sentence_a_check_says_is_a_catalog_message() -> None:
     said = {text for case in CHECKS for point in trusted_points(case.number) for text in _templates(point)}
     known = {message for _context, message in translations.package_messages("course_lib")}
     assert sorted(said - known) == []
+
+
+def test_the_rules_domain_holds_every_rule_and_topic() -> None:
+    """The extractor reads course_lib/rules.py by a keyword spec (``Rule``'s text and topic arguments): a rule it
+    missed would read in English on the Chinese rules page while its catalog still looked whole."""
+    from course_lib.rules import RULES
+
+    found = translations.rule_messages()
+    assert {(None, rule.text) for rule in RULES} | {(None, rule.topic) for rule in RULES} <= set(found)
+    assert found[:3] == [(None, RULES[0].topic), (None, RULES[0].text), (None, RULES[1].text)]  # the table's order

@@ -8,6 +8,7 @@ the catalog, and a first code cell that makes its kernel speak the language.
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -60,9 +61,55 @@ def test_each_edition_is_its_source_and_catalog(source: Path, english_path: Path
     assert first_code.metadata["tags"] == [editions.LANGUAGE_TAG] and f'use_language("{language}")' in first_code.source
     assert committed.metadata[editions.LANGUAGE_METADATA] == language
     translated = catalogs.translated_cells(source.stem, language)
+    folder = source.parent.parent  # where the English notebook's links start from
     assert [c.source for c in committed.cells if c.cell_type == "markdown"] == [
-        translated[c.id][1] for c in english.cells if c.cell_type == "markdown"
+        editions.relinked(translated[c.id][1], folder, language) for c in english.cells if c.cell_type == "markdown"
     ]
+
+
+def test_an_edition_links_its_own_rules_page(tmp_path: Path) -> None:
+    """Only a link's target to docs/rules.md changes, fragment kept, relative to the edition's folder."""
+    cell = (
+        "Stated in [docs/rules.md](../docs/rules.md); see [R19](../docs/rules.md#r19) and "
+        '<a href="../docs/rules.md#l3">L3</a>.\n'
+        "[rules]: ../docs/rules.md#r2\n"
+        "Not [the guide](../docs/notebooks.md), not `docs/rules.md`, not [a copy](https://example.org/docs/rules.md)."
+    )
+    assert editions.relinked(cell, ROOT / "notebooks", "zh") == (
+        "Stated in [docs/rules.md](../../docs/zh/rules.md); see [R19](../../docs/zh/rules.md#r19) and "
+        '<a href="../../docs/zh/rules.md#l3">L3</a>.\n'
+        "[rules]: ../../docs/zh/rules.md#r2\n"
+        "Not [the guide](../docs/notebooks.md), not `docs/rules.md`, not [a copy](https://example.org/docs/rules.md)."
+    )
+    assert editions.relinked("[R1](../docs/rules.md#r1)", ROOT / "labs", "zh") == "[R1](../../docs/zh/rules.md#r1)"
+    assert editions.relinked("[R1](../../docs/rules.md#r1)", ROOT / "labs", "zh") == "[R1](../../docs/zh/rules.md#r1)"
+    assert editions.relinked("[R1](../docs/rules.md)", tmp_path, "zh") == "[R1](../docs/rules.md)"  # elsewhere
+
+
+def test_each_editions_rules_page_is_the_one_make_rules_writes() -> None:
+    from course_lib.checklist import rules_page
+
+    for language, page in rules_page.PAGES.items():
+        assert editions.rules_page(language) == ROOT / page
+
+
+def test_the_rules_links_of_every_edition_land_on_a_rule_of_its_page() -> None:
+    """Generated from the sources and catalogs (the committed notebooks may wait for `make learner-labs`)."""
+    checked = 0
+    for source, english_path, english, language in EDITIONS:
+        notebook = editions.edition(english, source, language)
+        learner_folder = editions.edition_path(source.parent.parent / "x.ipynb", language).parent
+        page = editions.rules_page(language)
+        anchors = set(re.findall(r'<a id="([^"]+)"></a>', page.read_text(encoding="utf-8")))
+        for cell in (c for c in notebook.cells if c.cell_type == "markdown"):
+            for match in editions.LINK_TARGET.finditer(cell.source):
+                target = (learner_folder / match.group("target")).resolve()
+                assert target != editions.rules_page("en").resolve(), f"{english_path.name}: links the English page"
+                if target == page.resolve():
+                    fragment = match.group("fragment")
+                    assert fragment is None or fragment[1:] in anchors, f"{english_path.name}: {fragment} is no rule"
+                    checked += 1
+    assert checked, "no edition links its rules page: this test would test nothing"
 
 
 def test_the_editions_sit_in_a_language_folder() -> None:
