@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from . import lab_registry
 from .catalogues import broken_tool_facts, compactions
 from .catalogues.shorthand import shorthand_path as shorthand_path
 from .i18n import MESSAGES, message
@@ -39,7 +40,7 @@ def until_implemented(expects: str | None = None) -> Iterator[None]:
     try:
         yield
     except NotImplementedError as exc:
-        stub = str(exc) or MESSAGES("not implemented yet")
+        stub = lab_registry.spoken_stub(str(exc)) if str(exc) else MESSAGES("not implemented yet")
         print(MESSAGES("⏳ {stub} (write it in the exercise cell, run that cell, then this one)").format(stub=stub))
     except Exception as exc:
         if expects is None:

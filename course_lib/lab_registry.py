@@ -8,6 +8,7 @@ by its id: its notebook, its checks (one module, ``course_lib/checklist/labs/lab
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .errors import OptionError
@@ -101,3 +102,19 @@ def lab(name: str | int | float) -> Lab:
 def lab_of_notebook(stem: str) -> Lab | None:
     """The lab whose notebook file is ``stem`` (a submission may be renamed; see grading)."""
     return next((entry for entry in LABS.values() if entry.notebook == stem), None)
+
+
+STUB = message("{label} not implemented yet: {function}")
+"""What a learner notebook's stub raises (scripts/make_learner_labs.py writes it into the code cells, which both
+editions share); the checklist and the lab cells say it in the reader's language (``spoken_stub``)."""
+_STUB_TEXT = re.compile(r"(?P<label>Lab \d+\.\d+|The capstone) not implemented yet: (?P<function>\w+)")
+
+
+def spoken_stub(text: str, chosen: str | None = None) -> str:
+    """A stub's English sentence in the reader's language; any other text (the learner's own) as it is."""
+    match = _STUB_TEXT.fullmatch(text.strip())
+    if match is None:
+        return text
+    label = match["label"]
+    spoken = next((lab.spoken_label(chosen) for lab in LABS.values() if lab.label == label), label)
+    return MESSAGES(STUB, chosen).format(label=spoken, function=match["function"])

@@ -137,7 +137,7 @@ def stub_lines(before: list[str], indent: str, lab: str, number: int = 0) -> lis
                 return [f"pass  # Your code here: the body of {name} ({_label(lab)})."]
             return [
                 "# Your code here: replace the next line.",
-                f'raise NotImplementedError("{_label(lab)} not implemented yet: {name}")',
+                f'raise NotImplementedError("{lab_registry.STUB.format(label=_label(lab), function=name)}")',
             ]
     raise SolutionRegionError(f"line {number}: a solution region must sit inside a def or class body")
 

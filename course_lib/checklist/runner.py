@@ -270,7 +270,9 @@ def judge_record(case: Case, record: Mapping[str, Any], chosen: str | None = Non
             return _record(case, "failed", message)
     status = record.get("status")
     if status == "not implemented yet":
-        return _record(case, "not implemented yet", str(record.get("message", ""))[:300])
+        return _record(
+            case, "not implemented yet", lab_registry.spoken_stub(str(record.get("message", ""))[:300], chosen)
+        )
     if status == "error":
         explained = record.get("explained")
         if isinstance(explained, str) and explained:

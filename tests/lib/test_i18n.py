@@ -47,7 +47,8 @@ def messages(tmp_path: Path) -> i18n.Messages:
 @pytest.fixture
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     for variable in (i18n.ENVIRONMENT, *i18n.LOCALE_VARIABLES):
-        monkeypatch.delenv(variable, raising=False)
+        monkeypatch.setenv(variable, "")  # recorded, so the test's own setting (use_language) is undone after it
+        monkeypatch.delenv(variable)
     return monkeypatch
 
 

@@ -45,3 +45,15 @@ def test_the_reference_passes_in_both_languages() -> None:
     for case in select():
         record = transported(record_case(case, Implementation()))
         assert judge_record(case, record, "en").status == judge_record(case, record, "zh").status == "passed"
+
+
+def test_a_stub_says_it_is_not_implemented_in_the_readers_language() -> None:
+    """Both editions share the stub's code, so its English sentence is translated where it is shown."""
+    from course_lib import lab_registry
+
+    english = lab_registry.STUB.format(label="Lab 11.3", function="build_context")
+    assert lab_registry.spoken_stub(english, "en") == english
+    assert lab_registry.spoken_stub(english, "zh") == "Lab 11.3 尚未实现：build_context"
+    capstone = lab_registry.STUB.format(label="The capstone", function="should_compact")
+    assert lab_registry.spoken_stub(capstone, "zh") == "综合练习 尚未实现：should_compact"
+    assert lab_registry.spoken_stub("my own words", "zh") == "my own words"
