@@ -120,7 +120,7 @@ def main(argv: list[str]) -> int:
     is never written under another one (``recorded_course``).
     """
     from ..results.records import counted_files, read_records, with_counts
-    from .recorded_course import recorded_scorer  # the course file and the CSVs are read only by this command
+    from .recorded_course import recorded_course  # the course file and the CSVs are read only by this command
 
     parser = argparse.ArgumentParser(
         prog="course-grade feedback", description="Write the feedback pages of graded results (docs/grading.md)."
@@ -153,12 +153,12 @@ def main(argv: list[str]) -> int:
         if arguments.grades:
             results = with_counts(results, counted_files(arguments.grades))
         grades = [arguments.grades] if arguments.grades else [p.with_suffix(".csv") for p in arguments.records]
-        scorer, warning = recorded_scorer(results, [path for path in grades if path.is_file()], arguments.course)
+        recorded = recorded_course(results, [path for path in grades if path.is_file()], arguments.course)
     except (OSError, GradingError) as exc:
         parser.error(str(exc))
-    if warning:
-        print(f"warning: {warning}", file=sys.stderr)
-    pages = write_feedback(results, arguments.output, scorer=scorer, rules_base=arguments.rules_url)
+    if recorded.warning:
+        print(f"warning: {recorded.warning}", file=sys.stderr)
+    pages = write_feedback(results, arguments.output, scorer=recorded.scorer, rules_base=arguments.rules_url)
     print(f"wrote {len(pages) - 1} feedback pages to {arguments.output} (list: {pages[-1]})")
     if arguments.lms_zip:
         print(lms_zip(results, arguments.output, arguments.lms_zip))
