@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from course_lib.checklist.harness import ESTIMATORS
 from course_lib.compaction import summary_message
+from course_lib.i18n import message
 from course_lib.json_diff import first_difference, short
 from course_lib.lab_registry import Lab
 from course_lib.models import CompactionEntry, MessageEntry, SessionEntry
@@ -42,7 +43,7 @@ MAX_CALLS = 150
 """Learner calls one submission may spend on counterexamples: search and shrinking together."""
 SEARCHED = ("returned", "raised", "bad-return")
 """Outcomes worth a counterexample; a stub, a time-out or a borrowed reference are reported as they are."""
-COUNTEREXAMPLE = "Counterexample (a practice case, not a scored one)"
+COUNTEREXAMPLE = message("Counterexample (a practice case, not a scored one)")
 """How a counterexample starts, on its own line after a hidden test's message (feedback pages show it apart)."""
 
 
