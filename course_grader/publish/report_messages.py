@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from course_lib import i18n, lab_registry
 from course_lib.lab_registry import Lab
 
+from ..judging.assemble import FIRST_CASE
 from ..judging.hidden_cases import hidden_tests
 from ..judging.verdicts import GradeResult
 from ..messages import MESSAGES
@@ -42,10 +43,6 @@ def folded(message: str, language: str = i18n.DEFAULT) -> str:
     return DIGITS.sub("N", shown(first, MESSAGE_LIMIT))
 
 
-FIRST_CASE = "; first: "
-"""Where a hidden test's message names the first failing case (``judging.assemble._hidden_output``), before the reason."""
-
-
 @functools.cache
 def _case_descriptions(lab: Lab, seed: int | None, test: str) -> tuple[str, ...]:
     """What the hidden test's cases are called in the run of ``seed``, longest first."""
@@ -58,15 +55,18 @@ def without_case(message: str, descriptions: Iterable[str], language: str = i18n
 
     ``R19 R20: hint. Failed on 3 of 55 generated cases; first: a session of 15 entries, …: wrong keptEntryIds``
     reads ``… generated cases; first failure: wrong keptEntryIds``: learners whose functions make one mistake
-    meet it on different cases, and one row is what the class needs.
+    meet it on different cases, and one row is what the class needs. The message was said in ``language``
+    (the run's), so its frame (``assemble.FIRST_CASE``) is looked for as that language says it.
     """
-    at = message.find(FIRST_CASE)
+    before, _, after = MESSAGES(FIRST_CASE, language).partition("{case}")
+    between = after.partition("{reason}")[0]
+    at = message.find(before)
     if at < 0:
         return message
-    rest = message[at + len(FIRST_CASE) :]
+    rest = message[at + len(before) :]
     for description in descriptions:
-        if rest.startswith(f"{description}: "):
-            reason = rest[len(description) + 2 :]
+        if rest.startswith(f"{description}{between}"):
+            reason = rest[len(description) + len(between) :]
             return message[:at] + MESSAGES("; first failure: {reason}", language).format(reason=reason)
     return message
 
