@@ -10,6 +10,7 @@ run's language (``judge_record``); the grader's frame around them is its own.
 from __future__ import annotations
 
 import copy
+import gettext
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,6 +27,7 @@ from course_grader.publish.report_messages import failure_messages
 from course_grader.results.course_file import load_course
 from course_grader.results.grades_csv import read_frame
 from course_grader.results.grades_frame import write_csv
+from course_lib import i18n
 from course_lib.checklist.check import Case
 from course_lib.checklist.runner import CheckRecord
 
@@ -149,3 +151,59 @@ def test_a_definition_inside_a_block_is_named_in_chinese() -> None:
 
     notes = diagnose.where_defined(["create_compaction_entry"], diagnose.code_cells(notebook), [CellRun("ok")], "zh")
     assert len(notes) == 1 and "的一个 `if` 块中" in notes[0] and "请在单元格的顶层定义它" in notes[0]
+
+
+class MarkedChinese(gettext.NullTranslations):
+    """A stand-in for course_lib's Chinese catalog (translated elsewhere): every message marked, its fields kept."""
+
+    def gettext(self, message: str) -> str:
+        return f"〔中〕{message}"
+
+
+def test_a_checklist_verdict_reads_as_course_libs_catalog_says_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checklist's verdicts on the page are course_lib's messages in the run's language, through its catalog."""
+    real = i18n.translations
+
+    def translations(folder: Path, domain: str, chosen: str) -> gettext.NullTranslations:
+        return MarkedChinese() if domain == "course_lib" and chosen == "zh" else real(folder, domain, chosen)
+
+    monkeypatch.setattr(i18n, "translations", translations)
+    english, chinese = both("11.3", corpus("partly_correct"), counterexamples=False)
+    failed = [(e, c) for e, c in zip(english.tests, chinese.tests) if not e.hidden and not e.passed]
+    assert failed and all("〔中〕" in c.output and "〔中〕" not in e.output for e, c in failed)
+    number = failed[0][1].number
+    page = render_page(chinese, language="zh")
+    row = re.search(rf'<tr class="test failed">\s*<td>{number}</td>(.*?)</tr>', page, re.S)
+    assert row and '<pre class="message">' in row.group(1) and "〔中〕" in row.group(1)
+
+
+@pytest.mark.slow  # two batches in real kernels (no sandbox): make test runs it, make check does not
+def test_a_chinese_batch_grades_as_the_english_one(tmp_path: Path) -> None:
+    """Whole runs in kernels: the same rows but for the words, a Chinese page and a Chinese report."""
+    from course_grader.cli import app as cli
+
+    folder = tmp_path / "submissions"
+    for name in ("partly_correct", "untouched_stub"):
+        submission = next(s for s in CORPUS if s.name == name)
+        (folder / name).mkdir(parents=True)
+        submission.write(folder / name)
+    frames = []
+    for language in ("en", "zh"):
+        course = tmp_path / language / "course.toml"
+        course.parent.mkdir()
+        course.write_text(f'seed = 7\nlanguage = "{language}"\n', encoding="utf-8")
+        out = tmp_path / language / "grades.csv"
+        pages = tmp_path / language / "pages"
+        arguments = ["--course", str(course), "--out", str(out), "--feedback", str(pages), "--no-progress"]
+        assert cli.main([str(folder), *arguments, "--no-sandbox"]) == 0
+        assert cli.main(["report", str(out), "-o", str(tmp_path / language / "report.html")]) == 0
+        frames.append(read_frame(out))
+    english, chinese = frames
+    same = [column for column in english.columns if column not in ("notes", "course", "seconds")]
+    assert english[same].equals(chinese[same])
+    assert set(english["status"]) == {"ok"} and english["total"].tolist() != [0, 0]
+    page = next((tmp_path / "zh" / "pages").glob("partly_correct*_lab_11_3.html")).read_text(encoding="utf-8")
+    assert "<h2>得分</h2>" in page and "个生成用例中有" in page and "找到了你的函数" in page
+    stub = next((tmp_path / "zh" / "pages").glob("untouched_stub*_lab_11_2.html")).read_text(encoding="utf-8")
+    assert "尚未实现：" in stub
+    assert "<h1>班级报告</h1>" in (tmp_path / "zh" / "report.html").read_text(encoding="utf-8")

@@ -163,3 +163,38 @@ def test_feedback_and_report_speak_the_language_the_grades_were_made_in(
     assert cli.main(["report", str(csv), "-o", str(tmp_path / "english.html")]) == 0
     assert "the report is in English" in capsys.readouterr().err
     assert "<h1>Class report</h1>" in (tmp_path / "english.html").read_text(encoding="utf-8")
+
+
+def test_a_graded_folder_is_judged_and_published_in_the_course_files_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from course_grader.cli import grade_batch, grade_single
+
+    folder = tmp_path / "submissions"
+    (folder / "alice").mkdir(parents=True)
+    (folder / "alice" / "lab_11_3.ipynb").write_text("{}")
+    judged_in: list[str] = []
+
+    def grade_folder(target: Path, options: object, **kwargs: object) -> list[object]:
+        judged_in.append(options.judging.language)  # type: ignore[attr-defined]
+        return [result("alice", "11.3", {"7": False}, submission="alice/lab_11_3.ipynb")]
+
+    monkeypatch.setattr(grade_batch, "grade_folder", grade_folder)
+    course = chinese_course(tmp_path)
+    out = tmp_path / "grades.csv"
+    arguments = ["--course", str(course), "--no-sandbox", "--no-progress", "--feedback", str(tmp_path / "pages")]
+    assert cli.main([str(folder), "--out", str(out), *arguments]) == 0
+    assert judged_in == ["zh"]
+    page = (tmp_path / "pages" / "alice_lab_11_3.html").read_text(encoding="utf-8")
+    assert '<html lang="zh-CN">' in page and "通过 6/7 个测试：6/7 分" in page
+
+    def grade_notebook(path: Path, options: object, **kwargs: object) -> object:
+        judged_in.append(options.judging.language)  # type: ignore[attr-defined]
+        return result("alice", "11.3", {}, submission=path.name)
+
+    monkeypatch.setattr(grade_single, "grade_notebook", grade_notebook)
+    notebook = folder / "alice" / "lab_11_3.ipynb"
+    single = ["--results", str(tmp_path / "results.json"), "--feedback", str(tmp_path / "one")]
+    assert cli.main([str(notebook), "--course", str(course), "--no-sandbox", *single]) == 0
+    assert judged_in == ["zh", "zh"]
+    assert "<h2>得分</h2>" in (tmp_path / "one" / "alice_lab_11_3.html").read_text(encoding="utf-8")
