@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,14 +33,18 @@ notebook_catalogs = importlib.import_module("notebook_catalogs")  # its write():
 HEADERS = {
     "course_lib": "# course_lib's own messages in another language (its checklist, its rules, its commands).",
     "rules": "# The course's rules (course_lib/rules.py) and the rules page's prose (docs/rules.md) in another language.",
+    "course_grader": "# The grader's messages in another language (its feedback pages, class report, score explanations, "
+    "hidden tests' messages).",
 }
 """Each catalog this script writes, by domain name, and the first line of its header."""
 HEADER = "# Written by scripts/package_catalogs.py; translate the msgstr lines only (docs/translating.md)."
+TEMPLATE_FIELD = re.compile(r"%\(\w+\)s|%%")
+"""A Jinja message's field or literal percent sign (its i18n extension formats every message with ``%``)."""
 
 
 def domains() -> dict[str, Any]:
-    """The domains this script writes, by name (``translations.DOMAINS`` lists the ones the tests hold whole)."""
-    return {"course_lib": translations.package_domain("course_lib"), "rules": translations.rules_domain()}
+    """The domains this script writes, by name (``translations.PACKAGE_DOMAINS``)."""
+    return {domain.name: domain for domain in translations.PACKAGE_DOMAINS}
 
 
 def updated(domain: Any, language: str) -> Catalog:
@@ -54,8 +59,13 @@ def updated(domain: Any, language: str) -> Catalog:
         header_comment=f"{HEADERS[domain.name]}\n{HEADER}",
     )
     for context, text in domain.messages():
-        new.add(text, kept.get((context, text), ""), context=context, flags={"python-format"} if "{" in text else ())
+        new.add(text, kept.get((context, text), ""), context=context, flags=format_flags(text))
     return new
+
+
+def format_flags(text: str) -> set[str]:
+    """``python-format`` for a message with fields: ``{name}`` (Python's ``str.format``) or ``%(name)s`` (a template's)."""
+    return {"python-format"} if "{" in text or TEMPLATE_FIELD.search(text) else set()
 
 
 def main(arguments: list[str]) -> int:

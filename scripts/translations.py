@@ -140,11 +140,28 @@ keyword spec: the argument's 1-based index).
 """
 
 
-def package_messages(package: str) -> list[Key]:
-    """Every message ``package``'s Python sources hold (Babel's extractor, with ``KEYWORDS``)."""
+TEMPLATE_KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
+"""Where a Jinja template holds a message: the names Jinja's i18n extension installs (``{% trans %}`` is ``gettext``)."""
+TEMPLATES = ("**/templates/**.j2", "jinja2")
+"""A package's Jinja templates and Babel's extractor for them (Jinja's own ``babel_extract``)."""
+TEMPLATE_OPTIONS = {"extensions": "jinja2.ext.i18n", "trim_blocks": "true", "lstrip_blocks": "true"}
+"""The templates read as ``course_grader.publish.pages`` renders them (its environment's whitespace rules)."""
+
+
+def package_messages(package: str, templates: bool = False) -> list[Key]:
+    """Every message ``package``'s Python sources hold (Babel's extractor, with ``KEYWORDS``), and its templates'."""
     from babel.messages.extract import extract_from_dir
 
-    found = extract_from_dir(str(ROOT / package), method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=())
+    folder = str(ROOT / package)
+    found = list(extract_from_dir(folder, method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=()))
+    if templates:
+        found += extract_from_dir(
+            folder,
+            method_map=[TEMPLATES],
+            options_map={TEMPLATES[0]: TEMPLATE_OPTIONS},
+            keywords=TEMPLATE_KEYWORDS,
+            comment_tags=(),
+        )
     return sorted({key_of(context, message) for _file, _line, message, _comments, context in found}, key=str)
 
 
@@ -160,9 +177,14 @@ def catalog_of(package: str, domain: str) -> Callable[[str], Path]:
     return catalog
 
 
-def package_domain(package: str) -> Domain:
-    """A package's own messages (its checklist, its commands): ``<package>/locale/<locale>/LC_MESSAGES/<package>.po``."""
-    return Domain(name=package, catalog=catalog_of(package, package), messages=lambda: package_messages(package))
+def package_domain(package: str, templates: bool = False) -> Domain:
+    """A package's own messages (its checklist, its commands): ``<package>/locale/<locale>/LC_MESSAGES/<package>.po``.
+
+    ``templates``: its Jinja templates' text too (the grader's pages).
+    """
+    return Domain(
+        name=package, catalog=catalog_of(package, package), messages=lambda: package_messages(package, templates)
+    )
 
 
 RULE_TABLE = ROOT / "course_lib" / "rules.py"
@@ -197,7 +219,14 @@ def rules_domain() -> Domain:
     return Domain(name="rules", catalog=catalog_of("course_lib", "rules"), messages=rule_messages)
 
 
-DOMAINS: tuple[Domain, ...] = (package_domain("course_lib"), rules_domain(), *notebook_domains())
+PACKAGE_DOMAINS: tuple[Domain, ...] = (
+    package_domain("course_lib"),
+    rules_domain(),
+    package_domain("course_grader", templates=True),
+)
+"""The packages' own catalogs: course_lib's messages, the rules, the grader's pages, report and score explanations."""
+
+DOMAINS: tuple[Domain, ...] = (*PACKAGE_DOMAINS, *notebook_domains())
 """Every domain with a catalog; each part of the course adds its own here."""
 
 

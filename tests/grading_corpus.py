@@ -311,12 +311,13 @@ def grade_in_process(
     seed: int | None = None,
     counterexamples: bool = True,
     checks: dict | None = None,
+    language: str = "en",
 ):
     """The grader's checks and hidden cases on functions in this process: no kernel, the same judging.
 
     Each harness reply goes through JSON as it would leave a kernel, and
     ``assemble`` judges it exactly as for a sandboxed run. ``seed`` draws the
-    hidden cases as ``course-grade --seed`` does.
+    hidden cases as ``course-grade --seed`` does; ``language`` is the course file's.
     """
     import time
 
@@ -324,7 +325,7 @@ def grade_in_process(
     from course_grader.judging.assemble import assemble
     from course_lib import lab_registry
 
-    run = run_in_process(lab, names, seed=seed, counterexamples=counterexamples, checks=checks)
+    run = run_in_process(lab, names, seed=seed, counterexamples=counterexamples, checks=checks, language=language)
     return assemble(
         Path("in_process.ipynb"),
         "someone",
@@ -332,7 +333,7 @@ def grade_in_process(
         lab_registry.LABS[lab],
         run,
         time.monotonic(),
-        GradeOptions(judging=JudgingSettings(seed=seed)),
+        GradeOptions(judging=JudgingSettings(seed=seed, language=language)),
     )
 
 
@@ -343,6 +344,7 @@ def run_in_process(
     seed: int | None = None,
     counterexamples: bool = True,
     checks: dict | None = None,
+    language: str = "en",
 ):
     """The ``KernelRun`` a sandboxed kernel would report, made in this process.
 
@@ -373,6 +375,10 @@ def run_in_process(
             run.calls[call.key] = cell(harness.call(names, json.dumps(call.request())))
         if counterexamples:
             add_counterexamples(
-                lab_registry.LABS[lab], run, lambda request: cell(harness.call(names, json.dumps(request))), seed
+                lab_registry.LABS[lab],
+                run,
+                lambda request: cell(harness.call(names, json.dumps(request))),
+                seed,
+                language,
             )
     return run

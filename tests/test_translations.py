@@ -7,7 +7,9 @@ table is what ``make translations`` prints.
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,25 @@ def test_every_catalog_is_whole(domain: object, language: str) -> None:
         f"{row.untranslated[:3]}, {len(row.fuzzy)} fuzzy {row.fuzzy[:3]}, {len(row.stale)} stale {row.stale[:3]} "
         "(update the catalog: make translations)"
     )
+
+
+FIELDS = re.compile(r"\{\w+\}|%\(\w+\)s|%%")
+"""A message's fields: ``{name}`` (Python's ``str.format``), ``%(name)s`` and ``%%`` (a Jinja template's, newstyle)."""
+PACKAGE_CASES = [(domain, language) for domain in translations.PACKAGE_DOMAINS for language in translations.SHIPPED]
+
+
+@pytest.mark.parametrize(("domain", "language"), PACKAGE_CASES, ids=[f"{d.name}-{lang}" for d, lang in PACKAGE_CASES])
+def test_a_translation_keeps_every_field_of_its_message(domain: object, language: str) -> None:
+    """A field lost or renamed would fail (or show a raw ``%(name)s``) only when that message is said."""
+    catalog = translations.read_catalog(domain.catalog(language), language)  # type: ignore[attr-defined]
+    wrong = [
+        (message.id, message.string)
+        for message in catalog
+        if message.id
+        and message.string
+        and Counter(FIELDS.findall(message.id)) != Counter(FIELDS.findall(message.string))
+    ]
+    assert not wrong, wrong
 
 
 CATALOG = """\

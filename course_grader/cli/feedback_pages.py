@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from course_lib import i18n
+
 from ..judging.verdicts import GradeResult
 from ..publish.feedback import lms_option, lms_zip, write_feedback
 from ..publish.page_score import Scorer
@@ -30,10 +32,17 @@ def feedback_options(parser: argparse.ArgumentParser) -> None:
     lms_option(parser)
 
 
-def write_pages(arguments: argparse.Namespace, results: list[GradeResult], scorer: Scorer | None = None) -> None:
-    """``--feedback DIR``: the pages; ``scorer`` makes each page's score (default: 1 point per passed test)."""
+def write_pages(
+    arguments: argparse.Namespace,
+    results: list[GradeResult],
+    scorer: Scorer | None = None,
+    language: str = i18n.DEFAULT,
+) -> None:
+    """``--feedback DIR``: the pages in ``language``; ``scorer`` makes each page's score (default: 1 point per passed test)."""
     if arguments.feedback is not None:
-        pages = write_feedback(results, arguments.feedback, scorer=scorer, rules_base=arguments.rules_url)
+        pages = write_feedback(
+            results, arguments.feedback, scorer=scorer, rules_base=arguments.rules_url, language=language
+        )
         print(f"wrote {len(pages) - 1} feedback pages to {arguments.feedback} (list: {pages[-1]})")
         if arguments.lms_zip:
             print(lms_zip(results, arguments.feedback, arguments.lms_zip))

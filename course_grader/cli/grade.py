@@ -127,7 +127,7 @@ def _grade_options(parser: argparse.ArgumentParser, arguments: argparse.Namespac
         identity=Identity(
             names=course_file.names(course, course_file.roster(parser, arguments, course)), labs_dir=arguments.labs
         ),
-        judging=JudgingSettings(seed=course_file.seed(arguments, course)),
+        judging=JudgingSettings(seed=course_file.seed(arguments, course), language=course.language),
     )
 
 

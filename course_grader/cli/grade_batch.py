@@ -101,16 +101,16 @@ def run(arguments: argparse.Namespace, options: GradeOptions, batch: Batch, shar
     run = run_record(options.judging.seed, course.fingerprint, batch.listing)
     column = shard_column(*shard, course.settings.duplicates, run) if shard else None
     frame = write_csv(results, arguments.out, course, shard=column)
-    _after_batch(arguments, results, scorer=lambda graded: score(graded, course))
+    _after_batch(arguments, results, scorer=lambda graded: score(graded, course), language=course.language)
     _summary(arguments, results, frame, shard)
     return 0
 
 
-def _after_batch(arguments: argparse.Namespace, results: list[GradeResult], scorer: Scorer | None = None) -> None:
+def _after_batch(arguments: argparse.Namespace, results: list[GradeResult], *, scorer: Scorer, language: str) -> None:
     """What a batch writes besides its CSV: every result beside it (grades.jsonl, for the report), and the pages."""
     records = write_records(results, companion(arguments.out))
     print(f"wrote {records} (every result whole, for course-grade report and feedback)")
-    write_pages(arguments, results, scorer)
+    write_pages(arguments, results, scorer, language)
 
 
 def _summary(

@@ -28,7 +28,7 @@ def run(parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: 
     result = grade_notebook(arguments.target, options, student=arguments.student)
     # The files first: nothing the terminal cannot show (a lone surrogate in a message) may cost the results.
     write_atomically(arguments.results, json.dumps(to_gradescope(result, course), indent=2))
-    write_pages(arguments, [result], scorer=lambda graded: score(graded, course))
+    write_pages(arguments, [result], scorer=lambda graded: score(graded, course), language=course.language)
     print(format_table(result))
     if course.path is not None:
         print(f"course score: {score(result, course).explanation}")

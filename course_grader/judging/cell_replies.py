@@ -11,32 +11,39 @@ from __future__ import annotations
 
 from typing import Any
 
+from course_lib import i18n
 from course_lib.checklist.runner import CheckRecord, judge_record, select
 from course_lib.lab_registry import Lab
 
+from ..messages import MESSAGES
 from ..sandbox.cell_run import CellRun
 
 
-def check_record(lab: Lab, number: int, cell: CellRun) -> CheckRecord:
-    """Check ``number``'s record: the check's reply judged against the grader's own run of it (``judge_record``)."""
+def check_record(lab: Lab, number: int, cell: CellRun, language: str = i18n.DEFAULT) -> CheckRecord:
+    """Check ``number``'s record: the check's reply judged against the grader's own run of it (``judge_record``).
+
+    Its message is said in ``language``, the run's (the checklist's verdicts are ``course_lib``'s own messages).
+    """
     case = next(c for c in select(lab.id) if c.number == number)
     if cell.status == "ok" and isinstance(cell.reply, dict):
-        return judge_record(case, cell.reply)
-    if cell.status == "ok":
-        return CheckRecord(case.number, case.lab, case.name, case.rules, "error", "the check sent no record back")
-    return CheckRecord(case.number, case.lab, case.name, case.rules, "error", _cell_problem(cell))
+        return judge_record(case, cell.reply, language)
+    problem = (
+        MESSAGES("the check sent no record back", language) if cell.status == "ok" else _cell_problem(cell, language)
+    )
+    return CheckRecord(case.number, case.lab, case.name, case.rules, "error", problem)
 
 
-def call_outcome(cell: CellRun) -> dict[str, Any]:
+def call_outcome(cell: CellRun, language: str = i18n.DEFAULT) -> dict[str, Any]:
     """What one call of the learner's function did, as ``hidden.call_verdict`` reads it."""
     if cell.status == "ok" and isinstance(cell.reply, dict) and "kind" in cell.reply:
         return cell.reply
     if cell.status == "ok":
-        return {"kind": "skipped", "message": "the call sent no outcome back"}
-    return {"kind": "timeout" if cell.status == "timeout" else "skipped", "message": _cell_problem(cell)}
+        return {"kind": "skipped", "message": MESSAGES("the call sent no outcome back", language)}
+    return {"kind": "timeout" if cell.status == "timeout" else "skipped", "message": _cell_problem(cell, language)}
 
 
-def _cell_problem(cell: CellRun) -> str:
+def _cell_problem(cell: CellRun, language: str) -> str:
     if cell.status == "error":
-        return f"{cell.error} (the grading cell itself failed: was the harness removed?)"
+        said = MESSAGES("{error} (the grading cell itself failed: was the harness removed?)", language)
+        return said.format(error=cell.error)
     return cell.evalue or cell.status

@@ -6,163 +6,63 @@ in a new untagged cell, lost the tags, or wrote the definition where it never
 runs sees ``NameError`` or "not defined" and nothing about why. These notes
 say where the code is and what to do.
 
-Everything here reads the notebook's sources with ``ast`` in the grader's
-process, never runs them. Sources are the submission's, so each is bounded
-(``MAX_SOURCE``) and any failure to parse one only means no note from it.
+Everything here reads the notebook's sources (``code_cells``: with ``ast`` in
+the grader's process, never run). The notes are said in the run's language
+(``MESSAGES``; issue 32); names, code and cell numbers stay as they are.
 """
 
 from __future__ import annotations
 
-import ast
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 
 from nbformat import NotebookNode
 
-from ..intake.cells import CHECKLIST_TAG, EXERCISE_TAG, tags
-from ..safe_text import valid
-from ..sandbox.cell_run import CellRun
+from course_lib import i18n
+from course_lib.i18n import message
 
-MAX_SOURCE = 200_000
-"""Characters of one cell that are parsed; a longer cell gives no note."""
+from ..messages import MESSAGES
+from ..sandbox.cell_run import CellRun
+from .code_cells import BLOCKS, INSIDE_FUNCTION, MAX_SOURCE, CodeCell, Definition, code_cells, definitions, functions_of
+
+__all__ = [
+    "MAX_NAME_NOTES",
+    "MAX_SOURCE",
+    "HOW_TO_TAG",
+    "CodeCell",
+    "Definition",
+    "code_cells",
+    "definitions",
+    "functions_of",
+    "no_exercise_cells",
+    "exercise_notes",
+    "missing_names",
+    "where_defined",
+    "untagged_note",
+    "stub_graded",
+    "explain",
+]
+
 MAX_NAME_NOTES = 5
 """At most this many names are explained: the notes must stay short whatever the kernel reported."""
-HOW_TO_TAG = "View → Cell Toolbar → Tags in Jupyter Notebook, the property inspector in JupyterLab"
+HOW_TO_TAG = message("View → Cell Toolbar → Tags in Jupyter Notebook, the property inspector in JupyterLab")
 _NAME_ERROR = re.compile(r"NameError: name '([A-Za-z_]\w{0,99})' is not defined")
-_MAGIC = re.compile(r"^\s*[%!].*$", re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class Definition:
-    """A name a cell binds at module level: where, and inside which block (``None``: the cell's top level)."""
-
-    name: str
-    line: int
-    inside: str | None = None
-
-
-@dataclass(frozen=True)
-class CodeCell:
-    """A code cell of the submission: its place in the notebook, counted from 1 with every cell."""
-
-    position: int
-    source: str
-    exercise: int | None
-    """Its number among the exercise cells (as the grader's notes count them), ``None`` when untagged."""
-
-    @property
-    def first_line(self) -> str:
-        line = next((text.strip() for text in self.source.splitlines() if text.strip()), "")
-        return line if len(line) <= 60 else line[:59] + "…"
-
-    def definitions(self) -> tuple[Definition, ...]:
-        return definitions(self.source)
-
-
-def code_cells(notebook: NotebookNode) -> list[CodeCell]:
-    """The submission's code cells, checklist cells left out, numbered as a learner and the grader's notes count them."""
-    cells: list[CodeCell] = []
-    exercise = 0
-    for position, cell in enumerate(notebook.get("cells", []), start=1):
-        if cell.get("cell_type") != "code" or CHECKLIST_TAG in tags(cell):
-            continue
-        source = cell.get("source", "")
-        source = source if isinstance(source, str) else "".join(map(str, source))
-        if EXERCISE_TAG in tags(cell):
-            exercise += 1
-            cells.append(CodeCell(position, source, exercise))
-        else:
-            cells.append(CodeCell(position, source, None))
-    return cells
-
-
-def definitions(source: str) -> tuple[Definition, ...]:
-    """Every name the cell binds outside a function body: defs, classes, assignments, imports."""
-    if len(source) > MAX_SOURCE:
-        return ()
-    try:
-        tree = ast.parse(_MAGIC.sub("", valid(source)))  # a lone surrogate (JSON allows it) must not hide the cell
-    except SyntaxError:
-        return _top_level_lines(source)
-    except (ValueError, RecursionError, MemoryError):
-        return ()
-    return tuple(_walk(tree.body, None))
-
-
-_TOP_LEVEL = re.compile(r"^(?:async\s+def|def|class)\s+([A-Za-z_]\w*)")
-
-
-def _top_level_lines(source: str) -> tuple[Definition, ...]:
-    """A cell that does not parse: its ``def`` and ``class`` lines at column 0, so a syntax error can say what it hid."""
-    return tuple(
-        Definition(match.group(1), number)
-        for number, line in enumerate(source.splitlines(), start=1)
-        if (match := _TOP_LEVEL.match(line))
-    )
-
-
-_BLOCKS: dict[type[ast.stmt], str] = {
-    ast.If: "an `if` block",
-    ast.For: "a `for` loop",
-    ast.AsyncFor: "a `for` loop",
-    ast.While: "a `while` loop",
-    ast.With: "a `with` block",
-    ast.AsyncWith: "a `with` block",
-    ast.Try: "a `try` block",
-    ast.Match: "a `match` block",
-}
-
-
-def _walk(body: Iterable[ast.stmt], inside: str | None) -> Iterator[Definition]:
-    for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield Definition(node.name, node.lineno, inside)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                yield from (
-                    Definition(d.name, d.line, f"the function `{node.name}`")
-                    for d in _walk(node.body, None)
-                    if d.inside is None
-                )
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name != "*":
-                    yield Definition((alias.asname or alias.name).split(".")[0], node.lineno, inside)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        yield Definition(name.id, node.lineno, inside)
-        else:
-            block = next((label for kind, label in _BLOCKS.items() if isinstance(node, kind)), None)
-            if block is None:
-                continue
-            if isinstance(node, ast.Match):
-                children = [statement for case in node.cases for statement in case.body]
-            else:
-                children = [
-                    *getattr(node, "body", []),
-                    *getattr(node, "orelse", []),
-                    *getattr(node, "finalbody", []),
-                    *(statement for handler in getattr(node, "handlers", []) for statement in handler.body),
-                ]
-            yield from _walk(children, inside or block)
-
-
-# --- the notes ---------------------------------------------------------------------
-
-
-def no_exercise_cells(cells: Sequence[CodeCell]) -> str | None:
+def no_exercise_cells(cells: Sequence[CodeCell], language: str = i18n.DEFAULT) -> str | None:
     if any(cell.exercise is not None for cell in cells):
         return None
-    return (
-        f"no cell is tagged `exercise`: the grader runs only cells tagged `exercise`, so none of your code ran; "
-        f"tag each cell holding your solution `exercise` ({HOW_TO_TAG})"
+    said = MESSAGES(
+        "no cell is tagged `exercise`: the grader runs only cells tagged `exercise`, so none of your code ran; "
+        "tag each cell holding your solution `exercise` ({how})",
+        language,
     )
+    return said.format(how=MESSAGES(HOW_TO_TAG, language))
 
 
-def exercise_notes(exercises: Sequence[CellRun], after: CellRun | None, timeout: float) -> list[str]:
+def exercise_notes(
+    exercises: Sequence[CellRun], after: CellRun | None, timeout: float, language: str = i18n.DEFAULT
+) -> list[str]:
     """One note per exercise cell that did not end normally.
 
     A cell over the time limit is interrupted and grading goes on: what it had
@@ -176,17 +76,20 @@ def exercise_notes(exercises: Sequence[CellRun], after: CellRun | None, timeout:
         if cell.status == "timeout":
             following = exercises[number] if number < len(exercises) else after
             if following is not None and following.status == "skipped":
-                notes.append(
-                    f"exercise cell {number} ran longer than {timeout:g} s and did not stop when "
-                    f"interrupted, so its kernel was stopped and nothing could be graded"
+                said = MESSAGES(
+                    "exercise cell {number} ran longer than {seconds} s and did not stop when "
+                    "interrupted, so its kernel was stopped and nothing could be graded",
+                    language,
                 )
             else:
-                notes.append(
-                    f"exercise cell {number} ran longer than {timeout:g} s and was interrupted; "
-                    f"the functions it had defined by then were graded"
+                said = MESSAGES(
+                    "exercise cell {number} ran longer than {seconds} s and was interrupted; "
+                    "the functions it had defined by then were graded",
+                    language,
                 )
+            notes.append(said.format(number=number, seconds=f"{timeout:g}"))
         else:
-            notes.append(f"exercise cell {number}: {cell.error}")
+            notes.append(MESSAGES("exercise cell {number}: {error}", language).format(number=number, error=cell.error))
     return notes
 
 
@@ -200,7 +103,9 @@ def missing_names(texts: Iterable[str]) -> list[str]:
     return found
 
 
-def where_defined(names: Iterable[str], cells: Sequence[CodeCell], exercises: Sequence[CellRun]) -> list[str]:
+def where_defined(
+    names: Iterable[str], cells: Sequence[CodeCell], exercises: Sequence[CellRun], language: str = i18n.DEFAULT
+) -> list[str]:
     """For each name the grader found undefined: where the notebook does define it, and why that never ran.
 
     In an untagged cell (not run at all), inside a block that did not run, or
@@ -214,59 +119,44 @@ def where_defined(names: Iterable[str], cells: Sequence[CodeCell], exercises: Se
         found = [(cell, d) for cell, ds in parsed for d in ds if d.name == name]
         tagged = [(cell, d) for cell, d in found if cell.exercise is not None]
         if tagged:
-            note = _not_reached(name, tagged, exercises)
+            note = _not_reached(name, tagged, exercises, language)
             if note:
                 notes.append(note)
         elif found:
             untagged.setdefault(found[0][0].position, []).append(name)
     by_position = {cell.position: cell for cell in cells}
-    notes += [untagged_note(by_position[position], defined) for position, defined in untagged.items()]
+    notes += [
+        untagged_note(by_position[position], defined, language=language) for position, defined in untagged.items()
+    ]
     return notes
 
 
-def untagged_note(cell: CodeCell, names: Sequence[str], graded: str = "", fix: str = "") -> str:
+def untagged_note(
+    cell: CodeCell, names: Sequence[str], graded: str = "", fix: str = "", language: str = i18n.DEFAULT
+) -> str:
     """The note for code the grader never ran because its cell is not tagged ``exercise``, with the fix."""
-    listed = " and ".join(f"`{name}`" for name in names)
-    verb = "is" if len(names) == 1 else "are"
-    fix = fix or f"tag that cell `exercise` ({HOW_TO_TAG}) or move the code into an exercise cell"
-    return (
-        f"{listed} {verb} defined in an untagged cell {cell.position} (`{cell.first_line}`){graded}; the grader runs "
-        f"only cells tagged `exercise` — {fix}"
+    listed = MESSAGES(" and ", language).join(f"`{name}`" for name in names)
+    fix = fix or MESSAGES("tag that cell `exercise` ({how}) or move the code into an exercise cell", language).format(
+        how=MESSAGES(HOW_TO_TAG, language)
     )
+    said = MESSAGES(
+        message(
+            "{names} is defined in an untagged cell {position} (`{line}`){graded}; the grader runs "
+            "only cells tagged `exercise` — {fix}"
+        )
+        if len(names) == 1
+        else message(
+            "{names} are defined in an untagged cell {position} (`{line}`){graded}; the grader runs "
+            "only cells tagged `exercise` — {fix}"
+        ),
+        language,
+    )
+    return said.format(names=listed, position=cell.position, line=cell.first_line, graded=graded, fix=fix)
 
 
-def functions_of(source: str) -> dict[str, bool]:
-    """The functions a cell defines at its top level, each with whether it is only a stub (the last definition wins).
-
-    A stub's body does nothing but raise ``NotImplementedError`` (or pass): the
-    lab's own ``raise NotImplementedError("Lab 11.3 not implemented yet: …")``,
-    a docstring and comments aside.
-    """
-    if len(source) > MAX_SOURCE:
-        return {}
-    try:
-        tree = ast.parse(_MAGIC.sub("", valid(source)))  # a lone surrogate (JSON allows it) must not hide the cell
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
-    return {
-        node.name: all(map(_does_nothing, node.body))
-        for node in tree.body
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
-
-
-def _does_nothing(statement: ast.stmt) -> bool:
-    if isinstance(statement, ast.Pass) or (
-        isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
-    ):
-        return True
-    if isinstance(statement, ast.Raise) and statement.exc is not None:
-        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
-        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
-    return False
-
-
-def stub_graded(cells: Sequence[CodeCell], functions: Sequence[str], unimplemented: bool) -> list[str]:
+def stub_graded(
+    cells: Sequence[CodeCell], functions: Sequence[str], unimplemented: bool, language: str = i18n.DEFAULT
+) -> list[str]:
     """A function whose exercise cell holds only its stub, while an untagged cell defines it for real.
 
     The learner's own notebook ran that untagged cell after the stub, so its
@@ -294,39 +184,62 @@ def stub_graded(cells: Sequence[CodeCell], functions: Sequence[str], unimplement
     notes = []
     for position, names in untagged.items():
         cell, stub = by_position[position], graded[names[0]]
-        what = "the stub" if len(names) == 1 else "the stubs"
-        fix = (
-            ""
-            if position > stub.position
-            else f"move the code into exercise cell {stub.exercise} in place of {what} (tagged where it is, "
-            f"it would run before {what} and be replaced)"
-        )
-        notes.append(
-            untagged_note(
-                cell,
-                names,
-                f", but the grader ran only {what} in exercise cell {stub.exercise} (cell {stub.position})",
-                fix,
-            )
-        )
+        one = len(names) == 1
+        fix = ""
+        if position <= stub.position:
+            fix = MESSAGES(
+                message(
+                    "move the code into exercise cell {exercise} in place of the stub (tagged where it is, "
+                    "it would run before the stub and be replaced)"
+                )
+                if one
+                else message(
+                    "move the code into exercise cell {exercise} in place of the stubs (tagged where it is, "
+                    "it would run before the stubs and be replaced)"
+                ),
+                language,
+            ).format(exercise=stub.exercise)
+        ran = MESSAGES(
+            message(", but the grader ran only the stub in exercise cell {exercise} (cell {position})")
+            if one
+            else message(", but the grader ran only the stubs in exercise cell {exercise} (cell {position})"),
+            language,
+        ).format(exercise=stub.exercise, position=stub.position)
+        notes.append(untagged_note(cell, names, ran, fix, language))
     return notes
 
 
-def _not_reached(name: str, tagged: Sequence[tuple[CodeCell, Definition]], exercises: Sequence[CellRun]) -> str | None:
+def _not_reached(
+    name: str, tagged: Sequence[tuple[CodeCell, Definition]], exercises: Sequence[CellRun], language: str
+) -> str | None:
     cell, definition = next(((c, d) for c, d in tagged if d.inside is None), tagged[0])
     number = cell.exercise or 0
     run = exercises[number - 1] if 0 < number <= len(exercises) else None
-    where = f"line {definition.line} of exercise cell {number}"
+    where = MESSAGES("line {line} of exercise cell {number}", language).format(line=definition.line, number=number)
+    said = {"name": name, "where": where, "error": run.error if run is not None else ""}
     if run is not None and run.status == "error" and run.ename == "SyntaxError":
-        return f"`{name}` is defined at {where}, but that cell has a syntax error, so none of it ran ({run.error})"
+        return MESSAGES(
+            "`{name}` is defined at {where}, but that cell has a syntax error, so none of it ran ({error})", language
+        ).format_map(said)
     if run is not None and run.status not in ("ok", "skipped") and definition.inside is None:
-        return f"`{name}` is defined at {where}, but that cell stopped before reaching it ({run.error})"
+        return MESSAGES(
+            "`{name}` is defined at {where}, but that cell stopped before reaching it ({error})", language
+        ).format_map(said)
     if definition.inside is not None:
-        return (
-            f"`{name}` is defined inside {definition.inside} at {where}, which did not define it when the cell ran; "
-            f"define it at the top level of the cell"
-        )
+        return MESSAGES(
+            "`{name}` is defined inside {inside} at {where}, which did not define it when the cell ran; "
+            "define it at the top level of the cell",
+            language,
+        ).format(inside=_inside(definition.inside, language), **said)
     return None
+
+
+def _inside(block: str, language: str) -> str:
+    """``Definition.inside`` said in ``language``: a block's kind, or the function it sits in (its name kept)."""
+    if block in BLOCKS.values():
+        return MESSAGES(block, language)
+    prefix, _, suffix = INSIDE_FUNCTION.partition("{name}")
+    return MESSAGES(INSIDE_FUNCTION, language).format(name=block.removeprefix(prefix).removesuffix(suffix))
 
 
 def explain(
@@ -337,6 +250,7 @@ def explain(
     errors: Iterable[str],
     *,
     unimplemented: bool = False,
+    language: str = i18n.DEFAULT,
 ) -> list[str]:
     """The notes for one graded submission: no exercise cell, where each missing name sits, a stub graded.
 
@@ -348,9 +262,9 @@ def explain(
     if notebook is None:
         return []
     cells = code_cells(notebook)
-    notes = [note for note in [no_exercise_cells(cells)] if note]
+    notes = [note for note in [no_exercise_cells(cells, language)] if note]
     missing = [name for name in functions if defined and defined.get(name) is not True]
-    notes += where_defined([*missing, *missing_names(errors)], cells, exercises)
+    notes += where_defined([*missing, *missing_names(errors)], cells, exercises, language)
     if defined and all(defined.get(name) is True for name in functions):
-        notes += stub_graded(cells, functions, unimplemented)
+        notes += stub_graded(cells, functions, unimplemented, language)
     return notes

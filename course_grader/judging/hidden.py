@@ -13,7 +13,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from course_lib import i18n
 from course_lib.json_diff import first_difference
+
+from ..messages import MESSAGES
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class HiddenTest:
     lab: str
     rules: str
     hint: str
+    """What the rules ask, in a few words: English, marked ``message`` for the catalog, said in the run's language."""
     calls: tuple[HiddenCall, ...] = field(repr=False)
     view: Callable[[Any], Any] = field(default=_whole, repr=False)
     """The part of a returned value this test compares (several tests may share calls)."""
@@ -88,68 +92,83 @@ def view_of(test: HiddenTest, value: Any) -> Any:
         return value
 
 
-def _shape(value: Any) -> str:
+def _shape(value: Any, language: str = i18n.DEFAULT) -> str:
     """A returned value's kind, never its content (a hostile value may be megabytes)."""
     if isinstance(value, dict):
-        return f"an object with keys {sorted(map(str, value))[:6]}"
+        return MESSAGES("an object with keys {keys}", language).format(keys=sorted(map(str, value))[:6])
     if isinstance(value, list):
-        return f"a list of {len(value)} items"
-    return f"a {type(value).__name__}"
+        return MESSAGES("a list of {count} items", language).format(count=len(value))
+    return MESSAGES("a {type}", language).format(type=type(value).__name__)
 
 
-def call_verdict(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any] | None) -> str | None:
-    """``None`` when the call behaved like the reference, else a short reason (no expected value)."""
+def call_verdict(
+    test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any] | None, language: str = i18n.DEFAULT
+) -> str | None:
+    """``None`` when the call behaved like the reference, else a short reason in ``language`` (no expected value)."""
     if outcome is None:
-        return "not run: the kernel stopped before this call"
+        return MESSAGES("not run: the kernel stopped before this call", language)
     kind = outcome.get("kind")
+    said = {"type": outcome.get("type"), "message": outcome.get("message")}
     if kind in ("skipped", "timeout"):
         return str(outcome.get("message", kind))
     if kind == "not-implemented":
-        return f"not implemented yet ({outcome.get('message')})"
+        return MESSAGES("not implemented yet ({message})", language).format_map(said)
     if kind == "bad-return":
-        return f"returned a {outcome.get('type')}, which is not what the API describes ({outcome.get('message')})"
+        return MESSAGES("returned a {type}, which is not what the API describes ({message})", language).format_map(said)
     expected = call.expected
     if isinstance(expected, Returned):
         if kind == "raised":
-            return f"raised {outcome.get('type')}: {outcome.get('message')}"
+            return MESSAGES("raised {type}: {message}", language).format_map(said)
         got = outcome.get("value")
         if (seen := view_of(test, got)) is got and test.view is not _whole:
-            return f"returned {_shape(got)}, not the shape the reference returns"
-        difference = describe_difference(test.view(expected.value), seen)
+            return MESSAGES("returned {shape}, not the shape the reference returns", language).format(
+                shape=_shape(got, language)
+            )
+        difference = describe_difference(test.view(expected.value), seen, language)
         if difference:
             return difference
         if outcome.get("mutated"):
-            return "changed its input (R3, R13, R23, R24: work on copies)"
+            return MESSAGES("changed its input (R3, R13, R23, R24: work on copies)", language)
         if outcome.get("shared"):
-            return "returned objects shared with its input: changing the result changed the input (R3, R13, R23: return copies)"
+            return MESSAGES(
+                "returned objects shared with its input: changing the result changed the input "
+                "(R3, R13, R23: return copies)",
+                language,
+            )
         return None
     if kind == "returned":
-        return "accepted the input; it must be rejected with a ValueError"
+        return MESSAGES("accepted the input; it must be rejected with a ValueError", language)
     if not outcome.get("value_error"):
-        return f"raised {outcome.get('type')}, not a ValueError"
+        return MESSAGES("raised {type}, not a ValueError", language).format_map(said)
     message = str(outcome.get("message", ""))
     missing = [name for name in expected.names if name not in message]
     if missing:
-        return f"the error does not name {missing[0]!r}: {message}"
+        return MESSAGES("the error does not name {name}: {message}", language).format(
+            name=repr(missing[0]), message=message
+        )
     return None
 
 
-def describe_difference(expected: Any, actual: Any) -> str | None:
-    """Where a result differs, in words that do not reveal the expected value."""
+def describe_difference(expected: Any, actual: Any, language: str = i18n.DEFAULT) -> str | None:
+    """Where a result differs, in words (in ``language``) that do not reveal the expected value."""
     if _canonical(expected) == _canonical(actual):
         return None
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         keys = [key for key in expected if _canonical(expected.get(key)) != _canonical(actual.get(key))]
         extra = [key for key in actual if key not in expected]
-        wrong = "wrong " + ", ".join(map(str, keys + extra))
+        wrong = MESSAGES("wrong {fields}", language).format(fields=", ".join(map(str, keys + extra)))
         found = first_difference(expected, actual)
-        return f"{wrong} (first at {found[0]})" if found and found[0] not in map(str, keys + extra) else wrong
+        if found and found[0] not in map(str, keys + extra):
+            return MESSAGES("{wrong} (first at {where})", language).format(wrong=wrong, where=found[0])
+        return wrong
     if isinstance(expected, list) and isinstance(actual, list) and len(expected) != len(actual):
-        return f"{len(actual)} items where the rules give {len(expected)}"
+        return MESSAGES("{got} items where the rules give {expected}", language).format(
+            got=len(actual), expected=len(expected)
+        )
     if isinstance(expected, list) and isinstance(actual, list):
         first = next(i for i, (e, a) in enumerate(zip(expected, actual)) if _canonical(e) != _canonical(a))
-        return f"item {first} differs"
-    return "a different result"
+        return MESSAGES("item {index} differs", language).format(index=first)
+    return MESSAGES("a different result", language)
 
 
 def _canonical(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""How a notebook's answers are judged (``JudgingSettings``): for now, the seed of the hidden cases.
+"""How a notebook's answers are judged (``JudgingSettings``): the seed of the hidden cases, the language verdicts are said in.
 
 Judging's part of ``GradeOptions``: what the hidden calls are and how an
 answer is scored read only this, so a new judging choice is added here.
@@ -8,8 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from course_lib import i18n
+
 
 @dataclass(frozen=True)
 class JudgingSettings:
     seed: int | None = None
     """The hidden cases' seed (``hidden_cases.hidden_tests``); ``None`` is each lab's fixed one."""
+    language: str = i18n.DEFAULT
+    """What the verdicts and notes are said in: the course file's ``language`` (issue 32), never the grader's locale;
+    no score or status depends on it."""

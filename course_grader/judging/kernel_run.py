@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from course_lib import i18n
 from course_lib.checklist.runner import select
 from course_lib.lab_registry import Lab
 
+from ..messages import MESSAGES
 from ..sandbox.cell_run import CellRun
 from ..sandbox.kernel import Sandbox
 from ..sandbox.limits import Limits
@@ -74,7 +76,7 @@ def lab_view(lab: Lab, views: str | None = None) -> Path:
 def run_notebook(lab: Lab, setup: tuple[str, ...], exercises: tuple[str, ...], options: GradeOptions) -> KernelRun:
     """Run the lab's ``setup``, the submission's ``exercises``, then its checks and hidden calls, in one sandbox."""
     run = KernelRun()
-    limits = options.sandbox.limits
+    limits, language = options.sandbox.limits, options.judging.language
     names = list(lab.functions)
     with tempfile.TemporaryDirectory(prefix="course-grade-") as folder:
         box = Sandbox(
@@ -105,9 +107,15 @@ def run_notebook(lab: Lab, setup: tuple[str, ...], exercises: tuple[str, ...], o
                 stopped: CellRun | None = None
                 for results, key, source in items:
                     results[key] = stopped or box.run(source)
-                    stopped = stopped or _stops_the_rest(results[key], limits)
+                    stopped = stopped or _stops_the_rest(results[key], limits, language)
                 if stopped is None:
-                    add_counterexamples(lab, run, lambda request: _practice_call(box, request), options.judging.seed)
+                    add_counterexamples(
+                        lab,
+                        run,
+                        lambda request: _practice_call(box, request, language),
+                        options.judging.seed,
+                        language,
+                    )
             run.seconds, run.expired = box.elapsed, box.expired
         run.sandbox_notes, run.failure = box.notes, box.failure  # known once the sandbox is gone (its cgroup read)
     return run
@@ -118,28 +126,35 @@ def call_source(request: dict[str, Any]) -> str:
     return f"{HARNESS}.call(globals(), {json.dumps(request)!r})"
 
 
-def _practice_call(box: Sandbox, request: dict[str, Any]) -> CellRun:
+def _practice_call(box: Sandbox, request: dict[str, Any], language: str = i18n.DEFAULT) -> CellRun:
     """A practice call, unless half the submission's time budget is gone: counterexamples must never cost the grade."""
     if box.elapsed > box.limits.budget / 2:
-        return CellRun("skipped", "Skipped", "skipped: no time left for practice cases")
+        return CellRun("skipped", "Skipped", MESSAGES("skipped: no time left for practice cases", language))
     return box.run(call_source(request))
 
 
 def add_counterexamples(
-    lab: Lab, run: KernelRun, call: Callable[[dict[str, Any]], CellRun], seed: int | None = None
+    lab: Lab,
+    run: KernelRun,
+    call: Callable[[dict[str, Any]], CellRun],
+    seed: int | None = None,
+    language: str = i18n.DEFAULT,
 ) -> None:
     """Practice counterexamples for the hidden tests ``run`` failed; ``call`` runs one practice call in the kernel."""
-    outcomes = {key: call_outcome(cell) for key, cell in run.calls.items()}
-    run.counterexamples = practice.counterexamples(lab, outcomes, lambda request: call_outcome(call(request)), seed)
+    outcomes = {key: call_outcome(cell, language) for key, cell in run.calls.items()}
+    run.counterexamples = practice.counterexamples(
+        lab, outcomes, lambda request: call_outcome(call(request), language), seed, language
+    )
 
 
-def _stops_the_rest(cell: CellRun, limits: Limits) -> CellRun | None:
+def _stops_the_rest(cell: CellRun, limits: Limits, language: str = i18n.DEFAULT) -> CellRun | None:
     """After a time-out or the memory limit, the lab's function is not called again.
 
     One endless loop then costs one time limit, not one per check and per hidden call.
     """
     if cell.status == "timeout":
-        return CellRun("skipped", "Skipped", f"skipped: an earlier check ran longer than {limits.cell_timeout:g} s")
+        said = MESSAGES("skipped: an earlier check ran longer than {seconds} s", language)
+        return CellRun("skipped", "Skipped", said.format(seconds=f"{limits.cell_timeout:g}"))
     if "MemoryError" in json.dumps(cell.reply, default=repr) or cell.ename == "MemoryError":
-        return CellRun("skipped", "Skipped", "skipped: an earlier check hit the memory limit")
+        return CellRun("skipped", "Skipped", MESSAGES("skipped: an earlier check hit the memory limit", language))
     return None

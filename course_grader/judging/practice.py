@@ -20,13 +20,16 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from course_lib import i18n
 from course_lib.checklist.harness import ESTIMATORS
 from course_lib.compaction import summary_message
+from course_lib.i18n import message
 from course_lib.json_diff import first_difference, short
 from course_lib.lab_registry import Lab
 from course_lib.models import CompactionEntry, MessageEntry, SessionEntry
 from course_lib.parsing import parse_session_entry
 
+from ..messages import MESSAGES
 from .calls import reference_call
 from .draws import lab_seed
 from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict, view_of
@@ -42,8 +45,10 @@ MAX_CALLS = 150
 """Learner calls one submission may spend on counterexamples: search and shrinking together."""
 SEARCHED = ("returned", "raised", "bad-return")
 """Outcomes worth a counterexample; a stub, a time-out or a borrowed reference are reported as they are."""
-COUNTEREXAMPLE = "Counterexample (a practice case, not a scored one)"
+COUNTEREXAMPLE = message("Counterexample (a practice case, not a scored one)")
 """How a counterexample starts, on its own line after a hidden test's message (feedback pages show it apart)."""
+HEADING = message("{counterexample}: {origin}")
+"""The counterexample's first line: ``COUNTEREXAMPLE``, then what the case is."""
 
 
 def practice_seed(lab: Lab, seed: int | None = None) -> int:
@@ -61,16 +66,23 @@ def practice_tests(lab: Lab, seed: int | None = None) -> tuple[HiddenTest, ...]:
 
 
 def counterexamples(
-    lab: Lab, outcomes: Mapping[str, Mapping[str, Any]], run: Run, seed: int | None = None
+    lab: Lab,
+    outcomes: Mapping[str, Mapping[str, Any]],
+    run: Run,
+    seed: int | None = None,
+    language: str = i18n.DEFAULT,
 ) -> dict[str, str]:
-    """For each failed hidden test of ``lab``, a shrunk practice counterexample (by test name) when one is found."""
+    """For each failed hidden test of ``lab``, a shrunk practice counterexample (by test name) when one is found.
+
+    Its words are in ``language``; the entries, values and field names are as the wire has them.
+    """
     budget = _Budget(run)
     found: dict[str, str] = {}
     for test, practice in zip(hidden_tests(lab, seed), practice_tests(lab, seed)):
         failed = [outcomes.get(call.key) for call in test.calls if call_verdict(test, call, outcomes.get(call.key))]
         if not failed or not all(_searchable(outcome) for outcome in failed):
             continue
-        text = _search(practice, budget)
+        text = _search(practice, budget, language)
         if text:
             found[test.name] = text
         if budget.stopped:
@@ -103,14 +115,14 @@ class _Budget:
         return self.seen[key]
 
 
-def _search(practice: HiddenTest, budget: _Budget) -> str | None:
+def _search(practice: HiddenTest, budget: _Budget, language: str) -> str | None:
     for call in practice.calls:
         outcome = budget.outcome(call)
         if outcome is None:
             return None
         if call_verdict(practice, call, outcome) and _searchable(outcome):
             shrunk, outcome = _shrink(practice, call, outcome, budget)
-            return describe(practice, shrunk, outcome, call)
+            return describe(practice, shrunk, outcome, call, language)
     return None
 
 
@@ -181,17 +193,25 @@ def _with_path(call: HiddenCall, path: list[dict[str, Any]]) -> HiddenCall | Non
     return dataclasses.replace(call, path=path, expected=expected)
 
 
-def describe(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any], drawn: HiddenCall | None = None) -> str:
+def describe(
+    test: HiddenTest,
+    call: HiddenCall,
+    outcome: Mapping[str, Any],
+    drawn: HiddenCall | None = None,
+    language: str = i18n.DEFAULT,
+) -> str:
     """The counterexample in full: entries, budget, and expected against got where they first differ.
 
     ``drawn`` is the practice case before shrinking; its description no longer fits a shrunk path.
     """
     drawn = drawn or call
     if drawn.path is not None and len(drawn.path) != len(call.path or []):
-        origin = f"a generated session shrunk from {len(drawn.path)} to {len(call.path or [])} entries"
+        origin = MESSAGES("a generated session shrunk from {drawn} to {kept} entries", language).format(
+            drawn=len(drawn.path), kept=len(call.path or [])
+        )
     else:
         origin = drawn.description
-    lines = [f"{COUNTEREXAMPLE}: {origin}"]
+    lines = [MESSAGES(HEADING, language).format(counterexample=MESSAGES(COUNTEREXAMPLE, language), origin=origin)]
     if call.path is not None:
         lines.append(f"  path: {_entries(call.path, call.estimator) or '(empty)'}")
     if call.value is not None:
@@ -201,22 +221,27 @@ def describe(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any], dra
         lines.append(f"  budget: {budget}; {call.estimator} estimator")
     elif call.options:
         lines.append("  options: " + ", ".join(f"{name}={short(value, 160)}" for name, value in call.options.items()))
-    lines.append(f"  {_expected_and_got(test, call, outcome)}")
+    lines.append(f"  {_expected_and_got(test, call, outcome, language)}")
     return "\n".join(lines)
 
 
-def _expected_and_got(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any]) -> str:
+def _expected_and_got(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, Any], language: str) -> str:
     expected = call.expected
+    verdict = call_verdict(test, call, outcome, language)
     if isinstance(expected, Rejected):
-        naming = f" naming {', '.join(map(repr, expected.names))}" if expected.names else ""
-        return f"expected: a ValueError{naming}; got: {call_verdict(test, call, outcome)}"
+        if expected.names:
+            said = MESSAGES("expected: a ValueError naming {names}; got: {verdict}", language)
+            return said.format(names=", ".join(map(repr, expected.names)), verdict=verdict)
+        return MESSAGES("expected: a ValueError; got: {verdict}", language).format(verdict=verdict)
     if outcome.get("kind") != "returned":
-        return f"expected: a result; got: {call_verdict(test, call, outcome)}"
+        return MESSAGES("expected: a result; got: {verdict}", language).format(verdict=verdict)
     difference = first_difference(test.view(expected.value), view_of(test, outcome.get("value")))
     if difference is None:
-        return f"got: {call_verdict(test, call, outcome)}"
+        return MESSAGES("got: {verdict}", language).format(verdict=verdict)
     where, wanted, got = difference
-    return f"{where or 'result'}: expected {short(wanted, 200)}, got {short(got, 200)}"
+    return MESSAGES("{where}: expected {expected}, got {got}", language).format(
+        where=where or MESSAGES("result", language), expected=short(wanted, 200), got=short(got, 200)
+    )
 
 
 def _entries(path: list[dict[str, Any]], estimator: str | None) -> str:

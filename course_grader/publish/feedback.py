@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
-from course_lib import lab_registry
+from course_lib import i18n, lab_registry
 
 from ..checkout import CHECKOUT
 from ..errors import GradingError
@@ -55,8 +55,11 @@ def write_feedback(
     *,
     scorer: Scorer | None = None,
     rules_base: str | None = None,
+    language: str = i18n.DEFAULT,
 ) -> list[Path]:
     """A page per student and lab in ``folder`` (made if missing), and ``index.html`` listing them (for the instructor).
+
+    Every page and the index speak ``language``, the run's (``Course.language``).
 
     Pages are named ``<student>_lab_11_3.html`` (``_capstone``, or
     ``_not_graded`` for a file that is not a lab notebook); ``page_names``
@@ -69,20 +72,20 @@ def write_feedback(
     written: list[Path] = []
     rows = []
     for result, path in page_paths(results, folder):
-        score = scorer(result) if scorer else points_per_test(result)
-        write_atomically(path, render_page(result, score=score, rules_base=base))
+        score = scorer(result) if scorer else points_per_test(result, language)
+        write_atomically(path, render_page(result, score=score, rules_base=base, language=language))
         written.append(path)
         rows.append(
             {
                 "student": shown(result.student, NAME_LIMIT),
-                "lab": lab_heading(result.lab),
+                "lab": lab_heading(result.lab, language),
                 "status": result.status,
                 "score": score,
                 "href": path.name,
             }
         )
     index = folder / "index.html"
-    write_atomically(index, render("feedback_index.html.j2", rows=rows))
+    write_atomically(index, render("feedback_index.html.j2", language, rows=rows))
     return [*written, index]
 
 
@@ -120,7 +123,7 @@ def main(argv: list[str]) -> int:
     is never written under another one (``recorded_course``).
     """
     from ..results.records import counted_files, read_records, with_counts
-    from .recorded_course import recorded_scorer  # the course file and the CSVs are read only by this command
+    from .recorded_course import recorded_course  # the course file and the CSVs are read only by this command
 
     parser = argparse.ArgumentParser(
         prog="course-grade feedback", description="Write the feedback pages of graded results (docs/grading.md)."
@@ -153,12 +156,14 @@ def main(argv: list[str]) -> int:
         if arguments.grades:
             results = with_counts(results, counted_files(arguments.grades))
         grades = [arguments.grades] if arguments.grades else [p.with_suffix(".csv") for p in arguments.records]
-        scorer, warning = recorded_scorer(results, [path for path in grades if path.is_file()], arguments.course)
+        recorded = recorded_course(results, [path for path in grades if path.is_file()], arguments.course)
     except (OSError, GradingError) as exc:
         parser.error(str(exc))
-    if warning:
-        print(f"warning: {warning}", file=sys.stderr)
-    pages = write_feedback(results, arguments.output, scorer=scorer, rules_base=arguments.rules_url)
+    if recorded.warning:
+        print(f"warning: {recorded.warning}", file=sys.stderr)
+    pages = write_feedback(
+        results, arguments.output, scorer=recorded.scorer, rules_base=arguments.rules_url, language=recorded.language
+    )
     print(f"wrote {len(pages) - 1} feedback pages to {arguments.output} (list: {pages[-1]})")
     if arguments.lms_zip:
         print(lms_zip(results, arguments.output, arguments.lms_zip))

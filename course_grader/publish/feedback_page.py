@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from course_lib import lab_registry
+from course_lib import i18n, lab_registry
+from course_lib.i18n import message
 
 from ..judging.citations import in_rule_order, rule_href, rule_text, rules_cited
 from ..judging.practice import COUNTEREXAMPLE
 from ..judging.verdicts import GradeResult, TestResult
+from ..messages import MESSAGES
 from ..results.similarity_notes import is_similarity_note
 from ..safe_text import shown
 from .page_score import ScoreRecord, points_per_test
@@ -29,12 +31,13 @@ NAME_LIMIT = 200
 """Characters of a student id or a file name shown."""
 
 STATUS_MEANING = {
-    "ok": "your functions were found and every test ran",
-    "timeout": "a cell or a test ran out of time; see the notes",
-    "error": "the notebook could not be graded normally; see the notes",
-    "missing-function": "your cells ran, but a function the lab asks for is not defined; see the notes",
+    "ok": message("your functions were found and every test ran"),
+    "timeout": message("a cell or a test ran out of time; see the notes"),
+    "error": message("the notebook could not be graded normally; see the notes"),
+    "missing-function": message("your cells ran, but a function the lab asks for is not defined; see the notes"),
 }
-"""What a submission's status means, in the learner's words (the instructor's table: docs/grading.md)."""
+"""What a submission's status means, in the learner's words (the instructor's table: docs/grading.md); said in the
+run's language (``MESSAGES``), the status itself never translated."""
 
 
 @dataclass(frozen=True)
@@ -59,9 +62,9 @@ class TestView:
     rules: tuple[RuleView, ...]
 
 
-def split_output(output: str) -> tuple[str, str]:
+def split_output(output: str, language: str = i18n.DEFAULT) -> tuple[str, str]:
     """A test's output as (message, counterexample): a hidden test's counterexample follows on its own line."""
-    marker = f"\n{COUNTEREXAMPLE}"
+    marker = f"\n{MESSAGES(COUNTEREXAMPLE, language)}"
     at = output.find(marker)
     return (output, "") if at < 0 else (output[:at], output[at + 1 :])
 
@@ -70,8 +73,8 @@ def _rule(rule_id: str, rules_base: str) -> RuleView:
     return RuleView(rule_id, rule_href(rule_id, rules_base), rule_text(rule_id))
 
 
-def view_of_test(test: TestResult, rules_base: str) -> TestView:
-    message, counterexample = split_output(test.output)
+def view_of_test(test: TestResult, rules_base: str, language: str = i18n.DEFAULT) -> TestView:
+    message, counterexample = split_output(test.output, language)
     return TestView(
         number=shown(test.number, 20),
         name=shown(test.name, NAME_LIMIT),
@@ -85,31 +88,40 @@ def view_of_test(test: TestResult, rules_base: str) -> TestView:
     )
 
 
-def lab_heading(lab: str | None) -> str:
+def lab_heading(lab: str | None, language: str = i18n.DEFAULT) -> str:
+    """``Lab 11.3 · build_context without compaction``: the lab as ``language`` names it, its title as the course does."""
     if lab in lab_registry.LABS:
         entry = lab_registry.lab(lab)
-        return f"{entry.label} · {entry.title}"
-    return "not a lab notebook"
+        return f"{entry.spoken_label(language)} · {entry.title}"
+    return MESSAGES("not a lab notebook", language)
 
 
-def render_page(result: GradeResult, *, score: ScoreRecord | None = None, rules_base: str = "rules.md") -> str:
-    """The feedback page of one graded submission, as a complete HTML document."""
-    tests = [view_of_test(test, rules_base) for test in result.tests]
+def render_page(
+    result: GradeResult,
+    *,
+    score: ScoreRecord | None = None,
+    rules_base: str = "rules.md",
+    language: str = i18n.DEFAULT,
+) -> str:
+    """The feedback page of one graded submission, as a complete HTML document in ``language`` (the run's)."""
+    tests = [view_of_test(test, rules_base, language) for test in result.tests]
     cited = in_rule_order([rule.id for test in tests for rule in test.rules])
+    meaning = STATUS_MEANING.get(result.status)
     return render(
         "feedback.html.j2",
+        language,
         student=shown(result.student, NAME_LIMIT),
         submission=shown(result.submission, NAME_LIMIT),
-        lab=lab_heading(result.lab),
+        lab=lab_heading(result.lab, language),
         status=result.status,
-        status_meaning=STATUS_MEANING.get(result.status, ""),
+        status_meaning=MESSAGES(meaning, language) if meaning else "",
         notes=[
             shown(note, NOTE_LIMIT) for note in result.notes if not is_similarity_note(note)
         ],  # names others: the CSV's
         checklist=[test for test in tests if not test.hidden],
         hidden=[test for test in tests if test.hidden],
         passed=sum(test.passed for test in tests),
-        score=score or points_per_test(result),
+        score=score or points_per_test(result, language),
         rules=[_rule(rule_id, rules_base) for rule_id in cited],
         seconds=result.execution_time,
     )

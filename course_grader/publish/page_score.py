@@ -12,7 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from course_lib import i18n
+
 from ..judging.verdicts import GradeResult
+from ..messages import MESSAGES
 
 
 class ScoreRecord(Protocol):
@@ -48,12 +51,14 @@ class PointsPerTest:
     explanation: str
 
 
-def points_per_test(result: GradeResult) -> PointsPerTest:
+def points_per_test(result: GradeResult, language: str = i18n.DEFAULT) -> PointsPerTest:
+    """The grader's own score of ``result``, explained in ``language``."""
     passed = sum(test.passed for test in result.tests)
+    explanation = MESSAGES("1 point per passed test ({passed} of {total} passed); no late policy", language)
     return PointsPerTest(
         points=result.score,
         max_points=result.max_score,
         penalty=0.0,
         score=result.score,
-        explanation=f"1 point per passed test ({passed} of {len(result.tests)} passed); no late policy",
+        explanation=explanation.format(passed=passed, total=len(result.tests)),
     )

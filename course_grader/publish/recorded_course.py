@@ -3,12 +3,18 @@
 A grades CSV records the course file each row was scored by (``Course.stamp``,
 its ``course`` column); that file is loaded again, and every page's score is
 checked against the CSV's, so a page never says "5 of 5" where the gradebook
-has 7/10. Only ``feedback.main`` imports this module, when the command runs.
+has 7/10. The run's language is one of those settings (its fingerprint covers
+it, issue 32), so the pages and the class report (``recorded_language``) speak
+the language the run spoke. Only the ``feedback`` and ``report`` commands import
+this module, when they run.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+
+from course_lib import i18n
 
 from ..errors import GradingError
 from ..judging.verdicts import GradeResult
@@ -30,8 +36,19 @@ class FeedbackCourseError(GradingError):
     """The pages would not show the grades' scores: another course file, none where the grades used one, or a mismatch."""
 
 
-def recorded_scorer(results: list[GradeResult], grades: list[Path], given: Path | None) -> tuple[Scorer | None, str]:
-    """How pages made from records are scored, and a warning when nothing says which course file the grades used.
+@dataclass(frozen=True)
+class RecordedCourse:
+    """How pages made from records are scored and in which language, and a warning when nothing says."""
+
+    scorer: Scorer | None
+    """The course file's scoring; ``None``: the grader's own (1 point per passed test)."""
+    language: str
+    """The run's language (the course file's ``language``; English without a course file)."""
+    warning: str = ""
+
+
+def recorded_course(results: list[GradeResult], grades: list[Path], given: Path | None) -> RecordedCourse:
+    """How pages made from records are scored and spoken, and a warning when nothing says which course file the grades used.
 
     The grades CSVs (``grades``) record the course file each row was scored
     by (``Course.stamp``). That file is loaded again (or ``given``, which must
@@ -45,12 +62,36 @@ def recorded_scorer(results: list[GradeResult], grades: list[Path], given: Path 
     stamp = one_stamp(stamps, given)
     if given is None and not stamp:
         if stamp is None:
-            return None, "no grades CSV beside the records: the pages score 1 point per passed test, no late policy"
-        return None, ""
+            return RecordedCourse(
+                None,
+                i18n.DEFAULT,
+                "no grades CSV beside the records: the pages score 1 point per passed test, no late policy",
+            )
+        return RecordedCourse(None, i18n.DEFAULT)
     course = stamped_course(stamp, given)
     resolved = course.for_submissions([result.submission for result in results], ".", strict=False)
     check_scores(results, rows, resolved)
-    return (lambda result: score(result, resolved)), ""
+    return RecordedCourse(lambda result: score(result, resolved), resolved.language)
+
+
+def recorded_language(grades: Path) -> tuple[str, str]:
+    """The language the run behind a grades CSV spoke (its course file's), and a warning when it cannot be known.
+
+    No course file, or a CSV from before the ``course`` column (a grader that spoke
+    only English), is English. A course file that cannot be read again, or has
+    changed since (its fingerprint covers the language), leaves the report in
+    English, and the warning says why.
+    """
+    _, stamps = recorded_stamps([grades])
+    named = [stamp for stamp in stamps if stamp not in ("", UNRECORDED)]
+    if not named:
+        return i18n.DEFAULT, ""
+    if len(stamps) > 1:
+        return i18n.DEFAULT, f"{grades} names several course files: the report is in English"
+    try:
+        return stamped_course(named[0], None).language, ""
+    except GradingError as exc:
+        return i18n.DEFAULT, f"{exc}; the report is in English"
 
 
 def recorded_stamps(grades: list[Path]) -> tuple[RecordedScores, dict[str, str]]:

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from course_lib import lab_registry
+from course_lib import i18n, lab_registry
 
 from ..errors import GradingError
 from ..files import write_atomically
@@ -52,39 +52,45 @@ from ..results.similarity_notes import Match, matches, pairs
 from ..safe_text import shown, valid
 from .feedback_page import NAME_LIMIT, lab_heading
 from .pages import render
-from .report_charts import data_url, distribution_chart, heatmap_chart, picture
+from .report_charts import NO_FONT, chart_language, data_url, distribution_chart, heatmap_chart, picture
 from .report_grades import Grades, read_grades
 from .report_messages import failure_messages
 from .report_statistics import item_stats, rule_matrix, rule_shares
 
 
-def build_report(grades: Grades, results: list[GradeResult] | None, source: str) -> str:
-    """The report page, as a complete HTML document."""
+def build_report(grades: Grades, results: list[GradeResult] | None, source: str, language: str = i18n.DEFAULT) -> str:
+    """The report page, as a complete HTML document in ``language`` (its charts' text too, where a font can draw it)."""
     matrix = rule_matrix(grades)
     shares = rule_shares(grades)
-    labs = [lab_summary(grades.frame[grades.frame["lab"] == lab], lab) for lab in lab_registry.LABS]
+    labs = [lab_summary(grades.frame[grades.frame["lab"] == lab], lab, language) for lab in lab_registry.LABS]
     labs = [summary for summary in labs if summary is not None]
     known = ~grades.frame["student_from"].astype(str).str.startswith(UNKNOWN)
+    charts = chart_language(language)
     return render(
         "report.html.j2",
+        language,
         source=shown(source, NAME_LIMIT),
         rows_read=grades.rows_read,
         counted=len(grades.frame),
         students=grades.frame.loc[known, "student"].nunique(),
         unknown=int((~known).sum()),
         labs=labs,
-        distribution=data_url(picture(lambda: distribution_chart(grades))) if labs else None,
-        heatmap=data_url(picture(lambda: heatmap_chart(matrix))) if not matrix.empty else None,
+        distribution=data_url(picture(lambda: distribution_chart(grades, charts), charts)) if labs else None,
+        heatmap=data_url(picture(lambda: heatmap_chart(matrix, charts), charts)) if not matrix.empty else None,
         rules=[{"id": rule, "share": share, "tests": _citing(grades, rule)} for rule, share in shares.items()],
         items=item_stats(grades),
-        messages=failure_messages(results, counted_files=set(grades.frame["file"])) if results is not None else None,
+        messages=(
+            failure_messages(results, counted_files=set(grades.frame["file"]), language=language)
+            if results is not None
+            else None
+        ),
         similar=similar_cells(grades, results),
         similarity=similarity,
         isnan=math.isnan,
     )
 
 
-def lab_summary(rows: pd.DataFrame, lab: str) -> dict[str, object] | None:
+def lab_summary(rows: pd.DataFrame, lab: str, language: str = i18n.DEFAULT) -> dict[str, object] | None:
     """One lab's row of the distribution table: tests passed, and the score the gradebook gets (``score``)."""
     if rows.empty:
         return None
@@ -93,7 +99,7 @@ def lab_summary(rows: pd.DataFrame, lab: str) -> dict[str, object] | None:
     scores = pd.to_numeric(rows["score"], errors="coerce") if "score" in rows.columns else None
     points = pd.to_numeric(rows["max_points"], errors="coerce").max() if "max_points" in rows.columns else None
     return {
-        "heading": lab_heading(lab),
+        "heading": lab_heading(lab, language),
         "n": len(rows),
         "mean": float(percent.mean()),
         "median": float(percent.median()),
@@ -139,14 +145,24 @@ def main(argv: list[str]) -> int:
     records = arguments.records or companion(arguments.grades)
     if arguments.records and not records.is_file():
         parser.error(f"--records {records}: no such file")
+    from .recorded_course import recorded_language  # the course file is read again only by the commands
+
     try:
         grades = read_grades(arguments.grades)
         results = read_records(records) if records.is_file() else None
+        language, unknown_language = recorded_language(arguments.grades)
     except GradingError as exc:
         parser.error(str(exc))
+    if unknown_language:
+        print(f"warning: {unknown_language}", file=sys.stderr)
     if results is None:
         print(f"warning: no {records}: the report leaves out the failure messages", file=sys.stderr)
-    write_atomically(arguments.output, build_report(grades, results, str(arguments.grades)))
+    if chart_language(language) != language:
+        print(
+            f"warning: no font installed draws {language} ({NO_FONT}): the charts' labels are in English",
+            file=sys.stderr,
+        )
+    write_atomically(arguments.output, build_report(grades, results, str(arguments.grades), language))
     known = ~grades.frame["student_from"].astype(str).str.startswith(UNKNOWN)
     unknown = int((~known).sum())
     print(

@@ -12,11 +12,13 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from course_lib import lab_registry
+from course_lib import i18n, lab_registry
 from course_lib.lab_registry import Lab
 
+from ..judging.assemble import FIRST_CASE
 from ..judging.hidden_cases import hidden_tests
 from ..judging.verdicts import GradeResult
+from ..messages import MESSAGES
 from ..safe_text import shown, valid
 
 MESSAGES_SHOWN = 20
@@ -35,14 +37,10 @@ class FailureMessage:
     """Of the lab's counted submissions."""
 
 
-def folded(message: str) -> str:
+def folded(message: str, language: str = i18n.DEFAULT) -> str:
     """A message's first line with every run of digits as ``N``: the same mistake reads the same for everyone."""
-    first = message.strip().splitlines()[0] if message.strip() else "(no message)"
+    first = message.strip().splitlines()[0] if message.strip() else MESSAGES("(no message)", language)
     return DIGITS.sub("N", shown(first, MESSAGE_LIMIT))
-
-
-FIRST_CASE = "; first: "
-"""Where a hidden test's message names the first failing case (``judging.assemble._hidden_output``), before the reason."""
 
 
 @functools.cache
@@ -52,27 +50,35 @@ def _case_descriptions(lab: Lab, seed: int | None, test: str) -> tuple[str, ...]
     return tuple(sorted({call.description for call in calls}, key=len, reverse=True))
 
 
-def without_case(message: str, descriptions: Iterable[str]) -> str:
+def without_case(message: str, descriptions: Iterable[str], language: str = i18n.DEFAULT) -> str:
     """A hidden test's message without the case it first failed on, keeping the reason.
 
     ``R19 R20: hint. Failed on 3 of 55 generated cases; first: a session of 15 entries, …: wrong keptEntryIds``
     reads ``… generated cases; first failure: wrong keptEntryIds``: learners whose functions make one mistake
-    meet it on different cases, and one row is what the class needs.
+    meet it on different cases, and one row is what the class needs. The message was said in ``language``
+    (the run's), so its frame (``assemble.FIRST_CASE``) is looked for as that language says it.
     """
-    at = message.find(FIRST_CASE)
+    before, _, after = MESSAGES(FIRST_CASE, language).partition("{case}")
+    between = after.partition("{reason}")[0]
+    at = message.find(before)
     if at < 0:
         return message
-    rest = message[at + len(FIRST_CASE) :]
+    rest = message[at + len(before) :]
     for description in descriptions:
-        if rest.startswith(f"{description}: "):
-            return f"{message[:at]}; first failure: {rest[len(description) + 2 :]}"
+        if rest.startswith(f"{description}{between}"):
+            reason = rest[len(description) + len(between) :]
+            return message[:at] + MESSAGES("; first failure: {reason}", language).format(reason=reason)
     return message
 
 
 def failure_messages(
-    results: Iterable[GradeResult], limit: int = MESSAGES_SHOWN, *, counted_files: set[str] | None = None
+    results: Iterable[GradeResult],
+    limit: int = MESSAGES_SHOWN,
+    *,
+    counted_files: set[str] | None = None,
+    language: str = i18n.DEFAULT,
 ) -> list[FailureMessage]:
-    """The most common messages of failed tests, over the results that count.
+    """The most common messages of failed tests, over the results that count (what the report adds in ``language``).
 
     ``counted_files`` (the CSV's counted rows, by ``file``) decides which
     count when given: after shards are merged the CSV has decided duplicates
@@ -91,9 +97,8 @@ def failure_messages(
             if not test.passed:
                 message = test.output.strip().splitlines()[0] if test.output.strip() else ""
                 if test.hidden:
-                    message = without_case(
-                        message, _case_descriptions(lab_registry.LABS[result.lab], result.seed, test.name)
-                    )
-                found[(result.lab, f"{test.number} {test.name}", folded(message))] += 1
+                    descriptions = _case_descriptions(lab_registry.LABS[result.lab], result.seed, test.name)
+                    message = without_case(message, descriptions, language)
+                found[(result.lab, f"{test.number} {test.name}", folded(message, language))] += 1
     ranked = sorted(found.items(), key=lambda item: (-item[1], item[0]))[:limit]
     return [FailureMessage(lab, test, message, count, count / per_lab[lab]) for (lab, test, message), count in ranked]

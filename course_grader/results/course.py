@@ -52,6 +52,11 @@ class Course(BaseModel):
         return f"{self.fingerprint} {self.path}" if self.path is not None else ""
 
     @property
+    def language(self) -> str:
+        """What the run speaks to its learners and its instructor (the course file's ``language``, else English)."""
+        return self.settings.language
+
+    @property
     def manifest_path(self) -> Path | None:
         return self._relative(self.settings.late.manifest) if self.settings.late.submitted == "manifest" else None
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from course_lib import lab_registry
+from course_lib import i18n, lab_registry
 from course_lib.lab_registry import Lab
 
 from .course import Course
@@ -53,7 +53,7 @@ def load_course(path: str | Path) -> Course:
     rows: list[tuple[int, str, datetime]] = []
     if course.manifest_path is not None:
         rows = manifest_rows(course.manifest_path)
-    digest = hashlib.sha256(settings.model_dump_json().encode())
+    digest = hashlib.sha256(fingerprinted(settings).encode())
     for _, file, when in sorted(rows, key=lambda row: row[1]):
         digest.update(f"\n{file}\t{iso(when)}".encode("utf-8", "surrogateescape"))
     return course.model_copy(
@@ -63,6 +63,17 @@ def load_course(path: str | Path) -> Course:
             "fingerprint": digest.hexdigest()[:16],
         }
     )
+
+
+def fingerprinted(settings: CourseSettings) -> str:
+    """The settings as the fingerprint hashes them: ``language`` only when it is not English.
+
+    The run's language is recorded where its settings are (the grades' ``course``
+    column holds the fingerprint), so ``feedback`` and ``report`` speak it again and a
+    file whose language changed since grading is not the one the grades were made by;
+    an English course file keeps the fingerprint it had before the key existed.
+    """
+    return settings.model_dump_json(exclude={"language"} if settings.language == i18n.DEFAULT else None)
 
 
 def lab_tests(lab: Lab) -> tuple[tuple[str, str], ...]:

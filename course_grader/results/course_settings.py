@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from course_lib import lab_registry
+from course_lib import i18n, lab_registry
 
 from ..errors import GradingError
 from ..sandbox.limits import Limits
@@ -105,6 +105,8 @@ class CourseSettings(_Strict):
     """The file as written (paths still relative to it); ``Course`` is what grading uses."""
 
     name: str = ""
+    language: str = i18n.DEFAULT
+    """What the run's feedback pages, class report and score explanations speak (``en``, ``zh``; issue 32)."""
     seed: Annotated[int, Field(ge=0, lt=2**63)] | None = None
     roster: str | None = None
     names: Literal["auto", "canvas", "moodle", "plain"] = "auto"
@@ -130,6 +132,15 @@ class CourseSettings(_Strict):
 
     def override(self, student: str, lab: str) -> Override | None:
         return next((o for o in self.overrides if o.student == student and o.lab == lab), None)
+
+    @field_validator("language")
+    @classmethod
+    def _spoken(cls, value: str) -> str:
+        """One of the languages the course speaks, as ``course_lib.i18n`` names it (``zh_CN`` and ``zh-Hans`` are ``zh``)."""
+        try:
+            return i18n.parse_language(value, "language")
+        except i18n.UnknownLanguageError:
+            raise ValueError(f"unknown language {value!r}; the course speaks {', '.join(i18n.LANGUAGES)}") from None
 
     @field_validator("labs")
     @classmethod

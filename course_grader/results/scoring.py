@@ -26,10 +26,13 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from course_lib import lab_registry
+from course_lib.i18n import message
 
-from ..intake.roster import STYLES, assignment, read_lms_name
+from ..intake.roster import STYLES, Assignment, assignment, read_lms_name
 from ..judging.verdicts import GradeResult, TestResult
+from ..messages import MESSAGES
 from .course import NO_COURSE, Course
+from .per_student import Extension
 from .submission_times import days_late, iso
 
 
@@ -78,26 +81,40 @@ def _fmt(value: float) -> str:
 
 
 def score(result: GradeResult, course: Course = NO_COURSE) -> Score:
-    """``result``'s points under ``course``'s weights, and its late penalty; see the module's rules."""
+    """``result``'s points under ``course``'s weights, and its late penalty; see the module's rules.
+
+    The explanation is in the course's language (``Course.language``); the numbers never depend on it.
+    """
+    language = course.language
     if result.lab is None:
-        return Score(points=0.0, max_points=0.0, score=0.0, explanation="not graded: no lab (see the notes)")
+        return Score(
+            points=0.0,
+            max_points=0.0,
+            score=0.0,
+            explanation=MESSAGES("not graded: no lab (see the notes)", language),
+        )
     worth = points_per_test(result, course)
     earned = sum(worth[t.number] * (t.score / t.max_score if t.max_score else 0.0) for t in result.tests)
     points, max_points = _places(earned), _places(sum(worth.values()))
     passed = sum(test.passed for test in result.tests)
-    line = f"{passed}/{len(result.tests)} tests passed: {_fmt(points)}/{_fmt(max_points)} points"
+    line = MESSAGES("{passed}/{total} tests passed: {points}/{max_points} points", language).format(
+        passed=passed, total=len(result.tests), points=_fmt(points), max_points=_fmt(max_points)
+    )
     late, percent, why = _lateness(result, course)
     submitted = course.submitted_at.get(result.submission)
     penalty = _places(points * percent / 100)
     if why:
-        line += f"; {why}"
+        line += MESSAGES("; ", language) + why
     if penalty:
         line += f" = −{_fmt(penalty)} → {_fmt(points - penalty)}/{_fmt(max_points)}"
     if (override := course.settings.override(result.student, result.lab)) is not None:
         # the override stands for what the tests and lateness gave: its points, no penalty (score = points − penalty
         # holds, which merge checks); the explanation keeps what they gave
         points, penalty = _places(override.score), 0.0
-        line += f"; score set to {_fmt(points)}/{_fmt(max_points)} by the course file ({override.reason})"
+        line += MESSAGES("; ", language)
+        line += MESSAGES("score set to {score}/{max_points} by the course file ({reason})", language).format(
+            score=_fmt(points), max_points=_fmt(max_points), reason=override.reason
+        )
     return Score(
         points=points,
         max_points=max_points,
@@ -109,6 +126,11 @@ def score(result: GradeResult, course: Course = NO_COURSE) -> Score:
     )
 
 
+def _days(days: int) -> str:
+    """The CSV's ``late`` value: ``1 day``, ``2 days`` (a value of the grades' own, in English like the columns)."""
+    return f"{days} day{'s' * (days != 1)}"
+
+
 def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
     """How late (``late``), the percent lost, and the phrase saying so; nothing without a deadline or a LATE flag.
 
@@ -118,52 +140,68 @@ def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
     late by 11.3's deadline, not on time by 11.2's (or by no deadline at all).
     A ``LATE`` flag (``submitted = "file-name"``) costs its percent even where
     the course file gives the lab no deadline: the LMS flagged it by the
-    deadline of the assignment it was handed in to.
+    deadline of the assignment it was handed in to. The phrase is in the
+    course's language.
     """
-    policy = course.settings.late
+    policy, language = course.settings.late, course.language
     handed_in = assignment(result.submission)
     lab = handed_in.lab if handed_in is not None else result.lab or ""
     extension = course.settings.extension(result.student, lab)
     deadline = extension.deadline if extension is not None else course.lab(lab).deadline
     if policy.submitted == "none" or (deadline is None and policy.submitted == "manifest"):
         return "", 0.0, ""
-    through = ""
-    if handed_in is not None and handed_in.lab != result.lab:
-        through = (
-            f"handed in through the {lab_registry.lab(lab).label} assignment ({handed_in.folder}/), "
-            f"so by its deadline: "
-        )
-    if extension is not None:
-        through += f"deadline extended to {extension.deadline.isoformat()} ({extension.reason}): "
-    rule = f"{_fmt(policy.percent_per_day)} %/day, at most {_fmt(policy.max_percent)} %"
+    through = _through(result, course, handed_in, lab, extension)
+    on_time = through + MESSAGES("on time", language) if through else ""
     if policy.submitted == "manifest" and deadline is not None:
         when = course.submitted_at.get(result.submission)
         if when is None:
-            return "", 0.0, "not in the submission-time manifest: no late penalty"
+            return "", 0.0, MESSAGES("not in the submission-time manifest: no late penalty", language)
         days = days_late(when, deadline, policy.grace_minutes)
         if not days:
-            return "", 0.0, f"{through}on time" if through else ""
+            return "", 0.0, on_time
         percent = min(policy.max_percent, days * policy.percent_per_day)
-        return (
-            f"{days} day{'s' * (days != 1)}",
-            percent,
-            f"{through}{days} day{'s' * (days != 1)} late: −{_fmt(percent)} % ({rule})",
+        rule = MESSAGES("{percent} %/day, at most {max_percent} %", language).format(
+            percent=_fmt(policy.percent_per_day), max_percent=_fmt(policy.max_percent)
         )
+        phrase = (
+            message("{days} day late: −{percent} % ({rule})")
+            if days == 1
+            else message("{days} days late: −{percent} % ({rule})")
+        )
+        said = MESSAGES(phrase, language).format(days=days, percent=_fmt(percent), rule=rule)
+        return _days(days), percent, through + said
     patterns = (course.settings.pattern,) if course.settings.pattern else STYLES[course.settings.names]
     parsed = read_lms_name(handed_in.inner if handed_in is not None else result.submission, patterns)
     if parsed is None or not parsed.late:
-        return "", 0.0, f"{through}on time" if through else ""
+        return "", 0.0, on_time
     if extension is not None:  # the LMS flagged it by the deadline it knows, not by this student's own
-        return "", 0.0, f"{through}the LMS name says LATE, by the deadline before the extension: no late penalty"
+        said = MESSAGES("the LMS name says LATE, by the deadline before the extension: no late penalty", language)
+        return "", 0.0, through + said
     if policy.flag == "lms":
-        return (
-            "LATE flag",
-            0.0,
-            f"{through}late (the LMS name says LATE): no penalty here, the LMS's late policy applies",
-        )
+        said = MESSAGES("late (the LMS name says LATE): no penalty here, the LMS's late policy applies", language)
+        return "LATE flag", 0.0, through + said
     percent = (
         policy.flag_percent if policy.flag_percent is not None else min(policy.max_percent, policy.percent_per_day)
     )
     if deadline is None:  # the LMS knows the deadline of the assignment the file went through; its flag says it passed
-        through += f"no deadline for {lab_registry.lab(lab).label} here, but "
-    return "LATE flag", percent, f"{through}late (the LMS name says LATE; how late is unknown): −{_fmt(percent)} %"
+        through += MESSAGES("no deadline for {lab} here, but ", language).format(
+            lab=lab_registry.lab(lab).spoken_label(language)
+        )
+    said = MESSAGES("late (the LMS name says LATE; how late is unknown): −{percent} %", language)
+    return "LATE flag", percent, through + said.format(percent=_fmt(percent))
+
+
+def _through(
+    result: GradeResult, course: Course, handed_in: Assignment | None, lab: str, extension: Extension | None
+) -> str:
+    """What the lateness phrase starts with: the assignment the file went through, an extension (or nothing)."""
+    language = course.language
+    through = ""
+    if handed_in is not None and handed_in.lab != result.lab:
+        through = MESSAGES("handed in through the {assignment} assignment ({folder}/), so by its deadline: ", language)
+        through = through.format(assignment=lab_registry.lab(lab).spoken_label(language), folder=handed_in.folder)
+    if extension is not None:
+        through += MESSAGES("deadline extended to {deadline} ({reason}): ", language).format(
+            deadline=extension.deadline.isoformat(), reason=extension.reason
+        )
+    return through

@@ -21,6 +21,7 @@ from typing import Any
 from course_lib import chapter_example, context, grouping
 from course_lib.catalogues import budgets
 from course_lib.checklist import harness
+from course_lib.i18n import message
 from course_lib.models import SessionEntry
 from course_lib.parsing import to_json_dict
 
@@ -58,7 +59,9 @@ def projection_tests(lab: str, prefix: str, calls: tuple[HiddenCall, ...]) -> tu
             f"{prefix}_kept_groups_and_reason",
             lab,
             "R19 R20",
-            "the newest whole groups that fit are kept, stopping at the first that does not; the reason names what happened",
+            message(
+                "the newest whole groups that fit are kept, stopping at the first that does not; the reason names what happened"
+            ),
             calls,
             view=lambda r: {"keptEntryIds": r["keptEntryIds"], "reason": r["reason"]},
         ),
@@ -66,7 +69,9 @@ def projection_tests(lab: str, prefix: str, calls: tuple[HiddenCall, ...]) -> tu
             f"{prefix}_token_projection",
             lab,
             "R16 R17 R22",
-            "tokens: fixed costs first, available never below 0, total = system + messages + reserved + margin",
+            message(
+                "tokens: fixed costs first, available never below 0, total = system + messages + reserved + margin"
+            ),
             calls,
             view=lambda r: {"tokens": r["tokens"]},
         ),
@@ -74,7 +79,7 @@ def projection_tests(lab: str, prefix: str, calls: tuple[HiddenCall, ...]) -> tu
             f"{prefix}_messages",
             lab,
             "R16 R18 R21",
-            "messages: the replayed system message, the summary (if any), then the kept messages",
+            message("messages: the replayed system message, the summary (if any), then the kept messages"),
             calls,
             view=lambda r: {"messages": r["messages"]},
         ),

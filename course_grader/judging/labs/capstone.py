@@ -16,6 +16,7 @@ from typing import Any
 
 from course_lib import chapter_example
 from course_lib.builders import PathBuilder
+from course_lib.i18n import message
 from course_lib.lifecycle.cut_point import context_groups, group_cost
 from course_lib.models import SessionEntry, StopReason
 from course_lib.parsing import to_json_dict
@@ -45,23 +46,27 @@ def _tests(
             "generated_thresholds",
             "capstone",
             "L1 L2",
-            "compact only when enabled and strictly above window minus reserve, in both modes refusing bad numbers "
-            "with a ValueError",
+            message(
+                "compact only when enabled and strictly above window minus reserve, in both modes refusing bad numbers "
+                "with a ValueError"
+            ),
             decided,
         ),
         HiddenTest(
             "generated_cut_points",
             "capstone",
             "L3",
-            "newest whole groups until keep_recent_tokens is reached; the first kept entry opens a group",
+            message("newest whole groups until keep_recent_tokens is reached; the first kept entry opens a group"),
             cut,
         ),
         HiddenTest(
             "generated_overflow_recovery",
             "capstone",
             "L4",
-            "an error or length stop is an overflow when its text says so or its reported input is above the window; "
-            "compact and resend at most max_attempts times (an int >= 0), then raise OverflowRecoveryError",
+            message(
+                "an error or length stop is an overflow when its text says so or its reported input is above the window; "
+                "compact and resend at most max_attempts times (an int >= 0), then raise OverflowRecoveryError"
+            ),
             recovered,
         ),
     )

@@ -17,6 +17,7 @@ from typing import Any
 
 from course_lib import chapter_example
 from course_lib.catalogues import compactions
+from course_lib.i18n import message
 from course_lib.parsing import to_json_dict
 
 from .. import shapes
@@ -52,8 +53,10 @@ def hidden(rng: random.Random) -> tuple[HiddenTest, ...]:
             "generated_compactions_round_trip",
             "11.1",
             "R1 R3 R4",
-            "valid generated entries parse to equal values: every field kept, the summary's in the fixed order, "
-            "tokensBefore recorded as given",
+            message(
+                "valid generated entries parse to equal values: every field kept, the summary's in the fixed order, "
+                "tokensBefore recorded as given"
+            ),
             tuple(round_trip),
             view=_with_summary_order,
         ),
@@ -61,7 +64,7 @@ def hidden(rng: random.Random) -> tuple[HiddenTest, ...]:
             "generated_malformed_compactions",
             "11.1",
             "R1 R2",
-            "each malformed compaction is rejected with a ValueError naming the entry id and the field",
+            message("each malformed compaction is rejected with a ValueError naming the entry id and the field"),
             tuple(rejections),
         ),
     )

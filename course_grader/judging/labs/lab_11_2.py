@@ -17,6 +17,7 @@ from typing import Any
 
 from course_lib.builders import PathBuilder
 from course_lib.catalogues import broken_tool_facts
+from course_lib.i18n import message
 from course_lib.models import SessionEntry
 from course_lib.parsing import to_json_dict
 
@@ -58,14 +59,14 @@ def hidden(rng: random.Random) -> tuple[HiddenTest, ...]:
             "generated_groups",
             "11.2",
             "R11 R13 R14",
-            "groups of generated sessions: one per user message, system messages skipped, path order kept",
+            message("groups of generated sessions: one per user message, system messages skipped, path order kept"),
             tuple(valid),
         ),
         HiddenTest(
             "generated_broken_tool_facts",
             "11.2",
             "R11 R12",
-            "each broken tool fact is rejected with a ValueError naming the call id or entry id",
+            message("each broken tool fact is rejected with a ValueError naming the call id or entry id"),
             tuple(broken),
         ),
     )

@@ -14,6 +14,7 @@ import random
 
 from course_lib import chapter_example
 from course_lib.builders import PathBuilder
+from course_lib.i18n import message
 
 from .. import shapes
 from ..calls import FIXED, Calls
@@ -47,7 +48,9 @@ def hidden(rng: random.Random) -> tuple[HiddenTest, ...]:
             "bad_budgets_rejected",
             "11.3",
             "R15",
-            "options and estimates must be finite numbers >= 0 (a bool is not a number); anything else is a ValueError",
+            message(
+                "options and estimates must be finite numbers >= 0 (a bool is not a number); anything else is a ValueError"
+            ),
             tuple(rejected),
         ),
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from course_lib.i18n import message
 from course_lib.models import SessionEntry
 from course_lib.parsing import parse_session_entry, to_json_dict
 
@@ -45,14 +46,16 @@ def hidden(rng: random.Random) -> tuple[HiddenTest, ...]:
             "generated_compactions",
             "11.4",
             "R24 R25 R28",
-            "a new entry whose parent is the path's last entry; the path and the arguments stay unchanged",
+            message("a new entry whose parent is the path's last entry; the path and the arguments stay unchanged"),
             tuple(made),
         ),
         HiddenTest(
             "generated_rejections",
             "11.4",
             "R25 R26 R27",
-            "an empty path, a taken id, or a firstKeptEntryId that does not start a group is a ValueError naming it",
+            message(
+                "an empty path, a taken id, or a firstKeptEntryId that does not start a group is a ValueError naming it"
+            ),
             tuple(rejected),
         ),
     )

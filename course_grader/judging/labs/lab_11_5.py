@@ -15,6 +15,7 @@ import copy
 import random
 from typing import Any
 
+from course_lib.i18n import message
 from course_lib.models import SessionEntry
 from course_lib.parsing import to_json_dict
 
@@ -69,8 +70,10 @@ def hidden(rng: random.Random) -> tuple[HiddenTest, ...]:
             "bad_budgets_and_resume_points_rejected",
             "11.5",
             "R15 R18",
-            "budgets and estimates must be finite numbers >= 0, every candidate estimated; a compaction must keep "
-            "from a user message before it; anything else is a ValueError naming the entry",
+            message(
+                "budgets and estimates must be finite numbers >= 0, every candidate estimated; a compaction must keep "
+                "from a user message before it; anything else is a ValueError naming the entry"
+            ),
             tuple(rejected),
         ),
     )

@@ -83,6 +83,8 @@ def test_the_documented_example_course_file_loads_with_its_roster_and_manifest()
         ('duplicates = "newest"\n', "key duplicates: Input should be 'latest', 'earliest' or 'best'"),
         ('pattern = "(?P<who>x)"\n', "key pattern: Value error, the pattern needs a named group"),
         ("seed = [\n", "not valid TOML"),
+        ('language = "fr"\n', "key language: Value error, unknown language 'fr'; the course speaks en, zh"),
+        ("language = 3\n", "key language: Input should be a valid string"),
     ],
 )
 def test_a_bad_course_file_is_refused_naming_the_file_and_the_key(tmp_path: Path, text: str, says: str) -> None:
@@ -90,6 +92,24 @@ def test_a_bad_course_file_is_refused_naming_the_file_and_the_key(tmp_path: Path
     with pytest.raises(CourseFileError) as refused:
         load_course(path)
     assert str(path) in str(refused.value) and says in str(refused.value)
+
+
+def test_the_language_is_read_as_the_course_names_it_and_fingerprinted_only_when_not_english(tmp_path: Path) -> None:
+    """An English course file keeps the fingerprint it had before ``language`` existed (grades made then still match)."""
+    import hashlib
+
+    bare, english = (
+        write(tmp_path / "bare.toml", "seed = 7\n"),
+        write(tmp_path / "en.toml", 'seed = 7\nlanguage = "en"\n'),
+    )
+    chinese = [
+        write(tmp_path / f"{name}.toml", f'seed = 7\nlanguage = "{name}"\n') for name in ("zh", "zh_CN", "zh-Hans")
+    ]
+    assert [load_course(path).language for path in (bare, english, *chinese)] == ["en", "en", "zh", "zh", "zh"]
+    before = hashlib.sha256(load_course(bare).settings.model_dump_json(exclude={"language"}).encode()).hexdigest()[:16]
+    assert load_course(bare).fingerprint == load_course(english).fingerprint == before
+    assert len({load_course(path).fingerprint for path in chinese}) == 1
+    assert load_course(chinese[0]).fingerprint != before
 
 
 def test_the_command_refuses_a_bad_course_file_before_grading(
