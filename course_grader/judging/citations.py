@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import functools
 
-from course_lib import lab_registry
+from course_lib import i18n, lab_registry
 from course_lib.checklist.rules_page import anchor
 from course_lib.checklist.runner import select
+from course_lib.i18n import RULE_MESSAGES
 from course_lib.lab_registry import Lab
 from course_lib.rules import BY_ID, RULES, cited
 
@@ -45,9 +46,9 @@ def rules_cited(lab: str | None, number: str, name: str) -> tuple[str, ...]:
     return citations.get(key, ())
 
 
-def rule_text(rule_id: str) -> str:
-    """What the rule asks, as docs/rules.md states it (Markdown: `code` spans)."""
-    return BY_ID[rule_id].text
+def rule_text(rule_id: str, language: str | None = None) -> str:
+    """What the rule asks, as docs/rules.md (or docs/zh/rules.md, in ``language``) states it (Markdown: `code` spans)."""
+    return RULE_MESSAGES(BY_ID[rule_id].text, language or i18n.DEFAULT)
 
 
 def rule_href(rule_id: str, base: str) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from course_lib import i18n, lab_registry
+from course_lib.checklist import rules_page
 
 from ..checkout import CHECKOUT
 from ..errors import GradingError
@@ -41,9 +42,10 @@ def counting(results: Iterable[GradeResult]) -> dict[tuple[str, str | None], Gra
     return {key: next((r for r in reversed(group) if r.counts), group[-1]) for key, group in groups.items()}
 
 
-def default_rules_base(folder: Path) -> str:
-    """The checkout's docs/rules.md, relative to the feedback folder; ``rules.md`` when there is no checkout."""
-    rules = CHECKOUT / "docs" / "rules.md"
+def default_rules_base(folder: Path, language: str = i18n.DEFAULT) -> str:
+    """The checkout's rules page in ``language`` (docs/rules.md, docs/zh/rules.md), relative to the feedback folder;
+    ``rules.md`` when there is no checkout."""
+    rules = CHECKOUT / rules_page.PAGES[language]
     if not rules.is_file():
         return "rules.md"
     return Path(os.path.relpath(rules, folder.resolve())).as_posix()
@@ -68,7 +70,7 @@ def write_feedback(
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    base = rules_base if rules_base is not None else default_rules_base(folder)
+    base = rules_base if rules_base is not None else default_rules_base(folder, language)
     written: list[Path] = []
     rows = []
     for result, path in page_paths(results, folder):

@@ -69,8 +69,8 @@ def split_output(output: str, language: str = i18n.DEFAULT) -> tuple[str, str]:
     return (output, "") if at < 0 else (output[:at], output[at + 1 :])
 
 
-def _rule(rule_id: str, rules_base: str) -> RuleView:
-    return RuleView(rule_id, rule_href(rule_id, rules_base), rule_text(rule_id))
+def _rule(rule_id: str, rules_base: str, language: str = i18n.DEFAULT) -> RuleView:
+    return RuleView(rule_id, rule_href(rule_id, rules_base), rule_text(rule_id, language))
 
 
 def view_of_test(test: TestResult, rules_base: str, language: str = i18n.DEFAULT) -> TestView:
@@ -84,7 +84,7 @@ def view_of_test(test: TestResult, rules_base: str, language: str = i18n.DEFAULT
         max_score=test.max_score,
         message=shown(message, MESSAGE_LIMIT),
         counterexample=shown(counterexample, COUNTEREXAMPLE_LIMIT),
-        rules=tuple(_rule(rule_id, rules_base) for rule_id in rules_cited(test.lab, test.number, test.name)),
+        rules=tuple(_rule(rule_id, rules_base, language) for rule_id in rules_cited(test.lab, test.number, test.name)),
     )
 
 
@@ -92,7 +92,7 @@ def lab_heading(lab: str | None, language: str = i18n.DEFAULT) -> str:
     """``Lab 11.3 · build_context without compaction``: the lab as ``language`` names it, its title as the course does."""
     if lab in lab_registry.LABS:
         entry = lab_registry.lab(lab)
-        return f"{entry.spoken_label(language)} · {entry.title}"
+        return f"{entry.spoken_label(language)} · {i18n.MESSAGES(entry.title, language)}"
     return MESSAGES("not a lab notebook", language)
 
 
@@ -122,6 +122,6 @@ def render_page(
         hidden=[test for test in tests if test.hidden],
         passed=sum(test.passed for test in tests),
         score=score or points_per_test(result, language),
-        rules=[_rule(rule_id, rules_base) for rule_id in cited],
+        rules=[_rule(rule_id, rules_base, language) for rule_id in cited],
         seconds=result.execution_time,
     )

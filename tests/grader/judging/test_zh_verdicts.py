@@ -27,7 +27,7 @@ from course_grader.publish.report_messages import failure_messages
 from course_grader.results.course_file import load_course
 from course_grader.results.grades_csv import read_frame
 from course_grader.results.grades_frame import write_csv
-from course_lib import i18n
+from course_lib import i18n, lab_registry
 from course_lib.checklist.check import Case
 from course_lib.checklist.runner import CheckRecord
 
@@ -122,7 +122,10 @@ def test_the_checklist_is_judged_in_the_runs_language(monkeypatch: pytest.Monkey
     assert judged(english) == judged(chinese) and english.score == 0
     checklist = next(test for test in chinese.tests if not test.hidden)
     assert checklist.output.startswith("尚未实现：")  # the grader's frame around course_lib's own verdict
-    assert checklist.output.removeprefix("尚未实现：") == english.tests[0].output.removeprefix("not implemented yet: ")
+    stubbed = english.tests[0].output.removeprefix("not implemented yet: ")
+    assert checklist.output.removeprefix("尚未实现：") == lab_registry.spoken_stub(
+        stubbed, "zh"
+    )  # the stub, in Chinese
     stub = next(test for test in chinese.tests if test.hidden)
     assert stub.output.startswith("尚未实现（")
 

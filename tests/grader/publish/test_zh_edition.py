@@ -198,3 +198,13 @@ def test_a_graded_folder_is_judged_and_published_in_the_course_files_language(
     assert cli.main([str(notebook), "--course", str(course), "--no-sandbox", *single]) == 0
     assert judged_in == ["zh", "zh"]
     assert "<h2>得分</h2>" in (tmp_path / "one" / "alice_lab_11_3.html").read_text(encoding="utf-8")
+
+
+def test_a_chinese_page_cites_the_rules_in_chinese_and_links_the_chinese_rules_page(tmp_path: Path) -> None:
+    """The rules a page cites read as docs/zh/rules.md states them, and link there (issue 32)."""
+    from course_grader.judging.citations import rule_text
+    from course_grader.publish.feedback import default_rules_base
+
+    assert rule_text("R19", "zh").startswith("只要放得下") and "`tokensBefore`" in rule_text("R4", "zh")
+    assert default_rules_base(tmp_path, "zh").endswith("docs/zh/rules.md")
+    assert default_rules_base(tmp_path).endswith("docs/rules.md")
