@@ -12,9 +12,10 @@ The rules (docs/grading.md, *The course file*):
   name, default 1), scaled so the lab's tests add up to its ``points`` when
   that is set; a test scored partly earns that part of its points;
 - a submission is late by the started days between the lab's ``deadline``
-  (plus ``grace_minutes``) and its time (``late.submitted``: the manifest's
-  ``submitted_at``, or the LMS name's ``LATE`` flag, which carries no time and
-  costs ``flag_percent``); it loses ``percent_per_day`` per day of the points
+  (plus ``grace_minutes``) and its time (``late.submitted``: the one its
+  times file gives, the pack's manifest, Moodle's grading worksheet or
+  Canvas's submissions JSON, or the LMS name's ``LATE`` flag, which carries
+  no time and costs ``flag_percent``); it loses ``percent_per_day`` per day of the points
   it earned, at most ``max_percent``;
 - a student's ``[[extensions]]`` entry for the lab is their deadline; their
   ``[[overrides]]`` entry is their score, whatever the tests and lateness
@@ -27,7 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from course_lib import lab_registry
 
-from ..intake.roster import STYLES, assignment, read_lms_name
+from ..intake.roster import assignment, read_lms_name
 from ..judging.verdicts import GradeResult, TestResult
 from .course import NO_COURSE, Course
 from .submission_times import days_late, iso
@@ -139,7 +140,8 @@ def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
     if policy.submitted == "manifest" and deadline is not None:
         when = course.submitted_at.get(result.submission)
         if when is None:
-            return "", 0.0, "not in the submission-time manifest: no late penalty"
+            named = course.times_file(lab)
+            return "", 0.0, f"not in the submission-time manifest{f' ({named})' if named else ''}: no late penalty"
         days = days_late(when, deadline, policy.grace_minutes)
         if not days:
             return "", 0.0, f"{through}on time" if through else ""
@@ -149,8 +151,7 @@ def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
             percent,
             f"{through}{days} day{'s' * (days != 1)} late: −{_fmt(percent)} % ({rule})",
         )
-    patterns = (course.settings.pattern,) if course.settings.pattern else STYLES[course.settings.names]
-    parsed = read_lms_name(handed_in.inner if handed_in is not None else result.submission, patterns)
+    parsed = read_lms_name(handed_in.inner if handed_in is not None else result.submission, course.name_patterns)
     if parsed is None or not parsed.late:
         return "", 0.0, f"{through}on time" if through else ""
     if extension is not None:  # the LMS flagged it by the deadline it knows, not by this student's own
