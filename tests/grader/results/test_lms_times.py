@@ -367,6 +367,9 @@ def test_the_command_writes_which_file_gave_each_time_and_stops_on_a_bad_row(
     frame = read_frame(tmp_path / "grades.csv").set_index("file")
     assert list(frame.loc[list(MOODLE), "submitted_from"]) == ["moodle-worksheet", "moodle-worksheet", "modified"]
     assert list(frame.loc[list(MOODLE), "penalty"]) == [0, 3.75, 0]
+    assert cli.main(["feedback", "grades.jsonl", "-o", "pages"]) == 0  # scored again from the records: the same times
+    pages = [page.read_text(encoding="utf-8") for page in (tmp_path / "pages").glob("*.html")]
+    assert sum("8 days late" in page for page in pages) == 1
     write(tmp_path / "w.csv", worksheet("55109|Zed Zed|Saturday, 17 October 2026, 12:05 AM"))
     course(tmp_path, 'manifest = "w.csv"')
     (tmp_path / "grades.csv").unlink()
