@@ -67,9 +67,10 @@ class GradeResult(BaseModel):
     counts: bool = True
     """False for a duplicate that does not count: another file of the same student and lab does (see notes)."""
     submitted: str = ""
-    """When the file was submitted (UTC, ISO 8601): the course's manifest, else the file's modification time (a batch)."""
+    """When the file was submitted (UTC, ISO 8601): the course's times file, else the file's modification time (a batch)."""
     submitted_from: str = ""
-    """``manifest`` or ``modified`` (which of the two ``submitted`` is); empty outside a batch."""
+    """Which ``submitted`` is: a times file's form (``manifest``, ``moodle-worksheet``, ``canvas-submissions``) or
+    ``modified``; empty outside a batch."""
 
     @property
     def score(self) -> float:

@@ -2,7 +2,10 @@
 
 ``course_settings`` (the term's course file as written: points, weights,
 deadlines, per-lab limits), ``course_file`` (loading it, refusing bad input),
-``manifest`` (when each file was submitted, matched to the files), ``course``
+``manifest`` (when each file was submitted, matched to the files), the LMS's
+own times files (``lms_times``: Moodle's ``moodle_worksheet``, Canvas's
+``canvas_submissions``, read by ``times_files``, matched by the ids in the
+download names by ``times_matching``), ``course``
 (the settings resolved, as grading uses them), ``submission_times`` (a
 submission's time, days late), ``scoring`` (points, weights, late penalty),
 ``records`` (``grades.jsonl``), ``grades_csv`` (the CSV as a format: write,

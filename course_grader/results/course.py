@@ -10,7 +10,9 @@ without one everything works as before (``Course()`` is the empty course).
 The file as written is ``course_settings``; reading and refusing it is
 ``course_file`` (``load_course``); its manifest is ``manifest``, whose paths are
 matched to the files graded here (``for_submissions``): one that matches none
-is an error naming its line.
+is an error naming its line. So are the LMS's own times files (Moodle's
+grading worksheet, Canvas's submissions JSON: ``times_files``), by the ids
+their download names carry (``times_matching``).
 """
 
 from __future__ import annotations
@@ -24,9 +26,12 @@ from pydantic import BaseModel, ConfigDict
 
 from course_lib import lab_registry
 
+from ..intake.roster import STYLES
 from ..sandbox.limits import Limits
 from .course_settings import CourseSettings, LabSettings
+from .lms_times import Form, TimesFile
 from .manifest import match_manifest
+from .times_matching import Timed, match_times
 
 
 class Course(BaseModel):
@@ -41,6 +46,12 @@ class Course(BaseModel):
     """The manifest: when each file (its path under the submissions folder) was submitted."""
     manifest_lines: dict[str, int] = {}
     """The manifest line of each ``submitted_at`` key (what an error about it names)."""
+    times: tuple[TimesFile, ...] = ()
+    """The times files not yet matched to the files graded: every one but a ``[late] manifest`` of the pack's form,
+    whose rows are ``submitted_at`` from the start (``for_submissions`` matches them all)."""
+    submitted_from: dict[str, Form] = {}
+    """Which form of file gave each ``submitted_at`` (``moodle-worksheet``, ``canvas-submissions``); ``manifest``
+    when not listed."""
     fingerprint: str = ""
     """The settings and the manifest, hashed (SHA-256, 16 hex digits; comments and layout aside): the grades record
     it, so ``merge`` and ``feedback`` can tell that shards or pages were scored by the same course file. Empty for
@@ -68,13 +79,40 @@ class Course(BaseModel):
         (``manifest_key``), so they are matched as that; an entry that matches no
         file, several, or a file another entry already gave a time is a
         ``CourseFileError`` naming the manifest line (``strict``; otherwise such an
-        entry is left out, for pages made from only some shards' records).
+        entry is left out, for pages made from only some shards' records). The
+        LMS's times files are matched by the ids in the download names, as
+        strictly (``times_matching``), and a file two rows give a time is refused.
         """
-        if not self.submitted_at:
+        if not self.submitted_at and not self.times:
             return self
+        files = list(files)
         where = self.manifest_path or "the manifest"
         matched, lines = match_manifest(self.submitted_at, self.manifest_lines, files, root, where=where, strict=strict)
-        return self.model_copy(update={"submitted_at": matched, "manifest_lines": lines})
+        already = {
+            file: Timed(
+                when, self.submitted_from.get(file, "manifest"), lines[file], f"manifest {where}, line {lines[file]}"
+            )
+            for file, when in matched.items()
+        }
+        timed = match_times(self.times, files, root, self.name_patterns, already=already, strict=strict)
+        return self.model_copy(
+            update={
+                "submitted_at": {file: t.when for file, t in timed.items()},
+                "manifest_lines": {file: t.line for file, t in timed.items()},
+                "submitted_from": {file: t.form for file, t in timed.items() if t.form != "manifest"},
+                "times": (),
+            }
+        )
+
+    @property
+    def name_patterns(self) -> tuple[str, ...]:
+        """How LMS download names are read (``names``, or the course's own ``pattern``)."""
+        return (self.settings.pattern,) if self.settings.pattern else STYLES[self.settings.names]
+
+    def times_file(self, lab: str) -> str:
+        """The name of the times file for ``lab``'s submissions (its own, else ``[late] manifest``'s), or empty."""
+        named = self.lab(lab).manifest or self.settings.late.manifest
+        return Path(named).name if named else ""
 
     @property
     def roster_path(self) -> Path | None:

@@ -4,16 +4,16 @@ Validation is strict (unknown keys are errors: a typo must not silently grade
 with the default; so are weights for tests a lab does not have, all-zero
 weights and a test weighted twice) and every error names the file and the key
 (docs/grading.md, *The course file*). What the keys may hold is
-``course_settings``; the manifest a late policy names is read here too
-(``manifest``), and the whole is fingerprinted, so the grades can say which
-course file scored them.
+``course_settings``; the times files a late policy names are read here too
+(``times_files``: the pack's manifest, Moodle's grading worksheet, Canvas's
+submissions JSON), and the whole is fingerprinted, so the grades can say
+which course file scored them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import tomllib
-from datetime import datetime
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -24,8 +24,8 @@ from course_lib.lab_registry import Lab
 
 from .course import Course
 from .course_settings import CourseFileError, CourseSettings
-from .manifest import manifest_rows
 from .submission_times import iso
+from .times_files import named_times, read_times
 
 
 def _where(error: ErrorDetails) -> str:
@@ -46,20 +46,28 @@ def load_course(path: str | Path) -> Course:
     except ValidationError as exc:
         problems = "; ".join(f"key {_where(e)}: {e['msg']}" for e in exc.errors())
         raise CourseFileError(f"course file {path}: {problems}") from None
-    wrong = weight_problems(settings) + override_problems(settings)
+    wrong = weight_problems(settings) + override_problems(settings) + late_problems(settings)
     if wrong:
         raise CourseFileError(f"course file {path}: {'; '.join(wrong)}")
     course = Course(settings=settings, path=path.resolve())
-    rows: list[tuple[int, str, datetime]] = []
-    if course.manifest_path is not None:
-        rows = manifest_rows(course.manifest_path)
+    times = [
+        read_times(path.resolve().parent / file, key, lab, settings.late.zone)
+        for key, file, lab in named_times(settings)
+    ]
+    # [late]'s pack manifest is submitted_at from the start (as before the LMS's forms); the rest wait for the files
+    pack = times[0] if times and times[0].lab is None and times[0].form == "manifest" else None
     digest = hashlib.sha256(fingerprinted(settings).encode())
-    for _, file, when in sorted(rows, key=lambda row: row[1]):
-        digest.update(f"\n{file}\t{iso(when)}".encode("utf-8", "surrogateescape"))
+    for times_file in times:
+        rows = sorted(times_file.rows, key=lambda row: row.key)
+        if times_file is not pack:
+            digest.update(f"\n{times_file.key}\t{times_file.form}".encode())
+        for row in rows:
+            digest.update(f"\n{row.key}\t{iso(row.when)}".encode("utf-8", "surrogateescape"))
     return course.model_copy(
         update={
-            "submitted_at": {file: when for _, file, when in rows},
-            "manifest_lines": {file: line for line, file, _ in rows},
+            "submitted_at": {row.key: row.when for row in pack.rows} if pack else {},
+            "manifest_lines": {row.key: row.line for row in pack.rows} if pack else {},
+            "times": tuple(t for t in times if t is not pack),
             "fingerprint": digest.hexdigest()[:16],
         }
     )
@@ -74,6 +82,23 @@ def fingerprinted(settings: CourseSettings) -> str:
     an English course file keeps the fingerprint it had before the key existed.
     """
     return settings.model_dump_json(exclude={"language"} if settings.language == i18n.DEFAULT else None)
+
+
+def late_problems(settings: CourseSettings) -> list[str]:
+    """A times file asked for and none named, or one named where no time is read from a file (it would be ignored)."""
+    late = settings.late
+    per_lab = [lab for lab, lab_settings in settings.labs.items() if lab_settings.manifest]
+    if late.submitted == "manifest" and not late.manifest and not per_lab:
+        return [
+            'key late: submitted = "manifest" needs manifest = "FILE" (every lab\'s times), '
+            'or a lab\'s own ([labs."11.3"] manifest = "FILE")'
+        ]
+    return [
+        f'key labs.{lab}.manifest: a times file is read only with [late] submitted = "manifest" '
+        f"(it is {late.submitted!r})"
+        for lab in per_lab
+        if late.submitted != "manifest"
+    ]
 
 
 def lab_tests(lab: Lab) -> tuple[tuple[str, str], ...]:

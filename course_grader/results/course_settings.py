@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -62,6 +63,9 @@ class LabSettings(LimitSettings):
     """When the lab is due (TOML date-time with an offset, e.g. ``2026-10-09T23:59:00+02:00``)."""
     column: str | None = None
     """The lab's column name in the exported gradebook (default ``Lab 11.3``, ``The capstone``)."""
+    manifest: str | None = None
+    """This lab's submission times (one LMS assignment per lab), relative to the course file: a file of a form
+    ``[late] manifest`` takes, read for this lab's files only (``[late] submitted = "manifest"``)."""
 
     @field_validator("deadline")
     @classmethod
@@ -78,9 +82,12 @@ class LatePolicy(_Strict):
     """How late work loses points: a percent of the lab's points per started day late, up to a cap."""
 
     submitted: Literal["manifest", "file-name", "none"] = "none"
-    """Where a submission's time comes from: a manifest CSV (``file,submitted_at``), the LMS name's ``LATE`` flag, or nowhere."""
+    """Where a submission's time comes from: a times file (the manifest), the LMS name's ``LATE`` flag, or nowhere."""
     manifest: str | None = None
-    """The manifest CSV, relative to the course file: ``file`` (the path under the submissions folder), ``submitted_at``."""
+    """The times file, relative to the course file, recognised by its header: the pack's CSV ``file,submitted_at``
+    (``file`` the path under the submissions folder), Moodle's grading worksheet, or Canvas's submissions JSON."""
+    timezone: str | None = None
+    """The IANA time zone Moodle's worksheet times are in (``Europe/Berlin``): the Moodle user's, who downloaded it."""
     percent_per_day: Percent = 0
     max_percent: Percent = 100
     grace_minutes: Annotated[float, Field(ge=0)] = 0
@@ -90,11 +97,21 @@ class LatePolicy(_Strict):
     """What a ``LATE`` flag alone does: ``flat``, cost ``flag_percent``; ``lms``, nothing here, since the LMS's own
     late policy deducts (Canvas's usual way: it knows the time); the row's explanation says which applied."""
 
-    @model_validator(mode="after")
-    def _manifest_named(self) -> LatePolicy:
-        if self.submitted == "manifest" and not self.manifest:
-            raise ValueError('submitted = "manifest" needs manifest = "FILE.csv"')
-        return self
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError):
+                raise ValueError(
+                    f"no time zone {value!r} (an IANA name, e.g. Europe/Berlin, America/New_York, UTC)"
+                ) from None
+        return value
+
+    @property
+    def zone(self) -> ZoneInfo | None:
+        return ZoneInfo(self.timezone) if self.timezone is not None else None
 
 
 Duplicates = Literal["latest", "earliest", "best"]

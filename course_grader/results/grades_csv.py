@@ -228,7 +228,7 @@ def duplicate_verdicts(candidates: Sequence[Candidate], policy: str = "latest") 
         else:
             counting = max(indexes, key=lambda i: (candidates[i].submitted, row_key(candidates[i].file)))
         chosen = candidates[counting]
-        word = "submitted" if chosen.submitted_from == "manifest" else "modified"
+        word = "modified" if chosen.submitted_from in ("", "modified") else "submitted"
         why = WHY[policy] if policy == "best" else f"{WHY[policy]} {word}"
         for index in indexes:
             others = ", ".join(candidates[i].file for i in indexes if i != index)

@@ -12,9 +12,10 @@ The rules (docs/grading.md, *The course file*):
   name, default 1), scaled so the lab's tests add up to its ``points`` when
   that is set; a test scored partly earns that part of its points;
 - a submission is late by the started days between the lab's ``deadline``
-  (plus ``grace_minutes``) and its time (``late.submitted``: the manifest's
-  ``submitted_at``, or the LMS name's ``LATE`` flag, which carries no time and
-  costs ``flag_percent``); it loses ``percent_per_day`` per day of the points
+  (plus ``grace_minutes``) and its time (``late.submitted``: the one its
+  times file gives, the pack's manifest, Moodle's grading worksheet or
+  Canvas's submissions JSON, or the LMS name's ``LATE`` flag, which carries
+  no time and costs ``flag_percent``); it loses ``percent_per_day`` per day of the points
   it earned, at most ``max_percent``;
 - a student's ``[[extensions]]`` entry for the lab is their deadline; their
   ``[[overrides]]`` entry is their score, whatever the tests and lateness
@@ -23,12 +24,14 @@ The rules (docs/grading.md, *The course file*):
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import BaseModel, ConfigDict
 
 from course_lib import lab_registry
 from course_lib.i18n import message
 
-from ..intake.roster import STYLES, Assignment, assignment, read_lms_name
+from ..intake.roster import Assignment, assignment, read_lms_name
 from ..judging.verdicts import GradeResult, TestResult
 from ..messages import MESSAGES
 from .course import NO_COURSE, Course
@@ -153,25 +156,8 @@ def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
     through = _through(result, course, handed_in, lab, extension)
     on_time = through + MESSAGES("on time", language) if through else ""
     if policy.submitted == "manifest" and deadline is not None:
-        when = course.submitted_at.get(result.submission)
-        if when is None:
-            return "", 0.0, MESSAGES("not in the submission-time manifest: no late penalty", language)
-        days = days_late(when, deadline, policy.grace_minutes)
-        if not days:
-            return "", 0.0, on_time
-        percent = min(policy.max_percent, days * policy.percent_per_day)
-        rule = MESSAGES("{percent} %/day, at most {max_percent} %", language).format(
-            percent=_fmt(policy.percent_per_day), max_percent=_fmt(policy.max_percent)
-        )
-        phrase = (
-            message("{days} day late: −{percent} % ({rule})")
-            if days == 1
-            else message("{days} days late: −{percent} % ({rule})")
-        )
-        said = MESSAGES(phrase, language).format(days=days, percent=_fmt(percent), rule=rule)
-        return _days(days), percent, through + said
-    patterns = (course.settings.pattern,) if course.settings.pattern else STYLES[course.settings.names]
-    parsed = read_lms_name(handed_in.inner if handed_in is not None else result.submission, patterns)
+        return _by_time(result, course, lab, deadline, through)
+    parsed = read_lms_name(handed_in.inner if handed_in is not None else result.submission, course.name_patterns)
     if parsed is None or not parsed.late:
         return "", 0.0, on_time
     if extension is not None:  # the LMS flagged it by the deadline it knows, not by this student's own
@@ -189,6 +175,33 @@ def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
         )
     said = MESSAGES("late (the LMS name says LATE; how late is unknown): −{percent} %", language)
     return "LATE flag", percent, through + said.format(percent=_fmt(percent))
+
+
+def _by_time(result: GradeResult, course: Course, lab: str, deadline: datetime, through: str) -> tuple[str, float, str]:
+    """The lateness a submission's time gives (a manifest's, an LMS's times file's): started days past the deadline."""
+    policy, language = course.settings.late, course.language
+    on_time = through + MESSAGES("on time", language) if through else ""
+    when = course.submitted_at.get(result.submission)
+    if when is None:
+        named = course.times_file(lab)
+        if named:
+            said = MESSAGES("not in the submission-time manifest ({file}): no late penalty", language)
+            return "", 0.0, said.format(file=named)
+        return "", 0.0, MESSAGES("not in the submission-time manifest: no late penalty", language)
+    days = days_late(when, deadline, policy.grace_minutes)
+    if not days:
+        return "", 0.0, on_time
+    percent = min(policy.max_percent, days * policy.percent_per_day)
+    rule = MESSAGES("{percent} %/day, at most {max_percent} %", language).format(
+        percent=_fmt(policy.percent_per_day), max_percent=_fmt(policy.max_percent)
+    )
+    phrase = (
+        message("{days} day late: −{percent} % ({rule})")
+        if days == 1
+        else message("{days} days late: −{percent} % ({rule})")
+    )
+    said = MESSAGES(phrase, language).format(days=days, percent=_fmt(percent), rule=rule)
+    return _days(days), percent, through + said
 
 
 def _through(

@@ -1,7 +1,8 @@
 """When a submission came, as every machine writes it, and how many days late that is.
 
-The time is the course's manifest's when it has one (``submitted_from`` says
-``manifest``), else the file's modification time (``modified``); the CSV shows
+The time is the course's times file's when it has one (``submitted_from``
+says which form: ``manifest``, ``moodle-worksheet``, ``canvas-submissions``),
+else the file's modification time (``modified``); the CSV shows
 it in UTC to the microsecond (``iso``), so every machine writes the same text,
 and the late policy counts started days past the deadline (``days_late``).
 """
@@ -17,10 +18,11 @@ from .discovery import Found
 
 
 def when_submitted(result: GradeResult, entry: Found, course: Course) -> GradeResult:
-    """When the file came: the course's manifest says, else its modification time (to the microsecond, as the CSV)."""
-    manifest = course.submitted_at.get(result.submission)
-    if manifest is not None:
-        return result.model_copy(update={"submitted": iso(manifest), "submitted_from": "manifest"})
+    """When the file came: the course's times file says, else its modification time (to the microsecond, as the CSV)."""
+    given = course.submitted_at.get(result.submission)
+    if given is not None:
+        source = course.submitted_from.get(result.submission, "manifest")
+        return result.model_copy(update={"submitted": iso(given), "submitted_from": source})
     if not entry.modified:
         return result
     moment = datetime.fromtimestamp(0, UTC) + timedelta(microseconds=entry.modified // 1000)

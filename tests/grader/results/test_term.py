@@ -78,7 +78,7 @@ def test_the_documented_example_course_file_loads_with_its_roster_and_manifest()
             '[labs."11.2"]\ndeadline = 2026-10-09T23:59:00\n',
             "key labs.11.2.deadline: Value error, a deadline needs a time zone",
         ),
-        ('[late]\nsubmitted = "manifest"\n', 'key late: Value error, submitted = "manifest" needs manifest'),
+        ('[late]\nsubmitted = "manifest"\n', 'key late: submitted = "manifest" needs manifest = "FILE"'),
         ('[limits]\ntimeout = "ten"\n', "key limits.timeout: Input should be a valid number"),
         ('duplicates = "newest"\n', "key duplicates: Input should be 'latest', 'earliest' or 'best'"),
         ('pattern = "(?P<who>x)"\n', "key pattern: Value error, the pattern needs a named group"),

@@ -1,0 +1,91 @@
+"""A file of submission times as read: which form it is, and each row's id (or path), time, line and column.
+
+Why one shape for three forms: the pack's manifest (``file,submitted_at``),
+Moodle's grading worksheet and Canvas's submissions JSON all say "this
+submission came at this time", keyed by a path (the manifest) or by the id
+the LMS's download names carry (Moodle's participant id, Canvas's user id).
+Read into ``TimeRow``s, they are matched to the files graded the same way
+(``times_matching``), and every refusal names the file, the line and the
+column the instructor has to look at.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .course_settings import CourseFileError
+
+Form = Literal["manifest", "moodle-worksheet", "canvas-submissions"]
+"""A times file's form, and the ``submitted_from`` of a row it gave the time of."""
+FORM_NAMES: dict[str, str] = {
+    "manifest": "manifest",
+    "moodle-worksheet": "Moodle grading worksheet",
+    "canvas-submissions": "Canvas submissions JSON",
+}
+
+
+class SubmissionTimesError(CourseFileError):
+    """A file of submission times is unreadable, of no known form, or has a line that cannot be used as it is."""
+
+
+class TimeRow(BaseModel):
+    """One submission's time in a times file, and where it stands there."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    """The manifest's ``file``, Moodle's participant id (``1234567``) or Canvas's user id (``48213``)."""
+    when: datetime
+    """With its offset: the manifest's and Canvas's as written, Moodle's read in the course's ``timezone``."""
+    line: int
+    column: int
+    who: str
+    """How an error names the row: ``'alice/lab_11_3.ipynb'``, ``Participant 1234567 (Judy Smith)``, ``user 48213``."""
+
+
+class TimesFile(BaseModel):
+    """A times file the course file names, read: for every lab (``lab`` None: ``[late] manifest``) or one."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: Path
+    form: Form
+    key: str
+    """The course file's key that names it (``late.manifest``, ``labs.11.3.manifest``): what an error says."""
+    lab: str | None = None
+    rows: tuple[TimeRow, ...] = ()
+
+    @property
+    def where(self) -> str:
+        return where(self.form, self.path, self.key)
+
+    def at(self, row: TimeRow) -> str:
+        """An error's place: ``Moodle grading worksheet lab_11_3.csv (labs.11.3.manifest), line 4, column 8``."""
+        return f"{self.where}, line {row.line}, column {row.column}"
+
+
+def where(form: Form, path: Path, key: str) -> str:
+    """How an error names a times file: its form, its path and the course file's key that names it."""
+    return f"{FORM_NAMES[form]} {path} ({key})"
+
+
+def position(text: str, offset: int) -> tuple[int, int]:
+    """The line and column (both from 1) of character ``offset`` of ``text``: where an editor shows it."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def once_each(rows: list[tuple[str, int, int, str]], where: str) -> None:
+    """Two rows for one id (``(id, line, column, who)``): refused, naming both lines, since neither may be guessed."""
+    seen: dict[str, int] = {}
+    for key, line, column, who in rows:
+        if key in seen:
+            raise SubmissionTimesError(
+                f"{where}, line {line}, column {column}: {who} has a row already (line {seen[key]}); "
+                "one row per student: which time is theirs cannot be guessed"
+            )
+        seen[key] = line
