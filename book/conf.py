@@ -71,7 +71,7 @@ project = "History stays, context is rebuilt"
 author = "the chapter 11 course pack"
 copyright = "the chapter 11 course pack"
 
-extensions = ["myst_nb", "rule_links", "editions"]
+extensions = ["myst_nb", "rule_links", "editions", "chinese_search"]
 templates_path = ["_templates"]
 root_doc = "index"
 # Only what a learner reads: the learner notebooks and labs (never their solutions) and the docs.
@@ -93,7 +93,8 @@ html_title = EDITION.title
 html_copy_source = True  # the download button hands out the committed notebook (_sources/)
 html_show_sourcelink = False
 html_last_updated_fmt = None
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["editions.css"]
 html_theme_options: dict[str, Any] = {
     "repository_url": setting("source", "repository_url"),
     "repository_branch": setting("source", "repository_branch"),
@@ -106,8 +107,8 @@ html_theme_options: dict[str, Any] = {
         "jupyterhub_url": setting("launch", "jupyterhub_url"),
         "notebook_interface": setting("launch", "notebook_interface"),
     },
-    # The language switch (book/_templates/language-switch.html) before the theme's own buttons.
-    "article_header_end": ["language-switch.html", "article-header-buttons.html"],
+    # The language switch before the theme's own buttons (book/_templates/article-header-end.html).
+    "article_header_end": ["article-header-end.html"],
     "show_navbar_depth": 1,
     "home_page_in_toc": True,
 }

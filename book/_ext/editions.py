@@ -4,7 +4,7 @@ Each language is a Sphinx build of its own (book/sources.py: ``en/``, ``zh/``), 
 its English twin's path. This extension, in every edition's build:
 
 * gives each page a link to the same page in the other editions (``language_switch`` in the
-  page's context, drawn by book/_templates/language-switch.html in the article's header), or
+  page's context, drawn by book/_templates/article-header-end.html in the article's header), or
   to that edition's start page when it has no such page (``docs/grading`` has no Chinese
   edition yet);
 * makes the launch buttons open the notebook this page shows: sphinx-book-theme builds
