@@ -44,6 +44,10 @@ REDIRECT = """<!DOCTYPE html>
 """
 
 
+class BuildFailedError(RuntimeError):
+    """An edition's Sphinx build failed (a warning counts: the build runs with -W)."""
+
+
 def stage(edition: Edition, staging: Path, root: Path = ROOT) -> list[Path]:
     """A fresh copy of ``edition``'s sources under ``staging``, at their English twins' repository paths."""
     shutil.rmtree(staging, ignore_errors=True)
@@ -75,20 +79,8 @@ def sphinx_command(work: Path, *, quiet: bool) -> list[str]:
     """Sphinx on ``work/source`` into ``work/html``; its doctrees and myst-nb's output folder (``jupyter_execute``,
     always beside the HTML) stay in ``work``, out of the published site."""
     source, html_dir, doctrees = work / "source", work / "html", work / "doctrees"
-    arguments = [
-        "-b",
-        "html",
-        "-c",
-        str(BOOK),
-        "-d",
-        str(doctrees),
-        "-n",
-        "--keep-going",
-        "-W",
-        str(source),
-        str(html_dir),
-    ]
-    return [sys.executable, "-m", "sphinx", *(["-q"] if quiet else []), *arguments]
+    arguments = ["-b", "html", "-c", str(BOOK), "-d", str(doctrees), "-n", "--keep-going", "-W"]
+    return [sys.executable, "-m", "sphinx", *(["-q"] if quiet else []), *arguments, str(source), str(html_dir)]
 
 
 def build(output: Path, *, quiet: bool = False) -> dict[str, float]:
@@ -100,18 +92,22 @@ def build(output: Path, *, quiet: bool = False) -> dict[str, float]:
     staging_root = output.parent / f"{output.name}-src"
     shutil.rmtree(staging_root, ignore_errors=True)
     shutil.rmtree(output, ignore_errors=True)
-    started = time.perf_counter()
-    running: dict[str, subprocess.Popen[bytes]] = {}
+    running: dict[str, tuple[subprocess.Popen[bytes], float]] = {}
     for name, edition in EDITIONS.items():
+        started = time.perf_counter()
         stage(edition, staging_root / name / "source")
         environment = {**os.environ, "BOOK_EDITION": name}
-        running[name] = subprocess.Popen(sphinx_command(staging_root / name, quiet=quiet), env=environment)
+        process = subprocess.Popen(sphinx_command(staging_root / name, quiet=quiet), env=environment)
+        running[name] = (process, started)
     seconds: dict[str, float] = {}
     failed: list[str] = []
-    for name, process in running.items():
-        if process.wait() != 0:
-            failed.append(name)
-        seconds[name] = time.perf_counter() - started
+    while len(seconds) < len(running):
+        for name, (process, started) in running.items():
+            if name not in seconds and process.poll() is not None:
+                seconds[name] = time.perf_counter() - started
+                if process.returncode != 0:
+                    failed.append(name)
+        time.sleep(0.05)
     if failed:
         raise BuildFailedError(f"the Sphinx build of {', '.join(failed)} failed (its warnings are above)")
     output.mkdir(parents=True)
@@ -119,10 +115,6 @@ def build(output: Path, *, quiet: bool = False) -> dict[str, float]:
         (staging_root / name / "html").replace(output / name)
     redirect(output)
     return seconds
-
-
-class BuildFailedError(RuntimeError):
-    """An edition's Sphinx build failed (a warning counts: the build runs with -W)."""
 
 
 def main(arguments: list[str]) -> int:
