@@ -82,13 +82,17 @@ grading-tools:
 	@$(ENSURE_DEBIAN_PACKAGE) bubblewrap "sandboxed grading (course-grade and its tests in make test)" /usr/bin/bwrap "1 small package"
 
 # The explorer in a real browser (JupyterLab + Debian's chromium via Playwright; never `playwright install`).
-# Installs chromium when missing (see ENSURE_DEBIAN_PACKAGE); refreshes docs/explorer.png. Not part of `make test`.
+# Installs chromium and a Chinese font when missing (see ENSURE_DEBIAN_PACKAGE); refreshes docs/explorer.png and the
+# book's pictures (docs/book-*.png). Not part of `make test`.
 test-browser: $(STAMP)
 	@$(ENSURE_DEBIAN_PACKAGE) chromium "the browser test (make test-browser)" /usr/bin/chromium "about 130 packages on Debian 12"
+	@# A Chinese font, so the book's Chinese pages draw their text (docs/book-lab-zh.png); the check is its folder.
+	@$(ENSURE_DEBIAN_PACKAGE) fonts-wqy-microhei "the Chinese pages in the browser test (make test-browser)" /usr/share/fonts/truetype/wqy "1 package, 2 MB"
 	COURSE_BROWSER_TEST=1 $(BIN)/python -m pytest -p no:nbval tests/browser -v
 
 # The course as a website in build/book (BOOK_DIR): the learner notebooks and labs with their committed outputs,
-# the rules and the guides, a search box and launch buttons (book/settings.toml; BOOK_JUPYTERHUB_URL=… overrides).
+# the rules and the guides, a search box and launch buttons (book/settings.toml; BOOK_JUPYTERHUB_URL=… overrides);
+# in English (BOOK_DIR/en/) and Chinese (BOOK_DIR/zh/: labs/zh, notebooks/zh, docs/zh), built side by side.
 # Offline: nothing is executed or downloaded. Publish by copying BOOK_DIR to any static host (.github/workflows/book.yml).
 BOOK_DIR ?= build/book
 book: $(STAMP)

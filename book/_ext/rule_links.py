@@ -13,15 +13,21 @@ rule. The links are made here, at build time, so no notebook or generated doc is
 
 The ids come from ``course_lib.rules`` (the same list that generates docs/rules.md), so an
 id that is not a rule (``R99``) stays plain text.
+
+In another language's edition of the site (book/_ext/editions.py, issue 32) the ids link to
+that edition's rules page (docs/zh/rules.md), at the anchors its generator writes before each
+rule (``#r19``, course_lib/checklist/rules_page.py); while it has none, to the English edition's.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from html.parser import HTMLParser
 from typing import Any
 
 from docutils import nodes
+from editions import ENGLISH, edition_uri
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
@@ -41,6 +47,19 @@ def anchor(rule_id: str) -> str:
     return rule_id
 
 
+def generated_anchor(rule_id: str) -> str:
+    """The anchor the rules page's generator writes before a rule (``<a id="r19">``, as GitHub's are: lower case)."""
+    return rule_id.lower()
+
+
+def rules_target(app: Sphinx, docname: str) -> tuple[str, Callable[[str], str]]:
+    """Where ``docname``'s rule ids link: this edition's rules page, else the English edition's; and its anchors."""
+    if RULES_DOC in app.env.found_docs:
+        english = app.config.book_edition == ENGLISH
+        return app.builder.get_relative_uri(docname, RULES_DOC), anchor if english else generated_anchor
+    return edition_uri(app, docname, ENGLISH, RULES_DOC), anchor
+
+
 class RuleLinks(SphinxPostTransform):
     """Anchor each rule on the rules page; link each cited rule id, in text and in HTML outputs.
 
@@ -55,13 +74,13 @@ class RuleLinks(SphinxPostTransform):
         docname = self.env.docname
         if docname == RULES_DOC:
             self._anchor_rules()
-        target = self.app.builder.get_relative_uri(docname, RULES_DOC)
+        target, fragment = rules_target(self.app, docname)
         for text in list(self.document.findall(nodes.Text)):
             if not _skipped(text):
-                _link_text(text, target)
+                _link_text(text, target, fragment)
         for raw in self.document.findall(nodes.raw):
             if "html" in raw.get("format", "").split():
-                linked = link_html(raw.astext(), target)
+                linked = link_html(raw.astext(), target, fragment)
                 raw.children = [nodes.Text(linked)]
 
     def _anchor_rules(self) -> None:
@@ -82,7 +101,7 @@ def _skipped(node: nodes.Node) -> bool:
     return False
 
 
-def _link_text(text: nodes.Text, target: str) -> None:
+def _link_text(text: nodes.Text, target: str, fragment: Callable[[str], str]) -> None:
     source = str(text)
     pieces: list[nodes.Node] = []
     position = 0
@@ -93,7 +112,7 @@ def _link_text(text: nodes.Text, target: str) -> None:
         pieces.append(nodes.Text(source[position : match.start()]))
         pieces.append(
             nodes.reference(
-                rule_id, rule_id, internal=True, refuri=f"{target}#{anchor(rule_id)}", classes=["rule-link"]
+                rule_id, rule_id, internal=True, refuri=f"{target}#{fragment(rule_id)}", classes=["rule-link"]
             )
         )
         position = match.end()
@@ -103,9 +122,9 @@ def _link_text(text: nodes.Text, target: str) -> None:
     text.parent.replace(text, [piece for piece in pieces if piece.astext() or isinstance(piece, nodes.reference)])
 
 
-def link_html(markup: str, target: str) -> str:
+def link_html(markup: str, target: str, fragment: Callable[[str], str] = anchor) -> str:
     """``markup`` with each rule id in its text (outside links, code and SVG) made a link to the rules page."""
-    writer = _HtmlLinker(target)
+    writer = _HtmlLinker(target, fragment)
     writer.feed(markup)
     writer.close()
     return "".join(writer.out)
@@ -114,9 +133,10 @@ def link_html(markup: str, target: str) -> str:
 class _HtmlLinker(HTMLParser):
     """Copies HTML through unchanged except the rule ids in its text (entities are kept as written)."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, fragment: Callable[[str], str]) -> None:
         super().__init__(convert_charrefs=False)
         self.target = target
+        self.fragment = fragment
         self.out: list[str] = []
         self.skipping: list[str] = []
 
@@ -135,7 +155,7 @@ class _HtmlLinker(HTMLParser):
                 pass
 
     def handle_data(self, data: str) -> None:
-        self.out.append(data if self.skipping else _link_markup(data, self.target))
+        self.out.append(data if self.skipping else _link_markup(data, self.target, self.fragment))
 
     def handle_entityref(self, name: str) -> None:
         self.out.append(f"&{name};")
@@ -156,12 +176,12 @@ class _HtmlLinker(HTMLParser):
         self.out.append(f"<![{data}]>")
 
 
-def _link_markup(data: str, target: str) -> str:
+def _link_markup(data: str, target: str, fragment: Callable[[str], str]) -> str:
     def replace(match: re.Match[str]) -> str:
         rule_id = match.group(1)
         if rule_id not in BY_ID:
             return match.group(0)
-        return f'<a class="reference internal rule-link" href="{target}#{anchor(rule_id)}">{rule_id}</a>'
+        return f'<a class="reference internal rule-link" href="{target}#{fragment(rule_id)}">{rule_id}</a>'
 
     return RULE_ID.sub(replace, data)
 

@@ -16,6 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def rule_links() -> ModuleType:
     pytest.importorskip("sphinx")
+    for folder in (ROOT / "book", ROOT / "book" / "_ext"):  # as book/conf.py puts them (rule_links reads the editions)
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
     spec = importlib.util.spec_from_file_location("book_rule_links", ROOT / "book" / "_ext" / "rule_links.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
