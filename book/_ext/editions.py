@@ -107,6 +107,55 @@ def launch_this_editions_notebook(
             button["url"] = url.replace(f"/{site_path}", f"/{repository_path}")
 
 
+class RepositoryLinks(SphinxPostTransform):
+    """A link written as a path in the repository leads to that file's page, in whichever edition has it.
+
+    A page's links are written to work where its source sits in the repository (JupyterLab, GitHub): a
+    Chinese notebook in notebooks/zh/ links ``../../docs/zh/rules.md``, the Chinese glossary in docs/zh/
+    links the English one as ``../glossary.md``, and the English glossary links ``zh/glossary.md``. On
+    the site every edition's page sits at its English twin's path, so each such link is resolved from
+    the page's repository path and leads to the page of the edition its target belongs to (this one's:
+    a link MyST then resolves; another's: a link across to that site). Runs before
+    ``LinksToEnglishPages`` (priority 7), which still handles a link written as a site path.
+    """
+
+    default_priority = 7
+
+    def run(self, **kwargs: Any) -> None:
+        edition = edition_of(self.app)
+        for node in list(self.document.findall(pending_xref)):
+            if node.get("reftype") != "myst" or node.get("refdomain"):
+                continue
+            refdoc = node.get("refdoc", self.env.docname)
+            path, _, fragment = str(node["reftarget"]).partition("#")
+            target = repository_target(edition, refdoc, self.env.doc2path(refdoc).suffix, path)
+            if target is None:
+                continue
+            owner, docname = target
+            if owner == edition.name:  # as MyST states a link to a page it found: a doc reference
+                node["refdomain"], node["reftarget"], node["reftargetid"] = "doc", docname, fragment or None
+                continue
+            uri = edition_uri(self.app, refdoc, owner, docname) + (f"#{fragment}" if fragment else "")
+            reference = nodes.reference("", "", internal=False, refuri=uri, classes=["other-edition"])
+            reference += node.children
+            node.replace_self(reference)
+
+
+def repository_target(edition: Edition, refdoc: str, suffix: str, path: str) -> tuple[str, str] | None:
+    """The edition and docname of the page a repository-relative link from ``refdoc`` means (``None``: no page
+    of any edition; the link is left to MyST and ``LinksToEnglishPages``)."""
+    base, dot, link_suffix = path.rpartition(".")
+    if not dot or f".{link_suffix}" not in SOURCE_SUFFIXES or base.startswith("/") or "://" in path:
+        return None
+    source = edition.repository_path(f"{refdoc}{suffix}")
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(source), path))
+    for name, other in EDITIONS.items():
+        for site_path in other.pages(ROOT):
+            if other.repository_path(site_path) == target:
+                return name, site_path.rsplit(".", 1)[0]
+    return None
+
+
 class LinksToEnglishPages(SphinxPostTransform):
     """A link to a page this edition lacks but the English edition has leads to the English page.
 
@@ -171,6 +220,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("book_edition", ENGLISH, "env", types=frozenset({str}))
     app.connect("html-page-context", add_language_switch)
     app.connect("html-page-context", launch_this_editions_notebook, priority=900)
+    app.add_post_transform(RepositoryLinks)
     app.add_post_transform(LinksToEnglishPages)
     app.connect("source-read", leave_out_empty_globs)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
