@@ -70,27 +70,33 @@ def read_worksheet(text: str, where: str, zone: ZoneInfo | None) -> list[TimeRow
             continue
         try:
             when = moodle_time(cells[modified], zone)
-        except ValueError as exc:
+        except NotAMoodleTimeError as exc:
             raise SubmissionTimesError(f"{where}, line {start}, column {modified + 1} ({MODIFIED}): {exc}") from None
         rows.append(TimeRow(key=match.group(1), when=when, line=start, column=modified + 1, who=who))
     once_each(seen, where)
     return rows
 
 
+class NotAMoodleTimeError(SubmissionTimesError, ValueError):
+    """A worksheet's cell is not a time as Moodle writes it (the caller names the file, line and column)."""
+
+
 def moodle_time(written: str, zone: ZoneInfo) -> datetime:
-    """``Tuesday, 6 October 2026, 11:59 PM`` in ``zone``; ``ValueError`` says why a text is not such a time."""
+    """``Tuesday, 6 October 2026, 11:59 PM`` in ``zone``; ``NotAMoodleTimeError`` says why a text is not such a time."""
     text = " ".join(written.split())  # newer Moodles put a no-break space before PM
     try:
         naive = datetime.strptime(text, MOODLE_TIME)
     except ValueError:
-        raise ValueError(
+        raise NotAMoodleTimeError(
             f"{written!r} is not a time as Moodle writes it ({EXAMPLE!r}, or {NO_SUBMISSION!r} for no submission; "
             "download the worksheet again rather than saving it from a spreadsheet)"
         ) from None
     day = text.split(",", 1)[0]
     if naive.strftime("%A").casefold() != day.casefold():
-        raise ValueError(f"{written!r}: {naive:%d %B %Y} is a {naive:%A}, not a {day}")
+        raise NotAMoodleTimeError(f"{written!r}: {naive:%d %B %Y} is a {naive:%A}, not a {day}")
     local = naive.replace(tzinfo=zone)  # fold 0: of an hour the zone repeats, the earlier
     if local.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != naive:
-        raise ValueError(f"{written!r} never happened in {zone.key} (its clocks skip that hour): not Moodle's time")
+        raise NotAMoodleTimeError(
+            f"{written!r} never happened in {zone.key} (its clocks skip that hour): not Moodle's time"
+        )
     return local

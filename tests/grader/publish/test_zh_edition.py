@@ -104,6 +104,7 @@ def test_the_gradebook_notes_on_late_work_extensions_and_overrides_are_chinese(
     assert said.model_dump(exclude={"explanation"}) == plain.model_dump(exclude={"explanation"})
 
 
+@pytest.mark.slow  # builds a class report twice (about 9 s)
 def test_a_chinese_report_has_chinese_headings_and_the_same_numbers(tmp_path: Path) -> None:
     results = generated_class(students=8)
     write_csv(results, tmp_path / "grades.csv")
