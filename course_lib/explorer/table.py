@@ -51,8 +51,10 @@ from ..context import (
 )
 from ..errors import EstimateError, InteractionError
 from ..grouping import interaction_spans
+from ..i18n import MESSAGES, message
 from ..models import MessageEntry, SessionEntry, SystemMessage
 from ..parsing import fresh_copy, parse_session_entry
+from .reason import reason_sentence
 
 COLUMNS = ("id", "kind", "group", "cost", "status")
 STATUSES = ("replayed system", "kept", "dropped", "summarized", "skipped", "summary")
@@ -70,13 +72,13 @@ class Scenario:
 
 SCENARIOS: dict[str, Scenario] = {
     "opening path": Scenario(
-        "The ten entries sys … a3 at the chapter's 31-token budget.", opening_path, OPENING_BUDGET
+        message("The ten entries sys … a3 at the chapter's 31-token budget."), opening_path, OPENING_BUDGET
     ),
     "after compact-1, then u4 → a4": Scenario(
-        "compact-1 keeps from u2; u4 → a4 were appended after it.", resumed_path, RESUME_BUDGET
+        message("compact-1 keeps from u2; u4 → a4 were appended after it."), resumed_path, RESUME_BUDGET
     ),
     "system-replay path": Scenario(
-        "System patches before and after compact-1 replay into one system message (R6).",
+        message("System patches before and after compact-1 replay into one system message (R6)."),
         system_replay_path,
         RESUME_BUDGET,
     ),
@@ -84,17 +86,20 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 def scenario_table() -> pd.DataFrame:
-    """The scenarios and the budget the chapter reads each with, one row per scenario.
+    """The scenarios and the budget the chapter reads each with, one row per scenario, in the reader's language.
+
+    A scenario's name is its key (the widget's choice) and stays English; its
+    description and the headers are translated where shown (issue 32).
 
     The descriptions are longer than pandas' default 50-character cells; show the
     table under ``pd.option_context("display.max_colwidth", None)`` so none is cut.
     """
     return pd.DataFrame(
         [
-            (name, s.description, "{max_tokens} / {reserved_output} / {safety_margin}".format(**s.budget))
+            (name, MESSAGES(s.description), "{max_tokens} / {reserved_output} / {safety_margin}".format(**s.budget))
             for name, s in SCENARIOS.items()
         ],
-        columns=["scenario", "what it shows", "max_tokens / reserved_output / safety_margin"],
+        columns=[MESSAGES("scenario"), MESSAGES("what it shows"), "max_tokens / reserved_output / safety_margin"],
     )
 
 
@@ -323,72 +328,6 @@ def _breakdown(result: BuildContextResult, summary_cost: int | float) -> dict[st
 
 
 def _reason(result: BuildContextResult, summary_cost: int | float, groups: _Groups) -> str:
-    """One sentence a learner can check by hand against the table (R17–R20).
-
-    Every number in it comes from ``result`` or the table, and verbs agree with
-    their counts ("group 3 fits", "groups 2, 3 fit"), because learners read it aloud
-    against the rows.
-    """
-    t = result.tokens
-    room = t.available_for_messages - summary_cost
+    """The sentence a learner checks by hand against the table (``reason.reason_sentence``, R17–R20)."""
     kept = sorted({groups.number[i] for i in result.kept_entry_ids})
-    cost = {n: groups.cost[n] for n in groups.cost}
-    head = f"{_allowance(t)}{_summary_share(summary_cost, room)}"
-    if result.reason == "within_budget":
-        if not kept:
-            return f"within_budget: {head}; there is no group to send."
-        return f"within_budget: {head}; {'the only group fits' if len(kept) == 1 else 'every group fits'} ({_listed(kept, cost)})."
-    if result.reason == "trimmed":
-        dropped = [n for n in groups.candidates if n not in kept]
-        used = sum(cost[n] for n in kept)
-        return (
-            f"trimmed: {head}; newest first, {_listed(kept, cost)} {_verb(kept, 'fits', 'fit')}, using {used:g}; "
-            f"group {dropped[-1]} ({cost[dropped[-1]]:g}) does not fit in the {room - used:g} left, "
-            f"so {_dropped_with_older(dropped)}."
-        )
-    newest = groups.candidates[-1]
-    return (
-        f"single_group_overflow: {head}; the newest group, {newest}, alone costs {cost[newest]:g}, "
-        f"so it is sent whole anyway and the total {t.total:g} exceeds max_tokens {t.max_tokens:g}."
-    )
-
-
-def _allowance(t: Any) -> str:
-    """``max_tokens`` minus the fixed costs; a negative difference is shown, then its clamp to 0 (R17)."""
-    terms = f"{t.max_tokens:g} − system {t.system:g} − reserved {t.reserved_output:g} − margin {t.safety_margin:g}"
-    difference = t.max_tokens - t.system - t.reserved_output - t.safety_margin
-    if difference < 0:
-        return (
-            f"{terms} = {_signed(difference)}, clamped to 0 (fixed costs exceed the window), "
-            f"so nothing is left for messages"
-        )
-    return f"{terms} leaves {t.available_for_messages:g} for messages"
-
-
-def _summary_share(summary_cost: int | float, room: int | float) -> str:
-    if not summary_cost:
-        return ""
-    if room < 0:
-        return f"; the summary alone takes {summary_cost:g}, so nothing is left for groups"
-    return f"; the summary takes {summary_cost:g}, leaving {room:g} for groups"
-
-
-def _dropped_with_older(dropped: list[int]) -> str:
-    """What the budget left out, newest dropped group first ("it and the older groups 1, 2 are dropped")."""
-    older = dropped[:-1]
-    if not older:
-        return "it is dropped"
-    return f"it and the older {_verb(older, 'group', 'groups')} {', '.join(map(str, older))} are dropped"
-
-
-def _listed(numbers: list[int], cost: dict[int, int | float]) -> str:
-    return f"{_verb(numbers, 'group', 'groups')} " + ", ".join(f"{n} ({cost[n]:g})" for n in numbers)
-
-
-def _verb(items: Sequence[Any], one: str, many: str) -> str:
-    return one if len(items) == 1 else many
-
-
-def _signed(number: int | float) -> str:
-    """A negative number with a real minus sign, like the "−" between the terms."""
-    return f"{number:g}".replace("-", "−")
+    return reason_sentence(result, summary_cost, kept, groups.candidates, groups.cost)

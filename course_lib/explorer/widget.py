@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from ..chapter_example import teaching_estimator
 from ..context import Estimator, select_context
 from ..estimators import estimate_tokens_chars
+from ..i18n import MESSAGES
 from ..models import SessionEntry
 from ..parsing import parse_session_entry
 from .paging import PAGE_SIZE, Paging, paging
@@ -50,7 +51,8 @@ class ProjectionExplorer:
         self.scenarios = dict(SCENARIOS if scenarios is None else scenarios)
         tops = dict(CHAPTER_SLIDER_TOPS if slider_tops is None else slider_tops)
         look = {"style": {"description_width": "120px"}, "layout": widgets.Layout(width="520px")}
-        self.scenario = widgets.Dropdown(options=list(self.scenarios), value=scenario, description="scenario", **look)
+        choose = MESSAGES("scenario")
+        self.scenario = widgets.Dropdown(options=list(self.scenarios), value=scenario, description=choose, **look)
         budget = self.scenarios[scenario].budget
 
         def slider(name: str) -> widgets.IntSlider:
@@ -59,8 +61,9 @@ class ProjectionExplorer:
         self.max_tokens = slider("max_tokens")
         self.reserved_output = slider("reserved_output")
         self.safety_margin = slider("safety_margin")
-        self.page_size = widgets.BoundedIntText(page_size, min=1, max=1000, description="rows per page", **look)
-        self.page = widgets.IntSlider(1, min=1, max=1, description="page", **look)
+        per_page = MESSAGES("rows per page")
+        self.page_size = widgets.BoundedIntText(page_size, min=1, max=1000, description=per_page, **look)
+        self.page = widgets.IntSlider(1, min=1, max=1, description=MESSAGES("page"), **look)
         self.paging_controls = widgets.VBox([self.page_size, self.page])
         self.table = widgets.HTML()
         self.bar = widgets.HTML()
@@ -148,9 +151,10 @@ class ProjectionExplorer:
         self.bar.value = budget_bar_svg(self.projection.breakdown)
         reason, because = self.projection.reason.split(": ", 1)
         kept = len(self.projection.result.kept_entry_ids)
+        counted = MESSAGES("{count} entry kept") if kept == 1 else MESSAGES("{count} entries kept")
         self.reason.value = (
             f"<div style='max-width:640px;line-height:1.4;margin:4px 0'><b>{reason}</b> · "
-            f"{kept} {'entry' if kept == 1 else 'entries'} kept"
+            f"{counted.format(count=kept)}"
             f"<br>{html.escape(because)}</div>"
         )
         self._repage()
@@ -161,7 +165,11 @@ class ProjectionExplorer:
         assert self.projection is not None and self.paging is not None
         start, stop = self.paging.bounds(self.page.value)
         self.table.value = table_html(self.projection.table.iloc[start:stop])
-        self.page.description = f"page ({start + 1}–{stop} of {self.paging.rows})" if self.paging.pages > 1 else "page"
+        self.page.description = (
+            MESSAGES("page ({first}–{last} of {rows})").format(first=start + 1, last=stop, rows=self.paging.rows)
+            if self.paging.pages > 1
+            else MESSAGES("page")
+        )
 
     def _load(self, scenario: str) -> None:
         """The path and its rows' groups and costs: they change with the scenario, not with the budget."""
