@@ -31,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..i18n import MESSAGES
 from ..models import (
     CompactionEntry,
     CompactionSummary,
@@ -177,7 +178,9 @@ class Assembler:
         if call_id not in self._calls:
             self.skip(
                 line,
-                f"tool result for call {call_id!r}, which no assistant message of this interaction made (an orphan)",
+                MESSAGES(
+                    "tool result for call {call}, which no assistant message of this interaction made (an orphan)"
+                ).format(call=repr(call_id)),
             )
             return
         if call_id in self._answered:
@@ -257,7 +260,10 @@ class Assembler:
         for call_id, (name, line) in self._calls.items():
             if call_id not in self._answered:
                 self.note(
-                    line, f"call {call_id!r} ({name}) has no result in the log; added an error result {NO_RESULT!r}"
+                    line,
+                    MESSAGES("call {call} ({name}) has no result in the log; added an error result {result}").format(
+                        call=repr(call_id), name=name, result=repr(NO_RESULT)
+                    ),
                 )
                 wire = _tool_result(call_id, name, [NO_RESULT], self.clock, True, None)
                 self._append(line, f"{call_id}:no-result", sent=wire)

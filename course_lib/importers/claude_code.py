@@ -25,6 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..i18n import MESSAGES
 from ..models import StopReason
 from .assemble import Assembler, Block, text_block
 from .content import THINKING_TYPES, number, object_at, texts, tool_call, usage_of
@@ -62,7 +63,7 @@ def load(path: Path) -> ImportedSession:
         id_key="uuid",
         parent_key="parentUuid",
         leaf=candidates[-1] if candidates else None,
-        off_path=lambda r: "a sidechain (subagent) record" if r.value.get("isSidechain") else OFF_PATH,
+        off_path=lambda r: "a sidechain (subagent) record" if r.value.get("isSidechain") else MESSAGES(OFF_PATH),
         bridge=lambda r: r.value.get("logicalParentUuid") if _is_boundary(r.value) else None,
     )
     position = 0

@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from ..errors import NotFiniteJsonError
+from ..i18n import MESSAGES
 from .assemble import Assembler, Block, image_placeholder
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text", "summary_text"})
@@ -40,9 +41,12 @@ def texts(content: Any, line: int, asm: Assembler) -> list[str]:
         elif kind in ("image", "input_image"):
             mime, data = _image(block)
             found.append(image_placeholder(mime, data))
-            asm.note(line, f"replaced a base64 image ({mime}) with a text placeholder")
+            asm.note(line, MESSAGES("replaced a base64 image ({mime}) with a text placeholder").format(mime=mime))
         elif kind in THINKING_TYPES:
-            asm.note(line, f"dropped a {kind} block (the course's messages have no thinking blocks)")
+            asm.note(
+                line,
+                MESSAGES("dropped a {kind} block (the course's messages have no thinking blocks)").format(kind=kind),
+            )
         elif isinstance(block, str):
             found.append(block)
         else:

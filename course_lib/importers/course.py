@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import SessionEntryError, SessionStoreError
+from ..i18n import MESSAGES
 from ..paths import path_to
 from ..store import JsonlSessionStore
 from .report import ImportedSession, SessionImportError, Skip
@@ -27,7 +28,7 @@ def load(path: Path) -> ImportedSession:
     skipped = [Skip(w.line, w.message) for w in read.warnings]
     on_path = path_to(entries, entries[-1].id) if entries else []
     kept = {entry.id for entry in on_path}
-    skipped += [Skip(line, OFF_PATH) for line, entry in zip(lines, entries) if entry.id not in kept]
+    skipped += [Skip(line, MESSAGES(OFF_PATH)) for line, entry in zip(lines, entries) if entry.id not in kept]
     return ImportedSession(
         format="course",
         source=path,

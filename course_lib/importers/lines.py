@@ -24,6 +24,7 @@ from typing import Any
 import jiter
 
 from ..errors import NotFiniteJsonError
+from ..i18n import MESSAGES
 from .report import SessionImportError, Skip
 
 _DECODER = json.JSONDecoder(parse_constant=lambda name: _refuse_constant(name))
@@ -100,7 +101,8 @@ def _slow_values(raw: bytes, number: int, result: JsonLines, *, final: bool) -> 
         return _values(text)
     except ValueError as exc:
         if final:
-            result.skipped.append(Skip(number, f"truncated final line (no newline, not complete JSON: {exc})"))
+            reason = MESSAGES("truncated final line (no newline, not complete JSON: {error})").format(error=exc)
+            result.skipped.append(Skip(number, reason))
             return []
         raise SessionImportError(f"line {number}: not valid JSON ({exc})", line=number) from None
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..i18n import MESSAGES
 from .assemble import Assembler, Block, text_block
 from .content import number, object_at, texts, tool_call, usage_of
 from .lines import Record, read_json_lines
@@ -99,7 +100,12 @@ def _map(record: Record, asm: Assembler, version: Any) -> None:
         fields = {k: v for k, v in value.items() if k not in BASE_KEYS}
         asm.metadata(line, f"pi.{kind}", fields, asm.timestamp(value.get("timestamp")), entry_id)
     else:
-        asm.skip(line, f"entry type {kind!r} is not one this importer knows (newer than the importer?)")
+        asm.skip(
+            line,
+            MESSAGES("entry type {kind} is not one this importer knows (newer than the importer?)").format(
+                kind=repr(kind)
+            ),
+        )
 
 
 def _message(message: dict[str, Any], entry: dict[str, Any], asm: Assembler, line: int, version: Any) -> None:
@@ -125,7 +131,7 @@ def _message(message: dict[str, Any], entry: dict[str, Any], asm: Assembler, lin
         )
     elif role == "bashExecution":
         if message.get("excludeFromContext"):
-            asm.skip(line, "a bash execution excluded from the model's context (run with !!)")
+            asm.skip(line, MESSAGES("a bash execution excluded from the model's context (run with !!)"))
         else:
             asm.user(line, [_bash_text(message)], timestamp, entry_id)
     elif role in ("branchSummary", "compactionSummary"):

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..i18n import MESSAGES, message
 from .assemble import Assembler
 from .lines import Record
 
-OFF_PATH = "not on the active path (an abandoned branch)"
+OFF_PATH = message("not on the active path (an abandoned branch)")
+"""Why an off-path line is skipped; translated where it is reported (``MESSAGES(OFF_PATH)``, issue 32)."""
 
 
 def active_path(
@@ -18,7 +20,7 @@ def active_path(
     id_key: str,
     parent_key: str,
     leaf: Record | None = None,
-    off_path: Callable[[Record], str] = lambda record: OFF_PATH,
+    off_path: Callable[[Record], str] = lambda record: MESSAGES(OFF_PATH),
     bridge: Callable[[Record], Any] = lambda record: None,
 ) -> list[Record]:
     """Root → leaf records; every other record is reported as skipped.
