@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..i18n import MESSAGES
 from .events import AgentEvent
 
 
@@ -57,7 +56,7 @@ class AgentEndConsumer:
 
     @property
     def verdict(self) -> str:
-        return _verdict(self.final) if self.done else MESSAGES("still running")
+        return _verdict(self.final) if self.done else "still running"
 
 
 def _is_final_message(event: AgentEvent) -> bool:
@@ -66,9 +65,7 @@ def _is_final_message(event: AgentEvent) -> bool:
 
 def _verdict(final: AgentEvent | None) -> str:
     if final is None:
-        return MESSAGES("no answer")
+        return "no answer"
     if final.stop_reason in ("error", "length"):
-        return MESSAGES("failed ({stop_reason} in {entry_id})").format(
-            stop_reason=final.stop_reason, entry_id=final.entry_id
-        )
-    return MESSAGES("answered ({entry_id})").format(entry_id=final.entry_id)
+        return f"failed ({final.stop_reason} in {final.entry_id})"
+    return f"answered ({final.entry_id})"
