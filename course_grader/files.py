@@ -1,4 +1,5 @@
-"""Every file the grader writes (CSV, records, pages, bundles) is written whole or not at all."""
+"""Every file the grader writes (CSV, records, pages, bundles) is written whole or not at all; every text file an
+instructor hands it (a roster, a times file) is read as UTF-8 or refused, naming the file."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from .errors import GradingError
 from .safe_text import valid
 
 
@@ -27,3 +29,16 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def read_instructor_text(path: Path, name: str, error: type[GradingError], resave: str) -> str:
+    """``path``'s text (a byte-order mark dropped, as spreadsheets write one); ``error`` names ``name`` otherwise.
+
+    ``resave`` says how to get the file as UTF-8 again (an LMS's download, a spreadsheet's "CSV UTF-8").
+    """
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise error(f"{name}: cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise error(f"{name}: not UTF-8 text ({resave})") from None

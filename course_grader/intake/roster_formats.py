@@ -34,6 +34,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import GradingError
+from ..files import read_instructor_text
 
 
 class RosterError(GradingError):
@@ -64,14 +65,8 @@ Reader = Callable[[Row], Student | None]
 
 def read_students(path: Path) -> tuple[Student, ...]:
     """The students of the roster at ``path``, in file order, whichever form it has; ``RosterError`` says what is wrong."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise RosterError(f"roster {path}: cannot be read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise RosterError(
-            f"roster {path}: not UTF-8 text (save it again as CSV UTF-8, or download it again from the LMS)"
-        ) from None
+    resave = "save it again as CSV UTF-8, or download it again from the LMS"
+    text = read_instructor_text(path, f"roster {path}", RosterError, resave)
     first: list[str] | None = None
     for delimiter in DELIMITERS:
         rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))

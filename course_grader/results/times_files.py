@@ -20,6 +20,7 @@ import io
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from ..files import read_instructor_text
 from .canvas_submissions import is_canvas_json, read_submissions
 from .course_settings import CourseSettings
 from .lms_times import Form, SubmissionTimesError, TimeRow, TimesFile, where
@@ -44,14 +45,8 @@ def named_times(settings: CourseSettings) -> list[tuple[str, str, str | None]]:
 
 def read_times(path: Path, key: str, lab: str | None, zone: ZoneInfo | None) -> TimesFile:
     """The times file at ``path`` (named by the course file's ``key``), read in the form its first line shows."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise SubmissionTimesError(f"{path} ({key}): cannot be read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise SubmissionTimesError(
-            f"{path} ({key}): not UTF-8 text (download it again from the LMS, or save it as CSV UTF-8)"
-        ) from None
+    resave = "download it again from the LMS, or save it as CSV UTF-8"
+    text = read_instructor_text(path, f"{path} ({key})", SubmissionTimesError, resave)
     form: Form
     if is_canvas_json(text):
         form = "canvas-submissions"

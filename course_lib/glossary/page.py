@@ -75,7 +75,7 @@ TEXTS: dict[str, PageText] = {
             "`course_lib.lifecycle.should_compact`；`Model.field` 是某个模型的字段；`function(parameter=…)` 是一个参数。",
             "- **TypeScript / wire** 名称是本章的函数名，以及磁盘上 JSON 的 camelCase 键；在 Python 中，同一个字段是 "
             "snake_case（`firstKeptEntryId` 就是 `first_kept_entry_id`）。",
-            "- 规则编号（R1…R28、L1…L6）在[规则页](../rules.md)中给出。",
+            "- 规则编号（R1…R28、L1…L6）在[规则页](rules.md)中给出。",
             "",
             "英文版术语表：[docs/glossary.md](../glossary.md)。命令列在最后。",
         ),
