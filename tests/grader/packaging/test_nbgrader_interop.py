@@ -19,7 +19,12 @@ lets it through. How the released notebook is compared with ours
   locks for those cells); nothing else may differ.
 
 nbgrader runs offline in a temporary course folder, with its own Jupyter config
-folder, without a database (``--no-db``).
+folder, without a database (``--no-db``) for the release tests.
+
+The venv's console script ``nbgrader`` runs with a ``PATH`` that lacks the venv's
+scripts folder: nbgrader runs ``alembic`` by name when it makes a gradebook, so it
+fails there, and works with the course folder's ``nbgrader_config.py`` from
+``docs/examples/`` (docs/grading.md, *nbgrader*).
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +163,61 @@ def test_nbgrader_refuses_a_solution_region_without_our_metadata(tmp_path: Path)
     nbformat.write(notebook, bare)
     with pytest.raises(AssertionError, match="Solution region detected in a non-solution cell"):
         generate_assignment(tmp_path / "course", [bare], MARKER)
+
+
+SCRIPTS = Path(sysconfig.get_path("scripts"))
+"""The venv's console scripts: ``nbgrader``, and the ``alembic`` it runs by name."""
+EXAMPLE_CONFIG = ROOT / "docs" / "examples" / "nbgrader_config.py"
+
+
+def path_without_the_venv() -> str:
+    """``PATH`` as a shell that never activated the venv has it (a cron job, a CI step): no scripts folder."""
+    kept = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and Path(p).resolve() != SCRIPTS.resolve()]
+    return os.pathsep.join(kept or [os.defpath])
+
+
+def console_nbgrader(course: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    """``.venv/bin/nbgrader ARGUMENTS`` in ``course``, with a ``PATH`` without the venv's scripts folder."""
+    environment = os.environ | {
+        "PATH": path_without_the_venv(),
+        "JUPYTER_CONFIG_DIR": str(course / ".jupyter"),
+        "JUPYTER_DATA_DIR": str(course / ".data"),
+        "PYTHONPATH": str(ROOT),  # the kernels grade with this checkout's course_lib
+    }
+    return subprocess.run(
+        [str(SCRIPTS / "nbgrader"), *arguments],
+        cwd=course,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def alembic_versions(gradebook: Path) -> list[tuple[str, ...]]:
+    with sqlite3.connect(gradebook) as db:
+        if not db.execute("SELECT name FROM sqlite_master WHERE name = 'alembic_version'").fetchall():
+            return []
+        return db.execute("SELECT version_num FROM alembic_version").fetchall()
+
+
+@pytest.mark.slow  # three nbgrader start-ups
+def test_the_console_script_works_without_the_venv_on_path_with_the_example_config(tmp_path: Path) -> None:
+    """Without the config a gradebook cannot be made (nbgrader's cause); with it, the version is recorded."""
+    if shutil.which("alembic", path=path_without_the_venv()):
+        pytest.skip("another alembic is on PATH outside the venv: nbgrader would find that one")
+    bare, configured = tmp_path / "bare", tmp_path / "configured"
+    bare.mkdir()
+    configured.mkdir()
+    shutil.copy(EXAMPLE_CONFIG, configured / "nbgrader_config.py")
+
+    version = console_nbgrader(bare, "--version")
+    assert version.returncode == 0 and "nbgrader version" in version.stdout, version.stderr
+    failed = console_nbgrader(bare, "db", "student", "list")
+    assert failed.returncode != 0 and "No such file or directory: 'alembic'" in failed.stderr, failed.stderr
+    assert alembic_versions(bare / "gradebook.db") == [], "the failed run leaves a gradebook without its version"
+
+    listed = console_nbgrader(configured, "db", "student", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert "There are 0 students in the database" in listed.stdout
+    assert len(alembic_versions(configured / "gradebook.db")) == 1
