@@ -32,7 +32,11 @@ The solution notebook is the source as it is, plus nbgrader cell metadata derive
 the tags (so ``nbgrader generate_assignment`` accepts it, issue 17): an ``exercise``
 cell is an autograded answer (``solution: true``), the setup cell (the first code cell)
 and the ``checklist`` cell are read-only (``locked: true``); each
-cell's nbgrader ``grade_id`` is its cell id. The learner version replaces each region
+cell's nbgrader ``grade_id`` is its cell id. After the ``checklist`` cell the generator
+adds nbgrader's autograder test cells, one per check of the lab (``grade_cells``: id
+``check-N``, 1 point, ``checklist.grade_cell(N, …)``; ``scripts/nbgrader_test_cells.py``), so ``nbgrader autograde`` scores
+the checks as ``course-grade`` scores the checklist's tests; the learner version keeps
+them, as nbgrader's released version does. The learner version replaces each region
 between ``### BEGIN SOLUTION`` and ``### END SOLUTION``, at the marker's indentation, by a stub:
 
 - inside a function: ``raise NotImplementedError("Lab 11.N not implemented yet: <function>")``
@@ -70,6 +74,7 @@ from course_lib import lab_registry  # noqa: E402 - the registry says where each
 
 sys.path.insert(0, str(ROOT / "scripts"))
 translated_notebooks = importlib.import_module("translated_notebooks")  # the editions in other languages, beside this
+nbgrader_test_cells = importlib.import_module("nbgrader_test_cells")  # nbgrader's test cells after the checklist
 
 TEXT_FORMAT = "py:percent"
 SOURCES = "sources"
@@ -85,7 +90,7 @@ TEXT_LAYOUT_METADATA = ("lines_to_next_cell", "lines_to_end_of_cell_marker")
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
-NBGRADER_SCHEMA = 3
+NBGRADER_SCHEMA = nbgrader_test_cells.NBGRADER_SCHEMA
 _DEFINITION = re.compile(r"^(?P<indent>\s*)(?:async\s+def|def|class)\s+(?P<name>\w+)")
 _KIND = re.compile(r"^\s*(?P<kind>async\s+def|def|class)\b")
 _CELL_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # nbformat's cell id rule, and nbgrader's grade_id rule
@@ -191,14 +196,15 @@ BANNER = "# INSTRUCTOR'S SOLUTION SOURCE"
 
 
 def solution_notebook(text: str, where: str = "<source>") -> NotebookNode:
-    """The solution notebook a lab's text source describes: its cells with their ids, tags and nbgrader metadata.
+    """The solution notebook a lab's text source describes: its cells with their ids, tags and nbgrader metadata,
+    and nbgrader's test cells after the checklist cell (``nbgrader_test_cells``).
 
     The source's first line, the ``BANNER`` saying it is the instructor's, is not part of the notebook.
     """
     notebook = plain_notebook(text, where)
     for index, metadata in nbgrader_metadata(notebook.cells).items():
         notebook.cells[index].metadata["nbgrader"] = metadata
-    return notebook
+    return nbgrader_test_cells.with_grade_cells(notebook, where)
 
 
 def plain_notebook(text: str, where: str = "<source>") -> NotebookNode:

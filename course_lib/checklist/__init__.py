@@ -3,6 +3,19 @@
 from .cases import CASES
 from .check import Case, Implementation
 from .expect import NotRecording
+from .grade_cell import UnknownCheckError, grade_cell
 from .runner import LABS, ChecklistReport, CheckRecord, run, select
 
-__all__ = ["CASES", "LABS", "Case", "CheckRecord", "ChecklistReport", "Implementation", "NotRecording", "run", "select"]
+__all__ = [
+    "CASES",
+    "LABS",
+    "Case",
+    "CheckRecord",
+    "ChecklistReport",
+    "Implementation",
+    "NotRecording",
+    "UnknownCheckError",
+    "grade_cell",
+    "run",
+    "select",
+]

@@ -130,8 +130,8 @@ def run_notebook(mutant: Mutant) -> Body:
             body.failures.extend(_failed_rows(value))
 
     for number, cell in enumerate(mutant.notebook().cells):
-        if cell.cell_type != "code":
-            continue
+        if cell.cell_type != "code" or cell.metadata.get("nbgrader", {}).get("grade"):
+            continue  # nbgrader's test cells run the checklist's checks again
         if "checklist" in cell.metadata.get("tags", []):
             body.checklist = eval(compile(cell.source, "<checklist>", "eval"), names)  # noqa: S307 - the course's own cell
             continue

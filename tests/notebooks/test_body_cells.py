@@ -103,8 +103,9 @@ def run_body(notebook: NotebookNode, name: str) -> Run:
 
 
 def _code_cells(notebook: NotebookNode) -> Iterator[tuple[int, str | None]]:
+    """The code cells but nbgrader's test cells (the checklist's checks again, shown on stderr); ``None`` for the checklist."""
     for number, cell in enumerate(notebook.cells):
-        if cell.cell_type == "code":
+        if cell.cell_type == "code" and not cell.metadata.get("nbgrader", {}).get("grade"):
             yield number, None if "checklist" in cell.metadata.get("tags", []) else cell.source
 
 

@@ -135,7 +135,7 @@ TEXT_SOURCE = """\
 # jupyter:
 #   course:
 #     functions: [f]
-#     lab: '11.9'
+#     lab: '11.4'
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -166,7 +166,10 @@ def f():
 my_prediction = None
 
 # %% id="check" tags=["checklist"]
-checklist.run(lab="11.9", f=f)
+checklist.run(lab="11.4", f=f)
+
+# %% [markdown] id="outro"
+# The end.
 """
 
 
@@ -178,7 +181,7 @@ def test_a_source_keeps_ids_tags_metadata_and_gets_nbgrader_metadata() -> None:
     """
     notebook = generator.solution_notebook(TEXT_SOURCE)
     assert notebook.metadata == {
-        "course": {"functions": ["f"], "lab": "11.9"},
+        "course": {"functions": ["f"], "lab": "11.4"},
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
     }
     assert [(c.id, c.cell_type) for c in notebook.cells] == [
@@ -188,6 +191,9 @@ def test_a_source_keeps_ids_tags_metadata_and_gets_nbgrader_metadata() -> None:
         ("answer", "code"),
         ("predict", "code"),
         ("check", "code"),
+        ("check-10", "code"),
+        ("check-11", "code"),
+        ("outro", "markdown"),
     ]
     cells = {c.id: c for c in notebook.cells}
     assert cells["intro"].source.startswith("# A lab\n\n<details><summary>Hint</summary>")
@@ -207,9 +213,49 @@ def test_a_source_keeps_ids_tags_metadata_and_gets_nbgrader_metadata() -> None:
         "nbgrader": nbgrader("check", solution=False, locked=True),
     }
     assert "nbgrader" not in cells["predict"].metadata and "nbgrader" not in cells["intro"].metadata
+    for number in (10, 11):  # Lab 11.4's checks, each passing the functions the registry says the lab grades
+        test = cells[f"check-{number}"]
+        assert test.source.endswith(
+            f"\nchecklist.grade_cell({number}, create_compaction_entry=create_compaction_entry)"
+        )
+        assert test.metadata == {
+            "nbgrader": {**nbgrader(f"check-{number}", solution=False, locked=True), "grade": True, "points": 1}
+        }
     learner = {c.id: c for c in generator.learner_notebook(notebook).cells}
-    assert 'raise NotImplementedError("Lab 11.9 not implemented yet: f")' in learner["answer"].source
+    assert 'raise NotImplementedError("Lab 11.4 not implemented yet: f")' in learner["answer"].source
     assert learner["answer"].metadata == cells["answer"].metadata
+    assert learner["check-10"] == cells["check-10"], "the learner version keeps nbgrader's test cells, as nbgrader does"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("lab: '11.4'", "lab: '11.9'"), "lab '11.9' is not in course_lib/lab_registry.py"),
+        (('id="check" tags=["checklist"]', 'id="check"'), "exactly one cell tagged 'checklist', found 0"),
+        (('id="predict"', 'id="predict" tags=["checklist"]'), "exactly one cell tagged 'checklist', found 2"),
+        (('id="outro"', 'id="check-11"'), r"the ids \['check-11'\] are nbgrader's test cells'"),
+    ],
+    ids=["unknown-lab", "no-checklist", "two-checklists", "taken-id"],
+)
+def test_a_lab_whose_test_cells_cannot_be_placed_is_refused(change: tuple[str, str], message: str) -> None:
+    """No lab notebook is written without nbgrader's test cells (``nbgrader autograde`` would score it out of 0)."""
+    assert change[0] in TEXT_SOURCE
+    with pytest.raises(generator.nbgrader_test_cells.GradeCellError, match=message):
+        generator.solution_notebook(TEXT_SOURCE.replace(*change), "lab.py")
+
+
+@pytest.mark.parametrize("solution_path", SOLUTIONS, ids=_ids(SOLUTIONS))
+def test_every_check_of_a_lab_has_its_nbgrader_test_cell(solution_path: Path) -> None:
+    """One test cell per check of the lab, 1 point each, right after the checklist cell: what course-grade scores."""
+    notebook = _read(solution_path)
+    lab = lab_registry.lab(notebook.metadata["course"]["lab"])
+    at = next(i for i, cell in enumerate(notebook.cells) if "checklist" in _tags(cell))
+    tests = [cell for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade")]
+    assert notebook.cells[at + 1 : at + 1 + len(tests)] == tests
+    assert [cell.id for cell in tests] == [f"check-{case.number}" for case in checklist.select(lab.id)]
+    assert sum(cell.metadata["nbgrader"]["points"] for cell in tests) == CHECKS_PER_LAB[lab.id]
+    arguments = ", ".join(f"{name}={name}" for name in lab.functions)
+    assert all(cell.source.endswith(f"({cell.id.removeprefix('check-')}, {arguments})") for cell in tests)
 
 
 @pytest.mark.parametrize(
@@ -265,7 +311,7 @@ def test_the_widget_and_book_cells_keep_their_tags() -> None:
 
 
 _REGION = "    ### BEGIN SOLUTION\n    return math.pi\n    ### END SOLUTION\n"
-_LAB_HEADER = "#   course:\n#     functions: [f]\n#     lab: '11.9'\n"
+_LAB_HEADER = "#   course:\n#     functions: [f]\n#     lab: '11.4'\n"
 
 
 @pytest.mark.parametrize(

@@ -19,21 +19,39 @@ lets it through. How the released notebook is compared with ours
   locks for those cells); nothing else may differ.
 
 nbgrader runs offline in a temporary course folder, with its own Jupyter config
-folder, without a database (``--no-db``).
+folder, without a database (``--no-db``) for the release tests.
+
+Then both ways: nbgrader releases Lab 11.3 with its gradebook and autogrades five
+submissions (the solution, the untouched learner version, two mutants of
+``tests/mutants`` that pass 2 of the 3 checks, and the solution without one test
+cell), and each scores, check by check, what ``course-grade`` gives the same
+notebook's checklist tests: judged in this process (``slow``), and through the
+``course-grade`` command in its sandboxes (``sandboxed`` too).
+
+The venv's console script ``nbgrader`` runs with a ``PATH`` that lacks the venv's
+scripts folder: nbgrader runs ``alembic`` by name when it makes a gradebook, so it
+fails there, and works with the course folder's ``nbgrader_config.py`` from
+``docs/examples/`` (docs/grading.md, *nbgrader*).
 """
 
 from __future__ import annotations
 
+import copy
+import csv
 import importlib.util
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
+from grading_corpus import grade_in_process, namespace, solution
+from mutants import MUTANTS  # before the generator puts scripts/ (and its own mutants.py) first on sys.path
 from traitlets.config import Config
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -156,3 +174,189 @@ def test_nbgrader_refuses_a_solution_region_without_our_metadata(tmp_path: Path)
     nbformat.write(notebook, bare)
     with pytest.raises(AssertionError, match="Solution region detected in a non-solution cell"):
         generate_assignment(tmp_path / "course", [bare], MARKER)
+
+
+SCRIPTS = Path(sysconfig.get_path("scripts"))
+"""The venv's console scripts: ``nbgrader``, and the ``alembic`` it runs by name."""
+EXAMPLE_CONFIG = ROOT / "docs" / "examples" / "nbgrader_config.py"
+
+
+def path_without_the_venv() -> str:
+    """``PATH`` as a shell that never activated the venv has it (a cron job, a CI step): no scripts folder."""
+    kept = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and Path(p).resolve() != SCRIPTS.resolve()]
+    return os.pathsep.join(kept or [os.defpath])
+
+
+def console_nbgrader(course: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    """``.venv/bin/nbgrader ARGUMENTS`` in ``course``, with a ``PATH`` without the venv's scripts folder."""
+    environment = os.environ | {
+        "PATH": path_without_the_venv(),
+        "JUPYTER_CONFIG_DIR": str(course / ".jupyter"),
+        "JUPYTER_DATA_DIR": str(course / ".data"),
+        "PYTHONPATH": str(ROOT),  # the kernels grade with this checkout's course_lib
+    }
+    return subprocess.run(
+        [str(SCRIPTS / "nbgrader"), *arguments],
+        cwd=course,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def alembic_versions(gradebook: Path) -> list[tuple[str, ...]]:
+    with sqlite3.connect(gradebook) as db:
+        if not db.execute("SELECT name FROM sqlite_master WHERE name = 'alembic_version'").fetchall():
+            return []
+        return db.execute("SELECT version_num FROM alembic_version").fetchall()
+
+
+@pytest.mark.slow  # three nbgrader start-ups
+def test_the_console_script_works_without_the_venv_on_path_with_the_example_config(tmp_path: Path) -> None:
+    """Without the config a gradebook cannot be made (nbgrader's cause); with it, the version is recorded."""
+    if shutil.which("alembic", path=path_without_the_venv()):
+        pytest.skip("another alembic is on PATH outside the venv: nbgrader would find that one")
+    bare, configured = tmp_path / "bare", tmp_path / "configured"
+    bare.mkdir()
+    configured.mkdir()
+    shutil.copy(EXAMPLE_CONFIG, configured / "nbgrader_config.py")
+
+    version = console_nbgrader(bare, "--version")
+    assert version.returncode == 0 and "nbgrader version" in version.stdout, version.stderr
+    failed = console_nbgrader(bare, "db", "student", "list")
+    assert failed.returncode != 0 and "No such file or directory: 'alembic'" in failed.stderr, failed.stderr
+    assert alembic_versions(bare / "gradebook.db") == [], "the failed run leaves a gradebook without its version"
+
+    listed = console_nbgrader(configured, "db", "student", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert "There are 0 students in the database" in listed.stdout
+    assert len(alembic_versions(configured / "gradebook.db")) == 1
+
+
+# --- nbgrader autograde against course-grade: the same checklist score ----------------------------------
+
+GRADED_LAB = "11.3"
+PARTLY_RIGHT = ("11_3_overflow_not_charged", "11_3_empty_path_crashes")
+"""Two of tests/mutants with 2 of Lab 11.3's 3 checks: one fails check 8, one crashes in check 7."""
+DELETED_TEST = "check-8"
+
+
+def submissions(released: Any) -> dict[str, Any]:
+    """What each student hands in: the released notebook, its exercise cells as the solution or a mutant has them.
+
+    ``stub`` hands it in untouched; ``deleted`` is the solution with a test cell removed (nbgrader puts it back).
+    """
+
+    def answered(done: Any) -> Any:
+        notebook = copy.deepcopy(released)
+        answers = {cell.id: cell.source for cell in done.cells if "exercise" in cell.metadata.get("tags", [])}
+        assert answers and set(answers) <= {cell.id for cell in notebook.cells}
+        for cell in notebook.cells:
+            cell.source = answers.get(cell.id, cell.source)
+        return notebook
+
+    handed_in = {"solution": answered(solution(GRADED_LAB)), "stub": copy.deepcopy(released)}
+    for mutant in MUTANTS:
+        if mutant.name in PARTLY_RIGHT:
+            handed_in[mutant.name.replace("_", "-")] = answered(mutant.notebook())
+    deleted = copy.deepcopy(handed_in["solution"])
+    deleted.cells = [cell for cell in deleted.cells if cell.id != DELETED_TEST]
+    handed_in["deleted"] = deleted
+    assert len(handed_in) == 5
+    return handed_in
+
+
+@pytest.fixture(scope="module")
+def autograded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict[str, float]]]:
+    """nbgrader's scores of each submission, per test cell, and the folder of the notebooks it graded.
+
+    The whole round runs as an instructor's would, with the console script and a PATH without the venv:
+    generate_assignment (with its gradebook), the submissions in ``submitted/``, autograde.
+    """
+    from nbgrader.api import Gradebook
+
+    course = tmp_path_factory.mktemp("nbgrader-course")
+    path = next(p for p in SOLUTIONS if p.stem == "lab_11_3_build_context")
+    (course / "source" / ASSIGNMENT).mkdir(parents=True)
+    shutil.copy(path, course / "source" / ASSIGNMENT / path.name)
+    config = EXAMPLE_CONFIG.read_text(encoding="utf-8") + f"\nc.CourseDirectory.root = {str(course)!r}\n"
+    (course / "nbgrader_config.py").write_text(config, encoding="utf-8")
+    generated = console_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    assert generated.returncode == 0, generated.stderr
+    released = nbformat.read(course / "release" / ASSIGNMENT / path.name, as_version=4)
+    graded = course / "course-grade"
+    graded.mkdir()
+    handed_in = submissions(released)
+    for student, notebook in handed_in.items():
+        folder = course / "submitted" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        nbformat.write(notebook, folder / path.name)
+        nbformat.write(notebook, graded / f"{student}_lab_11_3.ipynb")
+    done = console_nbgrader(course, "autograde", ASSIGNMENT, "--force")
+    assert done.returncode == 0, done.stderr
+    scores: dict[str, dict[str, float]] = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for student in handed_in:
+            notebook = gradebook.find_submission_notebook(path.stem, ASSIGNMENT, student)
+            assert notebook.max_score == 3, f"{student}: nbgrader scores Lab 11.3 out of {notebook.max_score}"
+            scores[student] = {
+                grade.name: float(grade.score) for grade in notebook.grades if grade.name.startswith("check-")
+            }
+    return graded, scores
+
+
+def expected_scores() -> dict[str, dict[str, float]]:
+    """What each submission must score, per check (the mutants' own modules say which check they fail)."""
+    full = {"check-7": 1.0, "check-8": 1.0, "check-9": 1.0}
+    return {
+        "solution": full,
+        "deleted": full,
+        "stub": dict.fromkeys(full, 0.0),
+        "11-3-overflow-not-charged": full | {"check-8": 0.0},
+        "11-3-empty-path-crashes": full | {"check-7": 0.0},
+    }
+
+
+def checklist_part(tests: list[tuple[str, float]]) -> dict[str, float]:
+    """course-grade's checklist tests of a row, as nbgrader's test cells are named: ``{"check-7": 1.0, …}``."""
+    return {f"check-{number}": score for number, score in tests if not number.startswith("H")}
+
+
+@pytest.mark.slow  # nbgrader starts a kernel per submission
+def test_nbgrader_autograde_scores_the_checklist_as_course_grade_judges_it(
+    autograded: tuple[Path, dict[str, dict[str, float]]],
+) -> None:
+    """Per check and in total, nbgrader's score is course-grade's checklist part (its judging, here in process)."""
+    graded, nbgrader_scores = autograded
+    assert nbgrader_scores == expected_scores()
+    for student, scores in nbgrader_scores.items():
+        notebook = nbformat.read(graded / f"{student}_lab_11_3.ipynb", as_version=4)
+        result = grade_in_process(GRADED_LAB, namespace(GRADED_LAB, notebook), counterexamples=False)
+        assert checklist_part([(test.number, test.score) for test in result.tests]) == scores, student
+        assert len([test for test in result.tests if test.hidden]) == 4, "the hidden tests are course-grade's alone"
+
+
+@pytest.mark.slow
+@pytest.mark.sandboxed  # course-grade grades in bubblewrap sandboxes
+def test_nbgrader_autograde_scores_the_checklist_as_the_course_grade_command_does(
+    autograded: tuple[Path, dict[str, dict[str, float]]],
+) -> None:
+    """The same notebooks through ``course-grade``: its CSV's checklist columns are nbgrader's scores."""
+    graded, nbgrader_scores = autograded
+    grades = graded.parent / "grades.csv"
+    done = subprocess.run(
+        [str(SCRIPTS / "course-grade"), str(graded), "--labs", str(ROOT / "labs"), "--out", str(grades), "-j", "2"],
+        cwd=graded.parent,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    with grades.open(encoding="utf-8", newline="") as file:
+        rows = list(csv.DictReader(file))
+    assert len(rows) == len(nbgrader_scores)
+    for row in rows:
+        assert row["status"] in {"ok", "error"}, row["notes"]
+        tests = [(column.split()[1], float(row[column])) for column in row if column.startswith(f"{GRADED_LAB} ")]
+        assert checklist_part(tests) == nbgrader_scores[row["student"]], row["student"]
