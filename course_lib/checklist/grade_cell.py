@@ -5,7 +5,7 @@ checklist cell (``scripts/make_learner_labs.py`` writes them), so ``nbgrader
 autograde`` scores a submission one point per check, as ``course-grade`` scores
 the checklist's tests. Why it reports on stderr and never raises: nbgrader scores
 a test cell 0 when its outputs hold an error *or any text on stderr*, and full
-marks otherwise (``nbgrader.utils.determine_grade``, in every release since 0.5),
+marks otherwise (``nbgrader.utils.determine_grade``, in the 0.9 the course pins),
 so a line on stderr costs the point exactly as an ``AssertionError`` would, while
 a learner's notebook still runs top to bottom without a traceback (its stubs only
 make the checklist say "not implemented yet"). Nothing is returned: a value would
