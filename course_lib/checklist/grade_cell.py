@@ -31,7 +31,7 @@ from ..errors import CourseError
 from ..i18n import MESSAGES
 from .cases import CASES
 from .check import Case, Implementation
-from .runner import FUNCTION_NAMES, HEADERS, MARKS, CheckRecord, UnknownFunctionError, run_case
+from .runner import FUNCTION_NAMES, MARKS, CheckRecord, UnknownFunctionError, run_case
 
 
 class UnknownCheckError(CourseError, LookupError):
@@ -70,5 +70,7 @@ def _case(number: int, functions: dict[str, Callable[..., Any]]) -> Case:
 def failure_line(record: CheckRecord) -> str:
     """``check 7 · fixed_costs_come_first: ❌ failed: R16: …``, in the reader's language (words the checklist uses)."""
     mark, word = MARKS[record.status]
-    line = f"{MESSAGES(HEADERS[2])} {record.number} · {record.name}: {mark} {MESSAGES(word)}"
-    return f"{line}: {record.message}" if record.message else line
+    line = MESSAGES("check {number} · {name}: {status}").format(
+        number=record.number, name=record.name, status=f"{mark} {MESSAGES(word)}"
+    )
+    return MESSAGES("{line}: {why}").format(line=line, why=record.message) if record.message else line
