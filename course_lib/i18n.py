@@ -132,6 +132,23 @@ def message(text: str) -> str:
     return text
 
 
+def notebook_messages(stem: str, start: Path | None = None) -> Messages:
+    """A notebook's own sentences (its code cells' ``tr("…")``) in the reader's language.
+
+    They live in the notebook's catalog beside its prose
+    (``locale/<locale>/LC_MESSAGES/notebooks/<stem>.po``, scripts/notebook_catalogs.py), found in
+    the folder a notebook runs in (``start``, by default the working directory) or the nearest
+    folder above it whose ``locale`` folder holds notebook catalogs. Both editions run the same code, so a Chinese
+    notebook's tables and lines are Chinese only through this catalog; with no catalog found
+    (a notebook copied out of the repository), every sentence reads in English.
+    """
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if any((folder / "locale").glob("*/LC_MESSAGES/notebooks")):
+            return Messages(f"notebooks/{stem}", folder / "locale")
+    return Messages(f"notebooks/{stem}", here / "locale")
+
+
 LOCALE_FOLDER = Path(__file__).resolve().parent / "locale"
 MESSAGES = Messages("course_lib", LOCALE_FOLDER)
 """``course_lib``'s own messages (the checklist, the rules, the learner-facing commands)."""

@@ -189,6 +189,20 @@ def prediction_table(
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis(MESSAGES("prediction"))
 
 
+def verdict_table(rows: Mapping[Any, tuple[Any, str, bool]], *, function: str, index: str) -> pd.DataFrame:
+    """A lab's run over its cases: each case's hand-worked answer, what the learner's function did, ✅ or ❌.
+
+    ``rows`` maps each case to ``(answer, shown, ok)``; the headers are in the reader's
+    language, the cases and answers as the lab states them.
+    """
+    yours_column = MESSAGES("your {function}").format(function=function)
+    table = {
+        what: {MESSAGES(WORKED_ANSWER): answer, yours_column: shown, "ok": "✅" if ok else "❌"}
+        for what, (answer, shown, ok) in rows.items()
+    }
+    return pd.DataFrame.from_dict(table, orient="index").rename_axis(index)
+
+
 def _same(left: Any, right: Any) -> bool:
     """Equal as the learner would mean it: ``"Rejected"`` is ``"rejected"``, a set of ids is the sorted list."""
     return _normal(left) == _normal(right)

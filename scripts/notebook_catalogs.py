@@ -3,8 +3,10 @@
 ``locale/<locale>/LC_MESSAGES/notebooks/<source stem>.po`` holds one message per markdown
 cell of ``labs/sources/<stem>.py`` or ``notebooks/sources/<stem>.py``: its context
 (``msgctxt``) is the cell's id, its ``msgid`` the cell's text exactly as jupytext reads
-it from the source, its ``msgstr`` the translated cell. Code cells are never in a
-catalog: both editions run the same code.
+it from the source, its ``msgstr`` the translated cell. Code is never in a catalog: both
+editions run the same code cells. What a code cell prints or tables in words is written
+``tr("English sentence {field}")`` (``course_lib.i18n.notebook_messages``), and each such
+sentence is one more message of the catalog, with no context, after the cells.
 
 Usage: ``python scripts/notebook_catalogs.py [--language zh] [STEM ...]`` writes each
 source's catalog afresh from the source (every source when no stem is given): a cell
@@ -17,6 +19,7 @@ an empty translation; a removed cell leaves the catalog.
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
 import sys
 from collections.abc import Iterator
@@ -63,6 +66,41 @@ def markdown_cells(source: Path) -> Iterator[tuple[str, str]]:
             yield str(cell.metadata.get("id", "")), str(cell.source)  # the source's id="…" (make_learner_labs)
 
 
+TRANSLATOR = "tr"
+"""The name a notebook's code gives its translator: ``tr = i18n.notebook_messages("<stem>")``."""
+
+
+def code_messages(source: Path) -> Iterator[str]:
+    """Each sentence ``source``'s code cells hand to ``tr("…")``, once, in order of first use.
+
+    Only a literal string is a message: ``tr(f"…")`` or ``tr(name)`` is refused, naming the
+    source and the line, since no catalog could hold what it will say."""
+    notebook = jupytext.read(source, fmt=TEXT_FORMAT)
+    seen: dict[str, None] = {}
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        calls = [
+            node
+            for node in ast.walk(ast.parse(str(cell.source)))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == TRANSLATOR
+        ]
+        for node in sorted(calls, key=lambda call: (call.lineno, call.col_offset)):  # as the cell reads
+            first = node.args[0] if node.args else None
+            if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                cell_id = cell.metadata.get("id", "?")
+                raise SystemExit(f"{source.name}, cell {cell_id}, line {node.lineno}: tr() takes a literal string")
+            seen.setdefault(first.value)
+    return iter(seen)
+
+
+def messages(source: Path) -> Iterator[tuple[str | None, str]]:
+    """Every message of ``source``'s catalog as ``(context, English)``: the markdown cells, then the code's sentences."""
+    yield from markdown_cells(source)
+    for text in code_messages(source):
+        yield None, text
+
+
 def catalog_path(stem: str, language: str) -> Path:
     locale = i18n.LOCALES[language]
     if locale is None:
@@ -97,6 +135,7 @@ def updated(source: Path, language: str) -> Catalog:
     new = Catalog(
         locale=i18n.LOCALES[language], project=PROJECT, fuzzy=False, copyright_holder=HOLDER, header_comment=HEADER
     )
+    said = {str(message.id): message for message in old if message.id and not message.context}
     for cell_id, text in markdown_cells(source):
         before = by_cell.get(cell_id)
         if before is None:
@@ -105,6 +144,9 @@ def updated(source: Path, language: str) -> Catalog:
             new.add(text, before.string, context=cell_id, flags=before.flags)
         else:
             new.add(text, before.string, context=cell_id, flags={"fuzzy"}, previous_id=before.id)
+    for text in code_messages(source):  # keyed by their English: a changed sentence is a new message
+        sentence = said.get(text)
+        new.add(text, sentence.string if sentence else "", flags=sentence.flags if sentence else ())
     return new
 
 

@@ -106,11 +106,12 @@ SHIPPED = tuple(language for language in i18n.LANGUAGES if i18n.LOCALES[language
 
 
 def notebook_domain(source: Path) -> Domain:
-    """A notebook source's markdown cells, one message per cell keyed by its id (scripts/notebook_catalogs.py)."""
+    """A notebook source's markdown cells, one message per cell keyed by its id, and its code's ``tr("…")``
+    sentences (scripts/notebook_catalogs.py)."""
     return Domain(
         name=f"notebooks/{source.stem}",
         catalog=lambda language: notebook_catalogs.catalog_path(source.stem, language),
-        messages=lambda: list(notebook_catalogs.markdown_cells(source)),
+        messages=lambda: list(notebook_catalogs.messages(source)),
     )
 
 

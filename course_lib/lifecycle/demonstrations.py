@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..i18n import MESSAGES
 from ..models import SessionEntry
 from .errors import SessionLockedError
 from .prefix_reuse import PrefixReuse, append_only_requests, measure_prefix_reuse, rewrite_history_requests
@@ -34,21 +35,22 @@ def demonstrate_prefix_reuse(entries: Sequence[SessionEntry]) -> tuple[PrefixReu
 
 
 def prefix_reuse_table(*reports: PrefixReuse) -> Any:
-    """Side by side, one row per strategy (a pandas table)."""
+    """Side by side, one row per strategy (a pandas table), its headers in the reader's language."""
     import pandas as pd
 
+    strategy = MESSAGES("strategy")
     return pd.DataFrame(
         [
             {
-                "strategy": report.strategy,
-                "requests": len(report.rows),
-                "prefix breaks": report.prefix_breaks,
-                "reused messages": f"{report.message_ratio:.1%}",
-                "reused tokens": f"{report.token_ratio:.1%}",
+                strategy: report.strategy,
+                MESSAGES("requests"): len(report.rows),
+                MESSAGES("prefix breaks"): report.prefix_breaks,
+                MESSAGES("reused messages"): f"{report.message_ratio:.1%}",
+                MESSAGES("reused tokens"): f"{report.token_ratio:.1%}",
             }
             for report in reports
         ]
-    ).set_index("strategy")
+    ).set_index(strategy)
 
 
 @dataclass(frozen=True)

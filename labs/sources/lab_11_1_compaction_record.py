@@ -43,11 +43,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 import course_lib
-from course_lib import InMemorySessionStore, JsonlSessionStore, checklist, chapter_example, lab_helpers, to_json_dict
+from course_lib import InMemorySessionStore, JsonlSessionStore, checklist, chapter_example, i18n, lab_helpers, to_json_dict
 from course_lib.models import NonBlankStr, NonNegative, Number, Seq
 from course_lib.parsing import session_entry_error
 
 pd.set_option("display.max_colwidth", None)
+tr = i18n.notebook_messages("lab_11_1_compaction_record")  # this lab's sentences in your language
 
 # %% [markdown] id="lab11-1-03"
 # ## 1 · The example: `compact-1`
@@ -78,7 +79,7 @@ my_prediction = {"tokensBefore 1000000 (wrong, but finite)": None, "tokensBefore
 # %% id="lab11-1-06"
 variants = lab_helpers.compaction_variants(compact_1)  # the course's catalogue: (variant, "accepted" or the field the error names)
 # the answers appear once your three predictions above are written: predict first, then look
-lab_helpers.after_predicting(my_prediction, {what: answer for what, (_, answer) in variants.items()}, index="variant")
+lab_helpers.after_predicting(my_prediction, {what: answer for what, (_, answer) in variants.items()}, index=tr("variant"))
 
 
 # %% [markdown] id="lab11-1-07"
@@ -255,10 +256,10 @@ def judged(value, answer):
     tried = lab_helpers.attempt(lambda: parse_session_entry(value))
     if answer == "accepted":  # R4: accepted as given, so the parsed entry reads back as the variant
         if tried.accepted and to_json_dict(tried.value) != value:
-            return "accepted, but the fields changed", False
+            return tr("accepted, but the fields changed"), False
         return tried.shown, tried.accepted
     if tried.rejected and not (tried.names("compact-1") and answer in tried.message):  # R2
-        return f"{tried.shown} ← must name compact-1 and {answer}", False
+        return tr("{shown} ← must name compact-1 and {field}").format(shown=tried.shown, field=answer), False
     return tried.shown, tried.rejected
 
 
@@ -266,8 +267,8 @@ with lab_helpers.until_implemented():
     rows = {}
     for what, (value, answer) in variants.items():
         got, ok = judged(value, answer)
-        rows[what] = {"hand-worked answer": answer, "your parser": got, "ok": "✅" if ok else "❌"}
-    display(pd.DataFrame.from_dict(rows, orient="index").rename_axis("variant"))
+        rows[what] = answer, got, ok
+    display(lab_helpers.verdict_table(rows, function="parser", index=tr("variant")))
 
 # %% [markdown] id="b580e5fb"
 # ### Your prediction
@@ -298,12 +299,12 @@ with lab_helpers.until_implemented():
     source["summary"]["goal"] = "changed goal"
 
     display(pd.DataFrame(
-        {"caller's dict now": [source["summary"]["goal"], source["summary"]["decisions"]],
-         "parsed entry": [parsed.summary.goal, list(parsed.summary.decisions)]},
+        {tr("caller's dict now"): [source["summary"]["goal"], source["summary"]["decisions"]],
+         tr("parsed entry"): [parsed.summary.goal, list(parsed.summary.decisions)]},
         index=["summary.goal", "summary.decisions"],
     ))
-    lab_helpers.compare(parsed.summary.goal, "Verify session restore and JSONL writes.", "parsed summary.goal")
-    lab_helpers.compare(parsed.summary.decisions, ["Restore only the active path."], "parsed summary.decisions")
+    lab_helpers.compare(parsed.summary.goal, "Verify session restore and JSONL writes.", tr("parsed summary.goal"))
+    lab_helpers.compare(parsed.summary.decisions, ["Restore only the active path."], tr("parsed summary.decisions"))
 
     for what, change in {
         "parsed.summary.goal = 'x'": lambda: setattr(parsed.summary, "goal", "x"),
@@ -311,9 +312,9 @@ with lab_helpers.until_implemented():
     }.items():
         try:
             change()
-            print(f"⚠️ {what}: allowed, so whoever holds the entry can change it in place")
+            print(tr("⚠️ {change}: allowed, so whoever holds the entry can change it in place").format(change=what))
         except (ValidationError, AttributeError, TypeError) as exc:
-            print(f"✅ {what}: refused ({type(exc).__name__})")
+            print(tr("✅ {change}: refused ({error})").format(change=what, error=type(exc).__name__))
 
 # %% [markdown] id="lab11-1-15"
 # ## 5 · The stores need no compaction code (R7, R9)
@@ -330,18 +331,18 @@ with lab_helpers.until_implemented(), tempfile.TemporaryDirectory() as folder:
     memory = InMemorySessionStore(parse=parse_session_entry)
     for entry in (root, compaction):
         memory.append(entry)
-    lab_helpers.compare(to_json_dict(memory.entries()) == [root, compaction], True, "in-memory entries equal to the appended ones")
+    lab_helpers.compare(to_json_dict(memory.entries()) == [root, compaction], True, tr("in-memory entries equal to the appended ones"))
 
     file = Path(folder) / "session.jsonl"
     with JsonlSessionStore.open(file, parse=parse_session_entry) as store:
         for entry in (root, compaction):
             store.append(entry)
     lines = file.read_text().splitlines()
-    display(pd.DataFrame({"starts with": [line[:72] + " …" for line in lines]}, index=range(1, len(lines) + 1)).rename_axis("line"))
+    display(pd.DataFrame({tr("starts with"): [line[:72] + " …" for line in lines]}, index=range(1, len(lines) + 1)).rename_axis(tr("line")))
 
     reopened = JsonlSessionStore.open(file, parse=parse_session_entry).entries()
-    lab_helpers.compare(to_json_dict(reopened) == [root, compaction], True, "reopened entries equal to the appended ones")
-    lab_helpers.compare(type(reopened[1]) is CompactionEntry, True, "the reopened compaction is your CompactionEntry")
+    lab_helpers.compare(to_json_dict(reopened) == [root, compaction], True, tr("reopened entries equal to the appended ones"))
+    lab_helpers.compare(type(reopened[1]) is CompactionEntry, True, tr("the reopened compaction is your CompactionEntry"))
 
 # %% [markdown] id="lab11-1-17"
 # ## 6 · Checklist

@@ -45,11 +45,13 @@ from course_lib import (
     UserMessage,
     checklist,
     chapter_example,
+    i18n,
     lab_helpers,
     tool_facts,
 )
 
 pd.set_option("display.max_colwidth", None)
+tr = i18n.notebook_messages("lab_11_2_group_interactions")  # this lab's sentences in your language
 
 # %% [markdown] id="lab11-2-03"
 # ## 1 · The example: ten entries
@@ -218,8 +220,8 @@ with lab_helpers.until_implemented():
     lab_helpers.compare([[entry.id for entry in group.entries] for group in groups], hand_worked, "groups")
     by_id = {entry.id: entry for entry in opening}
     lab_helpers.compare([entry for group in groups for entry in group.entries], [by_id[i] for group in hand_worked for i in group],
-                   "the groups' entries",
-                   brief="u1 … a3, field by field equal to the path's")
+                   tr("the groups' entries"),
+                   brief=tr("u1 … a3, field by field equal to the path's"))
 
 
 # %% [markdown] id="2e4f7f65"
@@ -252,8 +254,8 @@ with lab_helpers.until_implemented():
     groups = group_interactions(opening)
     read_call = groups[2].entries[1].message.content[1]  # calls → its read-1 ToolCall
     read_call.arguments["path"] = "changed.ts"
-    lab_helpers.compare(read_call.arguments, {"path": "changed.ts"}, "read-1 arguments in the group")
-    lab_helpers.compare(opening[6].message.content[1].arguments, {"path": "context.ts"}, "read-1 arguments on the path")
+    lab_helpers.compare(read_call.arguments, {"path": "changed.ts"}, tr("read-1 arguments in the group"))
+    lab_helpers.compare(opening[6].message.content[1].arguments, {"path": "context.ts"}, tr("read-1 arguments on the path"))
 
 # %% [markdown] id="lab11-2-13"
 # ## 4 · Predict, then run: order does not matter, ids do
@@ -284,9 +286,9 @@ with lab_helpers.until_implemented():
     rows = {}
     for shorthand, answer in cases.items():
         tried = what_happens(shorthand)
-        hand = f"error naming {', '.join(answer)}" if isinstance(answer, tuple) else " | ".join(map(", ".join, answer))
-        rows[shorthand] = {"hand-worked answer": hand, "your function": shown(tried), "ok": "✅" if as_predicted(answer, tried) else "❌"}
-    display(pd.DataFrame.from_dict(rows, orient="index").rename_axis("path"))
+        hand = tr("error naming {ids}").format(ids=", ".join(answer)) if isinstance(answer, tuple) else " | ".join(map(", ".join, answer))
+        rows[shorthand] = hand, shown(tried), as_predicted(answer, tried)
+    display(lab_helpers.verdict_table(rows, function="function", index=tr("path")))
 
 # %% [markdown] id="lab11-2-15"
 # The second row moves `r-test` before `calls` and is still one valid group: the pairing uses id sets, and `r-test` keeps its place on the path. The third row shows that an assistant progress message and a system patch between the results change nothing. The fourth keeps a system patch between two groups, where it joins neither. The last six each break one rule and are stopped before any budget sees them; in the very last, `read-1` is answered only in the next group: too late, its own group ended without the result.

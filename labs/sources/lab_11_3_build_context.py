@@ -46,10 +46,12 @@ from course_lib import (
     current_system_message,
     chapter_example,
     group_interactions,
+    i18n,
     lab_helpers,
 )
 
 pd.set_option("display.max_colwidth", None)
+tr = i18n.notebook_messages("lab_11_3_build_context")  # this lab's sentences in your language
 
 # %% [markdown] id="lab11-3-03"
 # ## 1 · The example: 31 tokens
@@ -253,7 +255,7 @@ with lab_helpers.until_implemented():
         lab_helpers.compare(getattr(result, field), hand_worked[field], field)
     by_id = {entry.id: entry.message for entry in opening}  # the table's messages: sys, then the kept entries
     lab_helpers.compare(result.messages, [by_id["sys"], *(by_id[i] for i in hand_worked["kept_entry_ids"])], "messages",
-                   brief="sys, then u2 … a3, field by field")
+                   brief=tr("sys, then u2 … a3, field by field"))
 
 
 # %% [markdown] id="de659216"
@@ -335,8 +337,8 @@ with lab_helpers.until_implemented(expects=SHAPE):
     calls = first.messages[4]  # sys, u2, a2, u3, calls
     calls.content[1].arguments["path"] = "changed.ts"
     second = build_context(opening, **chapter_example.OPENING_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
-    lab_helpers.compare(opening[6].message.content[1].arguments, {"path": "context.ts"}, "read-1 arguments in the session")
-    lab_helpers.compare(second.messages[4].content[1].arguments, {"path": "context.ts"}, "read-1 arguments in a later build")
+    lab_helpers.compare(opening[6].message.content[1].arguments, {"path": "context.ts"}, tr("read-1 arguments in the session"))
+    lab_helpers.compare(second.messages[4].content[1].arguments, {"path": "context.ts"}, tr("read-1 arguments in a later build"))
 
 # %% [markdown] id="lab11-3-19"
 # ## 7 · Checklist

@@ -42,12 +42,14 @@ from course_lib import (
     checklist,
     chapter_example,
     group_interactions,
+    i18n,
     lab_helpers,
     parse_session_entry,
     to_json_dict,
 )
 
 pd.set_option("display.max_colwidth", None)
+tr = i18n.notebook_messages("lab_11_4_create_compaction_entry")  # this lab's sentences in your language
 
 # %% [markdown] id="lab11-4-03"
 # ## 1 · The example: `compact-1`
@@ -200,15 +202,15 @@ with lab_helpers.until_implemented():
                                         first_kept_entry_id="u2", tokens_before=29)
     display(lab_helpers.fields_table(compact_1))
     lab_helpers.compare(compact_1.parent_id, "a3", "parent_id")
-    lab_helpers.compare(compact_1, chapter_example.compact_1_wire(), "every field", brief="the chapter's compact-1")
-    lab_helpers.compare(len(opening), 10, "entries on the path afterwards (nothing appended)")
-    lab_helpers.compare(to_json_dict(opening) == before, True, "the path is unchanged")
+    lab_helpers.compare(compact_1, chapter_example.compact_1_wire(), tr("every field"), brief=tr("the chapter's compact-1"))
+    lab_helpers.compare(len(opening), 10, tr("entries on the path afterwards (nothing appended)"))
+    lab_helpers.compare(to_json_dict(opening) == before, True, tr("the path is unchanged"))
 
     callers_summary = to_json_dict(chapter_example.compact_1_summary())
     entry = create_compaction_entry(opening, id="compact-1", timestamp=100, summary=callers_summary,
                                     first_kept_entry_id="u2", tokens_before=29)
     callers_summary["next"].append("changed by the caller later")  # the caller keeps editing its dict
-    lab_helpers.compare(entry.summary.next, ["Add a regression test."], "the entry's summary.next after the caller's edit")
+    lab_helpers.compare(entry.summary.next, ["Add a regression test."], tr("the entry's summary.next after the caller's edit"))
 
 
 # %% [markdown] id="6534ea62"
@@ -256,9 +258,8 @@ with lab_helpers.until_implemented():
     rows = {}
     for entry_id, answer in hand_first_kept.items():
         tried = try_first_kept(entry_id)
-        rows[entry_id] = {"hand-worked answer": answer, "your function": tried.shown,
-                          "ok": "✅" if as_worked(entry_id, answer, tried) else "❌"}
-    display(pd.DataFrame.from_dict(rows, orient="index").rename_axis("firstKeptEntryId"))
+        rows[entry_id] = answer, tried.shown, as_worked(entry_id, answer, tried)
+    display(lab_helpers.verdict_table(rows, function="function", index="firstKeptEntryId"))
 
 # %% [markdown] id="lab11-4-13"
 # Two more rejections: there is nothing to compact on an empty path (no parent), and `a3` is already taken as an id. ✅ means a `ValueError` (your `CompactionError`), naming `a3` for the second.
@@ -266,9 +267,9 @@ with lab_helpers.until_implemented():
 # %% id="lab11-4-14"
 with lab_helpers.until_implemented():
     for what, call, names in (
-        ("an empty path", lambda: create_compaction_entry(
+        (tr("an empty path"), lambda: create_compaction_entry(
             [], id="compact-1", timestamp=100, summary=summary, first_kept_entry_id="u2", tokens_before=29), ()),
-        ("id 'a3' (already on the path)", lambda: create_compaction_entry(
+        (tr("id 'a3' (already on the path)"), lambda: create_compaction_entry(
             opening, id="a3", timestamp=100, summary=summary, first_kept_entry_id="u2", tokens_before=29), ("a3",)),
     ):
         tried = lab_helpers.attempt(call)
@@ -287,7 +288,7 @@ with lab_helpers.until_implemented():
         store.append(entry)
     compact_1 = create_compaction_entry(store.path_to("a3"), id="compact-1", timestamp=100, summary=summary,
                                         first_kept_entry_id="u2", tokens_before=29)
-    print(f"entries in the store before the caller appends: {len(store)}")
+    print(tr("entries in the store before the caller appends: {count}").format(count=len(store)))
     store.append(compact_1)  # the write is the caller's decision
     for entry in PathBuilder(store.path_to("compact-1")).user("u4", "Add a regression test.").assistant(
             "a4", "Added the regression test.").entries[-2:]:

@@ -51,11 +51,13 @@ from course_lib import (
     current_system_message,
     chapter_example,
     group_interactions,
+    i18n,
     lab_helpers,
     to_json_dict,
 )
 
 pd.set_option("display.max_colwidth", None)
+tr = i18n.notebook_messages("lab_11_5_resume_from_compaction")  # this lab's sentences in your language
 
 # %% [markdown] id="lab11-5-03"
 # ## 1 · The example: the resumed path
@@ -79,7 +81,7 @@ lab_helpers.path_table(resumed, chapter_example.teaching_estimator)
 # %% id="lab11-5-06"
 summary_text = compaction_summary_text(chapter_example.compact_1_summary())
 print(summary_text)
-print(f"\ncost: {len(summary_text.split())} tokens")
+print("\n" + tr("cost: {tokens} tokens").format(tokens=len(summary_text.split())))
 
 # %% [markdown] id="lab11-5-07"
 # ### Predict
@@ -384,11 +386,11 @@ with lab_helpers.until_implemented():
     display(lab_helpers.messages_table(result, chapter_example.teaching_estimator))
     for field in ("kept_entry_ids", "reason", "tokens"):
         lab_helpers.compare(getattr(result, field), hand_resumed[field], field)
-    lab_helpers.compare(result.messages[1].content[0].text == summary_text, True, "message 2 is the summary text")
+    lab_helpers.compare(result.messages[1].content[0].text == summary_text, True, tr("message 2 is the summary text"))
     by_id = {entry.id: entry.message for entry in resumed if entry.type == "message"}
-    lab_helpers.compare(result.messages[0], by_id["sys"], "message 1 (the replayed system)")
-    lab_helpers.compare(result.messages[2:], [by_id[i] for i in AFTER_U2], "messages 3–11",
-                   brief="u2 … a4, field by field")
+    lab_helpers.compare(result.messages[0], by_id["sys"], tr("message 1 (the replayed system)"))
+    lab_helpers.compare(result.messages[2:], [by_id[i] for i in AFTER_U2], tr("messages 3–11"),
+                   brief=tr("u2 … a4, field by field"))
 
 
 # %% [markdown] id="7b441ef5"
@@ -430,13 +432,13 @@ with lab_helpers.until_implemented():
     result = build_context(replay_path, max_tokens=200, reserved_output=4, safety_margin=2,
                            estimate_tokens=chapter_example.teaching_estimator)
     display(lab_helpers.messages_table(result, chapter_example.teaching_estimator))
-    lab_helpers.compare(result.messages[0], hand_replay["system"], "the replayed system message")
+    lab_helpers.compare(result.messages[0], hand_replay["system"], tr("the replayed system message"))
     lab_helpers.compare([message.role for message in result.messages], hand_replay["roles"], "roles")
     lab_helpers.compare(result.kept_entry_ids, hand_replay["kept_entry_ids"], "kept_entry_ids")
-    lab_helpers.compare(result.messages[1].content[0].text, summary_text, "message 2", brief="compact-1's summary text")
+    lab_helpers.compare(result.messages[1].content[0].text, summary_text, tr("message 2"), brief=tr("compact-1's summary text"))
     by_id = {entry.id: entry.message for entry in replay_path if entry.type == "message"}
-    lab_helpers.compare(result.messages[2:], [by_id[i] for i in hand_replay["kept_entry_ids"]], "messages 3–6",
-                   brief="u2, a2, u3, a3, field by field")
+    lab_helpers.compare(result.messages[2:], [by_id[i] for i in hand_replay["kept_entry_ids"]], tr("messages 3–6"),
+                   brief=tr("u2, a2, u3, a3, field by field"))
 
 # %% [markdown] id="lab11-5-25"
 # The compaction needs no copy of the prompt: the prompt is whatever the system messages on the path say, so replaying the whole path gives the same answer a snapshot would. For the same reason a system message can never be a cut point: Lab 11.4's `create_compaction_entry` rejects `firstKeptEntryId: "patch-2"`.
@@ -455,14 +457,14 @@ with lab_helpers.until_implemented():
     result = build_context(twice, **chapter_example.RESUME_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
     display(lab_helpers.messages_table(result, chapter_example.teaching_estimator))
     summaries = [m for m in result.messages if m.role == "user" and m.content[0].text.startswith("[Compaction summary]")]
-    lab_helpers.compare(len(summaries), 1, "summary messages sent")
-    lab_helpers.compare([m.role for m in result.messages[:2]], ["system", "user"], "the head: the replayed system message, then the summary")
+    lab_helpers.compare(len(summaries), 1, tr("summary messages sent"))
+    lab_helpers.compare([m.role for m in result.messages[:2]], ["system", "user"], tr("the head: the replayed system message, then the summary"))
     goals = [line for m in summaries for line in m.content[0].text.split("\n") if line.startswith("Goal:")]
-    lab_helpers.compare(goals, ["Goal: Finish the regression test."], "the summary sent (compact-2's goal)")
-    lab_helpers.compare(result.kept_entry_ids[:1], ["u3"], "first kept entry")
+    lab_helpers.compare(goals, ["Goal: Finish the regression test."], tr("the summary sent (compact-2's goal)"))
+    lab_helpers.compare(result.kept_entry_ids[:1], ["u3"], tr("first kept entry"))
     by_id = {entry.id: entry.message for entry in twice if entry.type == "message"}
     kept = ["u3", "calls", "r-test", "r-read", "a3", "u4", "a4", "u5", "a5"]
-    lab_helpers.compare(result.messages[2:], [by_id[i] for i in kept], "the kept messages", brief="u3 … a5, field by field")
+    lab_helpers.compare(result.messages[2:], [by_id[i] for i in kept], tr("the kept messages"), brief=tr("u3 … a5, field by field"))
 
 # %% [markdown] id="lab11-5-27"
 # ## 8 · Each build is independent (R23)
@@ -474,11 +476,11 @@ SHAPE = "a BuildContextResult whose messages are sys, summary, u2, a2, u3, calls
 with lab_helpers.until_implemented(expects=SHAPE):
     first = build_context(resumed, **chapter_example.RESUME_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
     second = build_context(resumed, **chapter_example.RESUME_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
-    lab_helpers.compare(to_json_dict(first) == to_json_dict(second), True, "two builds are deep-equal")
+    lab_helpers.compare(to_json_dict(first) == to_json_dict(second), True, tr("two builds are deep-equal"))
     first.messages[5].content[1].arguments["path"] = "changed.ts"  # sys, summary, u2, a2, u3, calls
     third = build_context(resumed, **chapter_example.RESUME_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
-    lab_helpers.compare(third.messages[5].content[1].arguments, {"path": "context.ts"}, "read-1 arguments in a later build")
-    lab_helpers.compare(resumed[6].message.content[1].arguments, {"path": "context.ts"}, "read-1 arguments in the session")
+    lab_helpers.compare(third.messages[5].content[1].arguments, {"path": "context.ts"}, tr("read-1 arguments in a later build"))
+    lab_helpers.compare(resumed[6].message.content[1].arguments, {"path": "context.ts"}, tr("read-1 arguments in the session"))
 
 # %% [markdown] id="lab11-5-29"
 # ## 9 · Checklist

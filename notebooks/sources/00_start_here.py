@@ -34,11 +34,13 @@
 import pandas as pd
 from IPython.display import HTML, SVG, display
 
-from course_lib import build_context, checklist, compaction_summary_text, group_interactions, path_to, system_message_text, to_json_dict
+from course_lib import build_context, checklist, compaction_summary_text, group_interactions, i18n, path_to, system_message_text, to_json_dict
 from course_lib.builders import PathBuilder
 from course_lib.explorer import budget_bar_svg, project
 from course_lib.chapter_example import OPENING_BUDGET, RESUME_BUDGET, TIGHT_BUDGET, compact_1, opening_path, resumed_path, teaching_estimator
 from course_lib.explorer.tree_svg import session_tree_svg
+
+tr = i18n.notebook_messages("00_start_here")  # this notebook's sentences in your language
 
 # %% [markdown] id="4119eb4c"
 # ## 1. The ten-entry story
@@ -62,12 +64,12 @@ def says(message):
 
 story = pd.DataFrame(
     [(e.id, e.message.role, says(e.message), teaching_estimator(e.message)) for e in path],
-    columns=["id", "role", "says", "cost"],
+    columns=["id", "role", tr("says"), tr("cost")],
 )
 story
 
 # %% id="20bad6fc"
-print(f"{len(path)} entries, {story['cost'].sum()} tokens in all")
+print(tr("{entries} entries, {tokens} tokens in all").format(entries=len(path), tokens=story[tr("cost")].sum()))
 
 # %% [markdown] id="563a8af3"
 # ## 2. Interaction groups: the unit that is kept or dropped
@@ -82,9 +84,9 @@ print(f"{len(path)} entries, {story['cost'].sum()} tokens in all")
 groups = group_interactions(e for e in path if e.type == "message")
 pd.DataFrame(
     {
-        "group": range(1, len(groups) + 1),
-        "entries": [" → ".join(g.entry_ids) for g in groups],
-        "cost": [sum(teaching_estimator(e.message) for e in g.entries) for g in groups],
+        tr("group"): range(1, len(groups) + 1),
+        tr("entries"): [" → ".join(g.entry_ids) for g in groups],
+        tr("cost"): [sum(teaching_estimator(e.message) for e in g.entries) for g in groups],
     }
 )
 
@@ -112,7 +114,7 @@ pd.DataFrame(
 result = build_context(path, **OPENING_BUDGET, estimate_tokens=teaching_estimator)
 print("reason:         ", result.reason)
 print("kept_entry_ids: ", list(result.kept_entry_ids))
-print("messages sent:  ", [m.role for m in result.messages])
+print(tr("messages sent:").ljust(16), [m.role for m in result.messages])
 to_json_dict(result)["tokens"]
 
 # %% [markdown] id="63a19be0"
@@ -174,7 +176,7 @@ SVG(session_tree_svg(tree, "a4", budget=RESUME_BUDGET))
 # %% id="43a20247"
 active = path_to(tree, "a4")
 resumed = project(active, **RESUME_BUDGET)
-print("messages sent:", ["summary" if i == 1 else m.role for i, m in enumerate(resumed.result.messages)])
+print(tr("messages sent:"), ["summary" if i == 1 else m.role for i, m in enumerate(resumed.result.messages)])
 print(resumed.reason)
 display(HTML(budget_bar_svg(resumed.breakdown)))
 resumed.table

@@ -34,7 +34,10 @@ import pandas as pd
 from IPython.display import display
 
 from course_lib.explorer import ProjectionExplorer, budget_breakdown, project, projection_table, scenario_table
+from course_lib import i18n
 from course_lib.chapter_example import OPENING_BUDGET, opening_path
+
+tr = i18n.notebook_messages("01_projection_explorer")  # this notebook's sentences in your language
 
 # %% id="ea9ee56f" tags=["nbval-ignore-output", "remove-output"]
 explorer = ProjectionExplorer()
@@ -128,7 +131,7 @@ for max_tokens in range(10, 45):
     rows.append((max_tokens, projection.result.reason, groups, len(kept), projection.result.tokens.total))
 sweep = pd.DataFrame(rows, columns=["max_tokens", "reason", "kept groups", "kept entries", "total"])
 changed = sweep[["reason", "kept groups"]].ne(sweep[["reason", "kept groups"]].shift()).any(axis=1)
-sweep[changed].reset_index(drop=True)
+sweep[changed].reset_index(drop=True).rename(columns={"kept groups": tr("kept groups"), "kept entries": tr("kept entries")})
 
 # %% [markdown] id="403324e9"
 # The widget is an ordinary Python object too: setting a slider's `.value` redraws it,
@@ -137,4 +140,5 @@ sweep[changed].reset_index(drop=True)
 # %% id="e7058304"
 for value in (30, 38, 31):
     explorer.max_tokens.value = value
-    print(f"max_tokens={value}: {len(explorer.projection.result.kept_entry_ids)} entries kept, {explorer.projection.result.reason}")
+    kept = tr("{count} entries kept").format(count=len(explorer.projection.result.kept_entry_ids))
+    print(f"max_tokens={value}: {kept}, {explorer.projection.result.reason}")

@@ -46,7 +46,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
 
-from course_lib import checklist, chapter_example, lab_helpers
+from course_lib import checklist, chapter_example, i18n, lab_helpers
 from course_lib import lifecycle as course
 from course_lib import build_context, compaction_summary_text, estimate_tokens_chars, parse_session_entry, path_to, to_json_dict
 from course_lib.lifecycle import (
@@ -72,6 +72,8 @@ from course_lib.lifecycle.scenario import CAPSTONE_SETTINGS, CAPSTONE_SUMMARY_TO
 pd.set_option("display.max_rows", 80)
 pd.set_option("display.width", 200)
 pd.set_option("display.max_colwidth", 120)
+
+tr = i18n.notebook_messages("02_lifecycle_capstone")  # this notebook's sentences in your language
 
 # %% [markdown] id="5977ccdc"
 # ## 0. Your turn: the three decisions of a runtime
@@ -367,11 +369,11 @@ def your_loop():
 
     try:
         retry_after_overflow(send, compact, context_window=CAPSTONE_WINDOW, max_attempts=3)
-        print("❌ retry_after_overflow returned although every answer overflowed: it must raise (L4)")
+        print(tr("❌ retry_after_overflow returned although every answer overflowed: it must raise (L4)"))
     except OverflowRecoveryError as error:
-        print(f"OverflowRecoveryError after {error.attempts} attempts: {error}")
+        print(tr("OverflowRecoveryError after {attempts} attempts: {error}").format(attempts=error.attempts, error=error))
     except RunawayLoop as error:
-        print(f"❌ the loop has no cap: {error} with max_attempts=3 (L4)")
+        print(tr("❌ the loop has no cap: {error} with max_attempts=3 (L4)").format(error=error))
     return calls
 
 
@@ -427,8 +429,8 @@ with lab_helpers.until_implemented(expects="functions that run a whole session w
                                       find_cut_point=counting(find_cut_point, calls, "find_cut_point"))
     yours = compactions_of(mine, turns)
 if yours is not None:
-    display(pd.DataFrame({"calls in the 40 turns": calls}).rename_axis("your function"))
-    lab_helpers.compare(yours, courses, "compactions with your functions (id, firstKeptEntryId), against the course's")
+    display(pd.DataFrame({tr("calls in the 40 turns"): calls}).rename_axis(tr("your function")))
+    lab_helpers.compare(yours, courses, tr("compactions with your functions (id, firstKeptEntryId), against the course's"))
 
 # %% [markdown] id="capstone-02"
 # ## 1. Two triggers
@@ -451,8 +453,8 @@ settings = CAPSTONE_SETTINGS
 threshold = compaction_threshold(CAPSTONE_WINDOW, settings)
 pd.DataFrame(
     {
-        "production defaults": [defaults.enabled, "(the model's, e.g. 200000)", defaults.reserve_tokens, defaults.keep_recent_tokens],
-        "this capstone": [settings.enabled, CAPSTONE_WINDOW, settings.reserve_tokens, settings.keep_recent_tokens],
+        tr("production defaults"): [defaults.enabled, tr("(the model's, e.g. 200000)"), defaults.reserve_tokens, defaults.keep_recent_tokens],
+        tr("this capstone"): [settings.enabled, CAPSTONE_WINDOW, settings.reserve_tokens, settings.keep_recent_tokens],
     },
     index=["enabled", "context_window", "reserve_tokens", "keep_recent_tokens"],
 )
@@ -462,9 +464,9 @@ pd.DataFrame(
 # a context of exactly 640 still leaves the whole reserve free (L2).
 
 # %% id="capstone-05"
-print("threshold:", threshold)
+print(tr("threshold:"), threshold)
 for tokens in (639, 640, 641):
-    print(f"context of {tokens} tokens -> compact? {course.should_compact(tokens, CAPSTONE_WINDOW, settings)}")
+    print(tr("context of {tokens} tokens -> compact? {verdict}").format(tokens=tokens, verdict=course.should_compact(tokens, CAPSTONE_WINDOW, settings)))
 
 assert course.should_compact(640, CAPSTONE_WINDOW, settings) is False, "exactly at the threshold must not compact (L2)"
 assert course.should_compact(641, CAPSTONE_WINDOW, settings) is True, "one token above the threshold must compact (L2)"
@@ -478,20 +480,22 @@ assert course.should_compact(641, CAPSTONE_WINDOW, settings) is True, "one token
 # %% id="capstone-04c"
 pd.DataFrame(
     {
-        "reserved_output (Chapter 11, build_context)": [
-            "every model call",
-            "the answer the model writes to this call",
-            "subtracted from max_tokens before any group is chosen (R17)",
-            f"{chapter_example.OPENING_BUDGET['reserved_output']} of the chapter's 31 tokens",
+        tr("reserved_output (Chapter 11, build_context)"): [
+            tr("every model call"),
+            tr("the answer the model writes to this call"),
+            tr("subtracted from max_tokens before any group is chosen (R17)"),
+            tr("{reserved} of the chapter's 31 tokens").format(reserved=chapter_example.OPENING_BUDGET["reserved_output"]),
         ],
-        "reserve_tokens (this lesson, compaction)": [
-            "the check after a run ends",
-            "the compaction call itself: the summary it writes",
-            "sets the threshold window − reserve_tokens; compact when the context is above it (L2)",
-            f"{settings.reserve_tokens} of the capstone's {CAPSTONE_WINDOW}: threshold {threshold}",
+        tr("reserve_tokens (this lesson, compaction)"): [
+            tr("the check after a run ends"),
+            tr("the compaction call itself: the summary it writes"),
+            tr("sets the threshold window − reserve_tokens; compact when the context is above it (L2)"),
+            tr("{reserve} of the capstone's {window}: threshold {threshold}").format(
+                reserve=settings.reserve_tokens, window=CAPSTONE_WINDOW, threshold=threshold
+            ),
         ],
     },
-    index=["applies to", "keeps room for", "how it is used", "value"],
+    index=[tr("applies to"), tr("keeps room for"), tr("how it is used"), tr("value")],
 )
 
 # %% [markdown] id="capstone-06"
@@ -527,12 +531,14 @@ results = [session.prompt(text) for text in prompts]
 entries = session.store.entries()
 timeline = events_frame(session.events)
 
-print(f"{len(prompts)} turns, {len(model.requests)} model requests, {len(entries)} entries in the log, {len(timeline)} events")
+print(tr("{turns} turns, {requests} model requests, {entries} entries in the log, {events} events").format(
+    turns=len(prompts), requests=len(model.requests), entries=len(entries), events=len(timeline)))
 if runs_yours:
-    print("run with your functions:", ", ".join(f"{name} called {count} times" for name, count in calls.items()))
+    print(tr("run with your functions:"),
+          ", ".join(tr("{name} called {count} times").format(name=name, count=count) for name, count in calls.items()))
 else:
-    print("run with the course's should_compact and find_cut_point (yours do not compact as the course's do yet)")
-print("overflow recovery: the runtime's own loop (L4); your retry_after_overflow runs in check 18")
+    print(tr("run with the course's should_compact and find_cut_point (yours do not compact as the course's do yet)"))
+print(tr("overflow recovery: the runtime's own loop (L4); your retry_after_overflow runs in check 18"))
 
 # %% [markdown] id="capstone-09"
 # ### The event timeline
@@ -543,7 +549,7 @@ print("overflow recovery: the runtime's own loop (L4); your retry_after_overflow
 
 # %% id="capstone-10"
 special = timeline[~timeline["type"].isin(["agent_start", "message_end", "agent_end"])]
-print("turns with a compaction:", sorted(set(special["turn"])))
+print(tr("turns with a compaction:"), sorted(set(special["turn"])))
 special.drop(columns=["detail"])
 
 # %% id="capstone-11"
@@ -583,9 +589,9 @@ timeline[timeline["turn"] == 25][columns]
 by_id = {e.id: e for e in entries}
 c2 = by_id["c2"]
 retry_request = model.requests[42]  # request 43: the retry
-print("failed response in the log:", "a25.2" in by_id, "| stop reason:", by_id["a25.2"].message.stop_reason)
-print("c2.parentId:", c2.parent_id, "(the failed response's parent is", by_id["a25.2"].parent_id + ")")
-print("roles sent in the retry:", [m["role"] for m in retry_request.messages])
+print(tr("failed response in the log:"), "a25.2" in by_id, tr("| stop reason:"), by_id["a25.2"].message.stop_reason)
+print("c2.parentId:", c2.parent_id, tr("(the failed response's parent is {parent})").format(parent=by_id["a25.2"].parent_id))
+print(tr("roles sent in the retry:"), [m["role"] for m in retry_request.messages])
 
 active = {e.id for e in path_to(entries, session.leaf_id)}
 assert "a25.2" in by_id and "a25.2" not in active, "the failure stays in the log but leaves the active path"
@@ -650,7 +656,7 @@ compactions = [e for e in entries if e.type == "compaction"]
 pd.DataFrame(
     [
         {"id": e.id, "parentId": e.parent_id, "firstKeptEntryId": e.first_kept_entry_id, "tokensBefore": e.tokens_before,
-         "goal": e.summary.goal, "changed files": ", ".join(e.summary.changed_files)}
+         tr("goal"): e.summary.goal, tr("changed files"): ", ".join(e.summary.changed_files)}
         for e in compactions
     ]
 ).set_index("id")
@@ -679,7 +685,7 @@ print(compaction_summary_text(compactions[0].summary))
 # %% id="capstone-22"
 checks = demonstrate_replay(entries, model.requests)
 replay = pd.DataFrame([vars(c) for c in checks]).set_index("request")
-print(f"{replay['matches'].sum()} of {len(replay)} requests rebuilt exactly from the log")
+print(tr("{matching} of {requests} requests rebuilt exactly from the log").format(matching=replay["matches"].sum(), requests=len(replay)))
 replay.loc[[1, 41, 42, 43, 65]]
 
 # %% id="capstone-23"
@@ -725,9 +731,10 @@ assert append_only.token_ratio > rewrite.token_ratio, "append-only should reuse 
 with tempfile.TemporaryDirectory() as folder:
     writer_demo = demonstrate_single_writer(Path(folder) / "session.jsonl", entries[:6])
 
-print("second writer refused:", writer_demo.refused)
-print("error:", writer_demo.error)
-print(f"the first writer appended {writer_demo.first_writer_appended} entries; lines on disk: {writer_demo.lines_on_disk}")
+print(tr("second writer refused:"), writer_demo.refused)
+print(tr("error:"), writer_demo.error)
+print(tr("the first writer appended {appended} entries; lines on disk: {lines}").format(
+    appended=writer_demo.first_writer_appended, lines=writer_demo.lines_on_disk))
 assert writer_demo.refused, "a second writer must be refused while the first holds the session"
 assert writer_demo.lines_on_disk == writer_demo.first_writer_appended, "only the first writer's lines are on disk"
 
@@ -750,11 +757,12 @@ for event in turn_25:
 
 pd.DataFrame(
     [
-        {"consumer": "stops at message_end", "verdict": early.verdict, "events seen": len(early.seen),
-         "events missed": ", ".join(e.type for e in early.missed)},
-        {"consumer": "waits for agent_end", "verdict": patient.verdict, "events seen": len(patient.seen), "events missed": ""},
+        {tr("consumer"): tr("stops at message_end"), tr("verdict"): early.verdict, tr("events seen"): len(early.seen),
+         tr("events missed"): ", ".join(e.type for e in early.missed)},
+        {tr("consumer"): tr("waits for agent_end"), tr("verdict"): patient.verdict, tr("events seen"): len(patient.seen),
+         tr("events missed"): ""},
     ]
-).set_index("consumer")
+).set_index(tr("consumer"))
 
 # %% id="capstone-31"
 assert early.verdict.startswith("failed"), "the message_end consumer should have mistaken the overflow for the end"
@@ -796,11 +804,14 @@ guess_none = system_cost + summary_cost
 
 pd.DataFrame(
     [
-        {"resume": "with firstKeptEntryId", "raw messages kept": len(with_boundary.kept_entry_ids), "estimated tokens": with_boundary.tokens.system + with_boundary.tokens.messages, "problem": ""},
-        {"resume": "guess: every raw message still counts", "raw messages kept": len(messages), "estimated tokens": guess_all, "problem": "summarised twice; over the window"},
-        {"resume": "guess: no raw message counts", "raw messages kept": 0, "estimated tokens": guess_none, "problem": "recent detail lost"},
+        {tr("resume"): tr("with firstKeptEntryId"), tr("raw messages kept"): len(with_boundary.kept_entry_ids),
+         tr("estimated tokens"): with_boundary.tokens.system + with_boundary.tokens.messages, tr("problem"): ""},
+        {tr("resume"): tr("guess: every raw message still counts"), tr("raw messages kept"): len(messages),
+         tr("estimated tokens"): guess_all, tr("problem"): tr("summarised twice; over the window")},
+        {tr("resume"): tr("guess: no raw message counts"), tr("raw messages kept"): 0,
+         tr("estimated tokens"): guess_none, tr("problem"): tr("recent detail lost")},
     ]
-).set_index("resume")
+).set_index(tr("resume"))
 
 # %% id="capstone-36"
 assert guess_all > CAPSTONE_WINDOW, "without the boundary, 'keep everything' no longer fits"
@@ -823,7 +834,8 @@ try:
 except CompactionSettingsError as error:
     print(f"{type(error).__name__}: {error}")
 
-print("the capstone's summarizer needs", OfflineSummarizer(max_summary_tokens=CAPSTONE_SUMMARY_TOKENS).min_reserve_tokens, "tokens")
+print(tr("the capstone's summarizer needs {tokens} tokens").format(
+    tokens=OfflineSummarizer(max_summary_tokens=CAPSTONE_SUMMARY_TOKENS).min_reserve_tokens))
 
 # %% [markdown] id="capstone-39"
 # ## 6. Exit questions

@@ -42,17 +42,34 @@ import numpy as np
 import pandas as pd
 from IPython.display import HTML, display
 
-from course_lib import build_context, estimate_tokens_chars
+from course_lib import build_context, estimate_tokens_chars, i18n
 from course_lib.estimators import estimate_tokens_bpe
 from course_lib.explorer import ProjectionExplorer, budget_bar_svg, project, table_page
 from course_lib.importers import FORMATS, load_session, sample_path
+
+tr = i18n.notebook_messages("03_your_own_session")  # this notebook's sentences in your language
+HEADERS = {  # the tables' column names as you read them; the code below keeps the English ones
+    "session": tr("session"),
+    "user turn": tr("user turn"),
+    "messages sent": tr("messages sent"),
+    "messages": tr("messages"),
+    "error": tr("error"),
+    "entries kept": tr("entries kept"),
+    "input, estimated": tr("input, estimated"),
+    "input, real (BPE)": tr("input, real (BPE)"),
+    "room for input": tr("room for input"),
+    "real input fits": tr("real input fits"),
+    "estimator": tr("estimator"),
+    "margin from": tr("margin from"),
+}
 
 SESSION_FILE = None  # your own log, e.g. "~/.claude/projects/my-project/0a1b2c.jsonl"
 
 source = Path(SESSION_FILE).expanduser() if SESSION_FILE else sample_path("pi")
 imported = load_session(source)
-print(f"{source.name}: read as {imported.format!r}")
-print(f"{len(imported.entries)} entries on the active path, {len(imported.skipped)} lines skipped, {len(imported.notes)} notes")
+print(tr("{file}: read as {format!r}").format(file=source.name, format=imported.format))
+print(tr("{entries} entries on the active path, {skipped} lines skipped, {notes} notes").format(
+    entries=len(imported.entries), skipped=len(imported.skipped), notes=len(imported.notes)))
 
 # %% [markdown] id="c3f81a35"
 # ## 1. What the import carried over
@@ -65,7 +82,7 @@ print(f"{len(imported.entries)} entries on the active path, {len(imported.skippe
 
 # %% id="4f133e54"
 kinds = pd.Series([e.message.role if e.type == "message" else e.type for e in imported.entries])
-kinds.value_counts().rename_axis("carried over as").to_frame("entries")
+kinds.value_counts().rename_axis(tr("carried over as")).to_frame(tr("entries"))
 
 # %% [markdown] id="2ac4007d"
 # Every line that was **not** carried over is listed with its line number and the
@@ -78,8 +95,8 @@ kinds.value_counts().rename_axis("carried over as").to_frame("entries")
 
 # %% id="dbb088e4"
 with pd.option_context("display.max_colwidth", None):
-    display(pd.DataFrame(imported.skipped).rename(columns={"line": "skipped line"}))
-    display(pd.DataFrame(imported.notes).rename(columns={"line": "changed line", "text": "note"}))
+    display(pd.DataFrame(imported.skipped).rename(columns={"line": tr("skipped line"), "reason": tr("reason")}))
+    display(pd.DataFrame(imported.notes).rename(columns={"line": tr("changed line"), "text": tr("note")}))
 
 # %% [markdown] id="26a609b7"
 # ## 2. What one model call sees
@@ -144,7 +161,7 @@ per_message = pd.DataFrame(
 per_message["error"] = per_message["bpe"] - per_message["chars/4"]
 per_message.groupby("session").agg(
     messages=("id", "count"), chars_4=("chars/4", "sum"), bpe=("bpe", "sum"), error=("error", "sum")
-).rename(columns={"chars_4": "chars/4"})
+).rename(columns={"chars_4": "chars/4", **HEADERS}).rename_axis(HEADERS["session"])
 
 # %% [markdown] id="6962fdfb"
 # The messages the heuristic underestimates most. Tool results and code-heavy text
@@ -152,7 +169,8 @@ per_message.groupby("session").agg(
 # quarter token per character.
 
 # %% id="87cdd2d9"
-per_message.sort_values(["error", "session", "id"], ascending=[False, True, True]).head(8).reset_index(drop=True)
+per_message.sort_values(["error", "session", "id"], ascending=[False, True, True]).head(8).reset_index(drop=True).rename(
+    columns=HEADERS)
 
 
 # %% [markdown] id="8db590ae"
@@ -180,7 +198,7 @@ per_request = pd.DataFrame(
     columns=["session", "user turn", "messages sent", "chars/4", "bpe"],
 )
 per_request["error"] = per_request["bpe"] - per_request["chars/4"]
-per_request
+per_request.rename(columns=HEADERS)
 
 # %% [markdown] id="33b1cee5"
 # ## Choosing the safety margin from the errors
@@ -196,7 +214,7 @@ per_request
 # %% id="747ce86c"
 p95 = float(np.percentile(per_request["error"], 95, method="higher"))
 safety_margin = max(0, int(np.ceil(p95)))
-print(f"{len(per_request)} requests; the 95th percentile of BPE − chars/4 is {p95:g} tokens")
+print(tr("{requests} requests; the 95th percentile of BPE − chars/4 is {p95:g} tokens").format(requests=len(per_request), p95=p95))
 print(f"safety_margin = {safety_margin}")
 
 # %% id="d53da95b"
@@ -234,7 +252,8 @@ path = sessions[worst["session"]]
 request = path[: next(i for i, e in enumerate(path) if e.id == worst["user turn"]) + 1]
 reserved_output = 20
 max_tokens = int(worst["chars/4"]) + reserved_output
-print(f"{worst['session']}, the request for user turn {worst['user turn']}: max_tokens={max_tokens}, reserved_output={reserved_output}")
+print(tr("{session}, the request for user turn {turn}: max_tokens={max_tokens}, reserved_output={reserved_output}").format(
+    session=worst["session"], turn=worst["user turn"], max_tokens=max_tokens, reserved_output=reserved_output))
 
 
 def with_margin(margin):
@@ -254,13 +273,19 @@ def with_margin(margin):
     }
 
 
+def outcome(row):
+    """What the real input did: the words of one line below and of section 5's."""
+    kept = tr("{count} entry kept") if row["entries kept"] == 1 else tr("{count} entries kept")
+    fits = tr("the real input, {real} tokens, fits in {room}") if row["real input fits"] else tr(
+        "the real input, {real} tokens, does NOT fit in {room}")
+    return kept.format(count=row["entries kept"]), fits.format(real=row["input, real (BPE)"], room=row["room for input"])
+
 
 rows = [with_margin(0), with_margin(safety_margin)]
 for row in rows:
-    fits = "fits" if row["real input fits"] else "does NOT fit"
-    print(f"safety_margin={row['safety_margin']}: {row['entries kept']} entries kept ({row['reason']}); "
-          f"the real input, {row['input, real (BPE)']} tokens, {fits} in {row['room for input']}")
-pd.DataFrame(rows)
+    kept, fits = outcome(row)
+    print(f"safety_margin={row['safety_margin']}: {kept} ({row['reason']}); {fits}")
+pd.DataFrame(rows).rename(columns=HEADERS)
 
 # %% [markdown] id="cjk-01"
 # ## 4. What `ceil(chars / 4)` does to Chinese
@@ -286,11 +311,12 @@ for name, path in mixed_logs.items():
     try:
         found = calibrate(path)
     except CalibrationError:
-        print(f"{name}: no CJK character")
+        print(tr("{session}: no CJK character").format(session=name))
         continue
-    print(f"{name}: {found.characters} CJK characters cost {found.tokens} BPE tokens, "
-          f"{float(found.measured):.2f} per character; ceil(chars / 4) charges 0.25")
-print(f"estimate_tokens_cjk charges a CJK character {float(CJK_TOKENS_PER_CHAR):.2f}")
+    print(tr("{session}: {characters} CJK characters cost {tokens} BPE tokens, {measured:.2f} per character; "
+             "ceil(chars / 4) charges 0.25").format(
+        session=name, characters=found.characters, tokens=found.tokens, measured=float(found.measured)))
+print(tr("estimate_tokens_cjk charges a CJK character {cost:.2f}").format(cost=float(CJK_TOKENS_PER_CHAR)))
 
 # %% [markdown] id="cjk-03"
 # `estimate_tokens_cjk` (in `course_lib.estimators`) is `ceil(chars / 4)` with one change:
@@ -306,7 +332,8 @@ print(f"estimate_tokens_cjk charges a CJK character {float(CJK_TOKENS_PER_CHAR):
 # %% id="cjk-04"
 ESTIMATES = {"chars/4": estimate_tokens_chars, "cjk-aware": estimate_tokens_cjk}
 same = [estimate_tokens_cjk(e.message) == estimate_tokens_chars(e.message) for p in sessions.values() for e in p if e.type == "message"]
-print(f"section 3's {len(same)} messages: estimate_tokens_cjk gives ceil(chars / 4) on {sum(same)} of them")
+print(tr("section 3's {messages} messages: estimate_tokens_cjk gives ceil(chars / 4) on {same} of them").format(
+    messages=len(same), same=sum(same)))
 mixed_messages = pd.DataFrame(
     [
         {"session": name, "role": entry.message.role,
@@ -323,7 +350,7 @@ for name in mixed_sessions:
 by_role = by_role.sort_index().astype(int)
 for label in ESTIMATES:
     by_role[f"bpe − {label}"] = by_role["bpe"] - by_role[label]
-by_role
+by_role.rename(index={"whole session": tr("whole session")}).rename_axis([HEADERS["session"], "role"])
 
 # %% [markdown] id="cjk-05"
 # As in section 3, what runs out of room is a request. For every user turn, the request
@@ -353,9 +380,10 @@ for label in ESTIMATES:
     mixed_per_request[f"bpe − {label}"] = error
     margins[label] = max(0, int(np.ceil(np.percentile(error, 95, method="higher"))))
     worst_share = (error / mixed_per_request["bpe"]).max()
-    print(f"{label}: margin {margins[label]} tokens; at worst, the estimate misses {worst_share:.0%} of a request's real count")
-print(f"the English samples' margin (section 3): {safety_margin} tokens")
-mixed_per_request
+    print(tr("{estimator}: margin {margin} tokens; at worst, the estimate misses {share:.0%} of a request's real count").format(
+        estimator=label, margin=margins[label], share=worst_share))
+print(tr("the English samples' margin (section 3): {margin} tokens").format(margin=safety_margin))
+mixed_per_request.rename(columns=HEADERS)
 
 # %% [markdown] id="cjk-07"
 # ### The margins at work on Chinese
@@ -371,8 +399,8 @@ mixed_worst = mixed_per_request.loc[mixed_per_request["bpe − chars/4"].idxmax(
 mixed_path = mixed_sessions[mixed_worst["session"]]
 mixed_request = mixed_path[: next(i for i, e in enumerate(mixed_path) if e.id == mixed_worst["user turn"]) + 1]
 mixed_max_tokens = int(mixed_worst["chars/4"]) + reserved_output
-print(f"{mixed_worst['session']}, the request for user turn {mixed_worst['user turn']}: "
-      f"max_tokens={mixed_max_tokens}, reserved_output={reserved_output}")
+print(tr("{session}, the request for user turn {turn}: max_tokens={max_tokens}, reserved_output={reserved_output}").format(
+    session=mixed_worst["session"], turn=mixed_worst["user turn"], max_tokens=mixed_max_tokens, reserved_output=reserved_output))
 
 
 def mixed_with_margin(label, margin_from, margin):
@@ -397,14 +425,12 @@ def mixed_with_margin(label, margin_from, margin):
 mixed_rows = [
     mixed_with_margin(label, margin_from, margin)
     for label in ESTIMATES
-    for margin_from, margin in (("English samples", safety_margin), ("this session", margins[label]))
+    for margin_from, margin in ((tr("English samples"), safety_margin), (tr("this session"), margins[label]))
 ]
 for row in mixed_rows:
-    fits = "fits" if row["real input fits"] else "does NOT fit"
-    print(f"{row['estimator']}, safety_margin={row['safety_margin']} ({row['margin from']}): "
-          f"{row['entries kept']} entr{'y' if row['entries kept'] == 1 else 'ies'} kept ({row['reason']}); the real input, "
-          f"{row['input, real (BPE)']} tokens, {fits} in {row['room for input']}")
-pd.DataFrame(mixed_rows)
+    kept, fits = outcome(row)
+    print(f"{row['estimator']}, safety_margin={row['safety_margin']} ({row['margin from']}): {kept} ({row['reason']}); {fits}")
+pd.DataFrame(mixed_rows).rename(columns=HEADERS)
 
 # %% [markdown] id="24998b9e"
 # ## What to take away
