@@ -61,6 +61,11 @@ def mutant(lab: str, name: str, rule: str, description: str, *edits: tuple[str, 
     return Mutant(f"{lab.replace('.', '_')}_{name}", lab, rule, description, edits)
 
 
+def reference(lab: str) -> Mutant:
+    """The lab's solution itself, as a mutant with no edit (what every target is measured against)."""
+    return Mutant(f"reference_{lab.replace('.', '_')}", lab, "", "the solution itself", ())
+
+
 def all_mutants() -> tuple[Mutant, ...]:
     from . import capstone, lab_11_1, lab_11_2, lab_11_3, lab_11_4, lab_11_5, tricks
 

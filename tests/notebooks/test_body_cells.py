@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from mutants import MUTANTS, Mutant
+from mutants import MUTANTS, Mutant, reference
 from nbformat import NotebookNode
 
 from course_lib.checklist.runner import ChecklistReport
@@ -191,16 +191,12 @@ def _claim(row: str) -> str:
     return _ERROR_WORDING.sub(r"\1: …", row)
 
 
-def _reference(lab: str) -> Mutant:
-    return Mutant(f"reference_{lab.replace('.', '_')}", lab, "", "the solution itself", ())
-
-
 _REFERENCE_RUNS: dict[str, Run] = {}
 
 
 def reference_run(lab: str) -> Run:
     if lab not in _REFERENCE_RUNS:
-        _REFERENCE_RUNS[lab] = run_body(_reference(lab).notebook(), f"reference_{lab.replace('.', '_')}")
+        _REFERENCE_RUNS[lab] = run_body(reference(lab).notebook(), f"reference_{lab.replace('.', '_')}")
     return _REFERENCE_RUNS[lab]
 
 
@@ -239,11 +235,11 @@ def test_a_cell_that_checks_less_than_it_shows_is_found() -> None:
         cell.source = "\n".join(kept)
         return notebook
 
-    reference = run_body(weakened(_reference("11.5").notebook()), "weak_reference")
+    solution = run_body(weakened(reference("11.5").notebook()), "weak_reference")
     run = run_body(weakened(oldest.notebook()), "weak_oldest")
     assert not run.checklist.all_passed
     section_7 = next(i for i, c in enumerate(oldest.notebook().cells) if c.get("id") == "lab11-5-26")
-    found = [v for v in violations(reference, run) if v.startswith(f"cell {section_7} ")]
+    found = [v for v in violations(solution, run) if v.startswith(f"cell {section_7} ")]
     assert found and "Goal: Verify session restore" in found[0], found  # compact-1's summary, shown with ✅
     assert run_body(oldest.notebook(), "oldest").cells[section_7].fails, "the lab as it is now shows a ❌ there"
 

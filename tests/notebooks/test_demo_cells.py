@@ -14,16 +14,12 @@ import types
 from typing import Any
 
 import pytest
-from mutants import MUTANTS, Mutant
+from mutants import MUTANTS, Mutant, reference
 
 from course_lib import lab_helpers
 
 DEMO_CELLS = {"11.3": "lab11-3-18", "11.5": "lab11-5-28"}
 TWO = [1, 2]
-
-
-def _reference(lab: str) -> Mutant:
-    return Mutant(f"reference_{lab.replace('.', '_')}", lab, "", "the solution itself", ())
 
 
 def run_demo(mutant: Mutant) -> str:
@@ -49,7 +45,7 @@ def run_demo(mutant: Mutant) -> str:
 @pytest.mark.slow  # every mutant of two labs: make test, not make check
 @pytest.mark.parametrize(
     "mutant",
-    [*map(_reference, DEMO_CELLS), *(m for m in MUTANTS if m.lab in DEMO_CELLS)],
+    [*map(reference, DEMO_CELLS), *(m for m in MUTANTS if m.lab in DEMO_CELLS)],
     ids=lambda m: m.name,
 )
 def test_the_demo_cell_survives_every_mistake_of_its_lab(mutant: Mutant) -> None:

@@ -1,4 +1,4 @@
-"""The learner-bug corpus against both layers, and no lab that contradicts itself.
+"""The learner-bug corpus against both layers.
 
 ``make mutants`` grades the corpus under 20 seeds in process and once with
 ``course-grade`` in sandboxed kernels; here the same checks and hidden cases
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from mutants import INLINE_TARGET, MUTANTS, Mutant
-from mutants.run import covering_failures, graded, inline, loses_marks, run_notebook
+from mutants import INLINE_TARGET, MUTANTS, reference
+from mutants.run import covering_failures, graded, inline, loses_marks
 
 from course_lib import lab_registry
 
@@ -35,29 +35,18 @@ def test_the_covering_set_alone_takes_marks_from_every_mutant() -> None:
 
 @pytest.mark.parametrize("lab", lab_registry.LABS)
 def test_the_solutions_pass_the_covering_set(lab: str) -> None:
-    assert covering_failures(_reference(lab)) == []
+    assert covering_failures(reference(lab)) == []
 
 
 @pytest.mark.slow
-def test_every_mutant_loses_marks_and_most_fail_an_inline_check() -> None:
-    full_marks = [m.name for m in MUTANTS if not loses_marks(graded(m))]
-    passing_inline = [m.name for m in MUTANTS if inline(m).all_passed]
+@pytest.mark.parametrize("lab", lab_registry.LABS)
+def test_every_mutant_loses_marks(lab: str) -> None:
+    """Per lab, so the corpus's grading spreads over the test workers (the 90 % inline target is corpus-wide)."""
+    full_marks = [m.name for m in MUTANTS if m.lab == lab and not loses_marks(graded(m))]
     assert not full_marks, f"course-grade gives full marks to {full_marks}"
-    assert 1 - len(passing_inline) / len(MUTANTS) >= INLINE_TARGET, f"every inline check passes for {passing_inline}"
-
-
-def _reference(lab: str) -> Mutant:
-    return Mutant(f"reference_{lab.replace('.', '_')}", lab, "", "the solution itself", ())
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mutant", [*map(_reference, lab_registry.LABS), *MUTANTS], ids=lambda m: m.name)
-def test_no_lab_contradicts_itself(mutant: Mutant) -> None:
-    """A ❌ (or ⚠️, or a crash) in a lab's body cells never sits above a checklist saying every check passed."""
-    body = run_notebook(mutant)
-    assert body.checklist is not None, "the notebook has no checklist cell"
-    assert not (body.failures and body.checklist.all_passed), (
-        f"{body.checklist.summary}, yet the body cells show: {body.failures[:3]}"
-    )
-    if not mutant.edits:
-        assert not body.failures and body.checklist.all_passed, body.failures
+def test_most_mutants_fail_an_inline_check() -> None:
+    passing_inline = [m.name for m in MUTANTS if inline(m).all_passed]
+    assert 1 - len(passing_inline) / len(MUTANTS) >= INLINE_TARGET, f"every inline check passes for {passing_inline}"
