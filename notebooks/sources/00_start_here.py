@@ -176,7 +176,7 @@ SVG(session_tree_svg(tree, "a4", budget=RESUME_BUDGET))
 # %% id="43a20247"
 active = path_to(tree, "a4")
 resumed = project(active, **RESUME_BUDGET)
-print(tr("messages sent:"), ["summary" if i == 1 else m.role for i, m in enumerate(resumed.result.messages)])
+print(tr("messages sent: {roles}").format(roles=["summary" if i == 1 else m.role for i, m in enumerate(resumed.result.messages)]))
 print(resumed.reason)
 display(HTML(budget_bar_svg(resumed.breakdown)))
 resumed.table

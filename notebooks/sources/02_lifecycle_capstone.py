@@ -464,7 +464,7 @@ pd.DataFrame(
 # a context of exactly 640 still leaves the whole reserve free (L2).
 
 # %% id="capstone-05"
-print(tr("threshold:"), threshold)
+print(tr("threshold: {threshold}").format(threshold=threshold))
 for tokens in (639, 640, 641):
     print(tr("context of {tokens} tokens -> compact? {verdict}").format(tokens=tokens, verdict=course.should_compact(tokens, CAPSTONE_WINDOW, settings)))
 
@@ -534,8 +534,8 @@ timeline = events_frame(session.events)
 print(tr("{turns} turns, {requests} model requests, {entries} entries in the log, {events} events").format(
     turns=len(prompts), requests=len(model.requests), entries=len(entries), events=len(timeline)))
 if runs_yours:
-    print(tr("run with your functions:"),
-          ", ".join(tr("{name} called {count} times").format(name=name, count=count) for name, count in calls.items()))
+    counted = ", ".join(tr("{name} called {count} times").format(name=name, count=count) for name, count in calls.items())
+    print(tr("run with your functions: {calls}").format(calls=counted))
 else:
     print(tr("run with the course's should_compact and find_cut_point (yours do not compact as the course's do yet)"))
 print(tr("overflow recovery: the runtime's own loop (L4); your retry_after_overflow runs in check 18"))
@@ -549,7 +549,7 @@ print(tr("overflow recovery: the runtime's own loop (L4); your retry_after_overf
 
 # %% id="capstone-10"
 special = timeline[~timeline["type"].isin(["agent_start", "message_end", "agent_end"])]
-print(tr("turns with a compaction:"), sorted(set(special["turn"])))
+print(tr("turns with a compaction: {turns}").format(turns=sorted(set(special["turn"]))))
 special.drop(columns=["detail"])
 
 # %% id="capstone-11"
@@ -589,9 +589,10 @@ timeline[timeline["turn"] == 25][columns]
 by_id = {e.id: e for e in entries}
 c2 = by_id["c2"]
 retry_request = model.requests[42]  # request 43: the retry
-print(tr("failed response in the log:"), "a25.2" in by_id, tr("| stop reason:"), by_id["a25.2"].message.stop_reason)
+print(tr("failed response in the log: {logged} | stop reason: {reason}").format(
+    logged="a25.2" in by_id, reason=by_id["a25.2"].message.stop_reason))
 print("c2.parentId:", c2.parent_id, tr("(the failed response's parent is {parent})").format(parent=by_id["a25.2"].parent_id))
-print(tr("roles sent in the retry:"), [m["role"] for m in retry_request.messages])
+print(tr("roles sent in the retry: {roles}").format(roles=[m["role"] for m in retry_request.messages]))
 
 active = {e.id for e in path_to(entries, session.leaf_id)}
 assert "a25.2" in by_id and "a25.2" not in active, "the failure stays in the log but leaves the active path"
@@ -731,8 +732,8 @@ assert append_only.token_ratio > rewrite.token_ratio, "append-only should reuse 
 with tempfile.TemporaryDirectory() as folder:
     writer_demo = demonstrate_single_writer(Path(folder) / "session.jsonl", entries[:6])
 
-print(tr("second writer refused:"), writer_demo.refused)
-print(tr("error:"), writer_demo.error)
+print(tr("second writer refused: {refused}").format(refused=writer_demo.refused))
+print(tr("error: {error}").format(error=writer_demo.error))
 print(tr("the first writer appended {appended} entries; lines on disk: {lines}").format(
     appended=writer_demo.first_writer_appended, lines=writer_demo.lines_on_disk))
 assert writer_demo.refused, "a second writer must be refused while the first holds the session"
