@@ -40,7 +40,8 @@ from zoneinfo import ZoneInfo
 
 import nbformat
 
-sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]  # tests/, the checkout
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's packages, run as a script
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grading_corpus import solution  # after the path: run as a script, tests/ is not on it
 from mutants import MUTANTS
 
