@@ -2,8 +2,10 @@
 shards in parallel.
 
 Both run the documented commands (``python -m course_grader …``) as an
-instructor would, in subprocesses. ``tests/grader/results/test_term.py`` covers the same
-parts without kernels; this is the end-to-end proof (``make test-sandboxed``).
+instructor would, in subprocesses, and print each command's wall time (``-s``
+shows them). The class comes as the LMS's own files (``tests/term_class.py``):
+no file is written by hand but the course file. ``tests/grader/results/test_term.py``
+covers the same parts without kernels; this is the end-to-end proof (``make test-sandboxed``).
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from __future__ import annotations
 import csv
 import io
 import os
+import shlex
 import subprocess
 import sys
 import time
+import unicodedata
 import zipfile
 from pathlib import Path
 
@@ -21,7 +25,7 @@ import nbformat
 import pytest
 from grading_corpus import solution
 from mutants import MUTANTS
-from term_class import NAMES, Term, build
+from term_class import CANVAS_LABS, Term, build, people
 
 from course_grader.intake.shard import shard_of
 from course_grader.results.course_file import load_course
@@ -32,6 +36,8 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def course_grade(*arguments: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``course-grade ARGUMENTS`` in ``cwd``; its wall time printed with the command, paths relative to ``cwd``."""
+    started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "course_grader", *map(str, arguments)],
         cwd=cwd,
@@ -40,6 +46,9 @@ def course_grade(*arguments: str | Path, cwd: Path) -> subprocess.CompletedProce
         timeout=1800,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
+    seconds = time.monotonic() - started
+    shown = [os.path.relpath(a, cwd) if isinstance(a, Path) else a for a in arguments]
+    print(f"{seconds:7.1f} s  course-grade {shlex.join(shown)}")
     assert done.returncode == 0, done.stderr[-3000:]
     return done
 
@@ -51,7 +60,6 @@ def table(path: Path) -> list[list[str]]:
 def test_a_generated_class_goes_through_grade_feedback_report_and_export(tmp_path: Path) -> None:
     term = build(tmp_path / "term")
     assert term.files >= 40
-    started = time.monotonic()
     graded = course_grade(
         term.submissions,
         "--course",
@@ -65,7 +73,6 @@ def test_a_generated_class_goes_through_grade_feedback_report_and_export(tmp_pat
         tmp_path / "feedback",
         cwd=tmp_path,
     )
-    grading = time.monotonic() - started
     assert "term seed 20261001" in graded.stdout and "1 submissions name no roster student" in graded.stdout
     assert "MissingIDFieldWarning" not in graded.stdout + graded.stderr
     reported = course_grade("report", tmp_path / "grades.csv", "-o", tmp_path / "report.html", cwd=tmp_path)
@@ -85,16 +92,8 @@ def test_a_generated_class_goes_through_grade_feedback_report_and_export(tmp_pat
     )  # one per student and lab
     index = (tmp_path / "feedback" / "index.html").read_text(encoding="utf-8")
     assert all(page in index for page in pages)
-    exported = course_grade(
-        "export",
-        tmp_path / "grades.csv",
-        "--roster",
-        term.roster,
-        "--course",
-        term.course,
-        "-o",
-        tmp_path / "gradebook.csv",
-        cwd=tmp_path,
+    exported = course_grade(  # the class is the course file's roster: Canvas's gradebook export
+        "export", tmp_path / "grades.csv", "--course", term.course, "-o", tmp_path / "gradebook.csv", cwd=tmp_path
     )
     assert "1 counting rows name no roster student" in exported.stderr
 
@@ -106,6 +105,11 @@ def test_a_generated_class_goes_through_grade_feedback_report_and_export(tmp_pat
     assert [row["file"] for row in unknown] == [term.unknown] and "not on the roster" in unknown[0]["notes"]
     assert sum(row["counts"] == "False" for row in rows) == 2
     assert all(row["seed"] == "20261001" for row in rows)
+    sources = {(r["lab"] in CANVAS_LABS, r["submitted_from"]) for r in rows}  # each time from the LMS's own file
+    assert sources == {(True, "canvas-submissions"), (False, "moodle-worksheet")}, sources
+    hers = {row["student_from"] for row in rows if row["student"] == "ilopes"}  # her folders NFD, the roster NFC
+    assert {unicodedata.normalize("NFC", said) for said in hers} == {"Moodle name (Inês Lopes) on the roster"}
+    assert all(unicodedata.is_normalized("NFD", said) and not unicodedata.is_normalized("NFC", said) for said in hers)
 
     course = load_course(term.course)
     book = table(tmp_path / "gradebook.csv")
@@ -124,7 +128,8 @@ def test_a_generated_class_goes_through_grade_feedback_report_and_export(tmp_pat
     ]
     labs = ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone")
     assert book[1] == ["    Points Possible", "", "", "", "", *(f"{course.lab(lab).points:g}" for lab in labs)]
-    assert [row[0] for row in book[2:]] == [f"{first} {last}" for first, last in NAMES]
+    in_canvas_order = sorted(people(), key=lambda p: (p.last, p.first))  # the export's order, the Test Student left out
+    assert [row[:4] for row in book[2:]] == [[f"{p.first} {p.last}", p.canvas, p.id, p.email] for p in in_canvas_order]
     for row in book[2:]:
         student = row[2]
         for lab, cell in zip(labs, row[5:]):
@@ -139,7 +144,7 @@ def test_a_generated_class_goes_through_grade_feedback_report_and_export(tmp_pat
                 assert float(cell) == pytest.approx(points * kept, abs=0.011), (student, lab, counted)
             else:
                 assert 0 <= float(cell) < points * kept, (student, lab, counted)
-    print(f"graded {term.files} submissions in {grading:.0f} s")
+    print(f"({term.files} submissions, {len(in_canvas_order)} students)")
     round_trip(term, tmp_path)
 
 
@@ -174,10 +179,7 @@ def round_trip(term: Term, tmp_path: Path) -> None:
         with zipfile.ZipFile(pages / f"feedback-{lms}.zip") as archive:
             assert archive.namelist() and all(name.endswith(".html") for name in archive.namelist())
         exported = tmp_path / f"gradebook-{lms}.csv"
-        course_grade(
-            "export", tmp_path / "term.csv", "--roster", term.roster, "--course", course, "--format", lms,
-            "-o", exported, cwd=tmp_path,
-        )  # fmt: skip
+        course_grade("export", tmp_path / "term.csv", "--course", course, "--format", lms, "-o", exported, cwd=tmp_path)
         book = table(exported)
         column = book[0].index(load_course(course).column(appeal[1]))
         row = next(r for r in book if appeal[0] in r)

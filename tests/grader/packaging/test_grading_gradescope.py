@@ -25,7 +25,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from gradescope_dry_run import Autograder, dependencies_python, public_folder, set_up, shared_interpreter
+from gradescope_dry_run import Autograder, dry_run_folder, public_folder, set_up, shared_interpreter
 from grading_corpus import edited, learner, solution
 from mutants import MUTANTS
 
@@ -321,23 +321,15 @@ SECRET_SEED = 7312945862039117
 
 @pytest.fixture(scope="module")
 def dry_run() -> object:
-    if os.geteuid() != 0:
-        pytest.skip("Gradescope runs setup.sh and run_autograder as root")
-    if shared_interpreter() is None:
-        pytest.skip("no Python runnable by another user on this machine")
-    folder = public_folder("course-grade-gradescope-test-")
-    python = dependencies_python(folder)
-    made: dict[tuple[str, Path | None], Autograder] = {}
+    with dry_run_folder("course-grade-gradescope-test-") as (folder, python):
+        made: dict[tuple[str, Path | None], Autograder] = {}
 
-    def autograder(lab: str, course: Path | None = None) -> Autograder:
-        if (lab, course) not in made:
-            made[lab, course] = set_up(lab, folder, python, secret=SECRET_SEED, course=course)
-        return made[lab, course]
+        def autograder(lab: str, course: Path | None = None) -> Autograder:
+            if (lab, course) not in made:
+                made[lab, course] = set_up(lab, folder, python, secret=SECRET_SEED, course=course)
+            return made[lab, course]
 
-    try:
         yield autograder, folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _text(data: dict) -> str:

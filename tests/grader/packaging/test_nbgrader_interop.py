@@ -44,7 +44,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +51,16 @@ import nbformat
 import pytest
 from grading_corpus import grade_in_process, namespace, solution
 from mutants import MUTANTS  # before the generator puts scripts/ (and its own mutants.py) first on sys.path
+from nbgrader_course import (
+    ASSIGNMENT,
+    EXAMPLE_CONFIG,
+    SCRIPTS,
+    answered,
+    autograde,
+    console_nbgrader,
+    path_without_the_venv,
+    release,
+)
 from traitlets.config import Config
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -60,7 +69,6 @@ assert _spec and _spec.loader
 generator = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(generator)
 
-ASSIGNMENT = "chapter11"
 MARKER = "#@ nbgrader's stub @#"
 RELEASE_METADATA = {"deletable", "editable"}
 RELEASE_NBGRADER = {"checksum", "cell_type"}
@@ -176,35 +184,6 @@ def test_nbgrader_refuses_a_solution_region_without_our_metadata(tmp_path: Path)
         generate_assignment(tmp_path / "course", [bare], MARKER)
 
 
-SCRIPTS = Path(sysconfig.get_path("scripts"))
-"""The venv's console scripts: ``nbgrader``, and the ``alembic`` it runs by name."""
-EXAMPLE_CONFIG = ROOT / "docs" / "examples" / "nbgrader_config.py"
-
-
-def path_without_the_venv() -> str:
-    """``PATH`` as a shell that never activated the venv has it (a cron job, a CI step): no scripts folder."""
-    kept = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and Path(p).resolve() != SCRIPTS.resolve()]
-    return os.pathsep.join(kept or [os.defpath])
-
-
-def console_nbgrader(course: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
-    """``.venv/bin/nbgrader ARGUMENTS`` in ``course``, with a ``PATH`` without the venv's scripts folder."""
-    environment = os.environ | {
-        "PATH": path_without_the_venv(),
-        "JUPYTER_CONFIG_DIR": str(course / ".jupyter"),
-        "JUPYTER_DATA_DIR": str(course / ".data"),
-        "PYTHONPATH": str(ROOT),  # the kernels grade with this checkout's course_lib
-    }
-    return subprocess.run(
-        [str(SCRIPTS / "nbgrader"), *arguments],
-        cwd=course,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
 def alembic_versions(gradebook: Path) -> list[tuple[str, ...]]:
     with sqlite3.connect(gradebook) as db:
         if not db.execute("SELECT name FROM sqlite_master WHERE name = 'alembic_version'").fetchall():
@@ -248,18 +227,10 @@ def submissions(released: Any) -> dict[str, Any]:
     ``stub`` hands it in untouched; ``deleted`` is the solution with a test cell removed (nbgrader puts it back).
     """
 
-    def answered(done: Any) -> Any:
-        notebook = copy.deepcopy(released)
-        answers = {cell.id: cell.source for cell in done.cells if "exercise" in cell.metadata.get("tags", [])}
-        assert answers and set(answers) <= {cell.id for cell in notebook.cells}
-        for cell in notebook.cells:
-            cell.source = answers.get(cell.id, cell.source)
-        return notebook
-
-    handed_in = {"solution": answered(solution(GRADED_LAB)), "stub": copy.deepcopy(released)}
+    handed_in = {"solution": answered(released, solution(GRADED_LAB)), "stub": copy.deepcopy(released)}
     for mutant in MUTANTS:
         if mutant.name in PARTLY_RIGHT:
-            handed_in[mutant.name.replace("_", "-")] = answered(mutant.notebook())
+            handed_in[mutant.name.replace("_", "-")] = answered(released, mutant.notebook())
     deleted = copy.deepcopy(handed_in["solution"])
     deleted.cells = [cell for cell in deleted.cells if cell.id != DELETED_TEST]
     handed_in["deleted"] = deleted
@@ -274,35 +245,18 @@ def autograded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
     The whole round runs as an instructor's would, with the console script and a PATH without the venv:
     generate_assignment (with its gradebook), the submissions in ``submitted/``, autograde.
     """
-    from nbgrader.api import Gradebook
-
     course = tmp_path_factory.mktemp("nbgrader-course")
     path = next(p for p in SOLUTIONS if p.stem == "lab_11_3_build_context")
-    (course / "source" / ASSIGNMENT).mkdir(parents=True)
-    shutil.copy(path, course / "source" / ASSIGNMENT / path.name)
-    config = EXAMPLE_CONFIG.read_text(encoding="utf-8") + f"\nc.CourseDirectory.root = {str(course)!r}\n"
-    (course / "nbgrader_config.py").write_text(config, encoding="utf-8")
-    generated = console_nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
-    assert generated.returncode == 0, generated.stderr
-    released = nbformat.read(course / "release" / ASSIGNMENT / path.name, as_version=4)
+    released = release(course, path)
     graded = course / "course-grade"
     graded.mkdir()
     handed_in = submissions(released)
     for student, notebook in handed_in.items():
-        folder = course / "submitted" / student / ASSIGNMENT
-        folder.mkdir(parents=True)
-        nbformat.write(notebook, folder / path.name)
         nbformat.write(notebook, graded / f"{student}_lab_11_3.ipynb")
-    done = console_nbgrader(course, "autograde", ASSIGNMENT, "--force")
-    assert done.returncode == 0, done.stderr
     scores: dict[str, dict[str, float]] = {}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        for student in handed_in:
-            notebook = gradebook.find_submission_notebook(path.stem, ASSIGNMENT, student)
-            assert notebook.max_score == 3, f"{student}: nbgrader scores Lab 11.3 out of {notebook.max_score}"
-            scores[student] = {
-                grade.name: float(grade.score) for grade in notebook.grades if grade.name.startswith("check-")
-            }
+    for student, got in autograde(course, path.name, handed_in).items():
+        assert got.max_score == 3, f"{student}: nbgrader scores Lab 11.3 out of {got.max_score}"
+        scores[student] = {name: score for name, score in got.cells.items() if name.startswith("check-")}
     return graded, scores
 
 

@@ -623,3 +623,30 @@ def test_bundle_takes_the_term_seed_and_the_labs_limits_and_says_so(
         == 0
     )
     assert built[1]["seed"] == 4 and "secret seed 4 (--seed)" in capsys.readouterr().out
+
+
+@pytest.mark.slow  # 45 notebooks written and attributed: a few seconds
+def test_the_generated_class_is_read_from_the_lms_files_alone(tmp_path: Path) -> None:
+    """``tests/term_class.py``'s class without kernels (``test_term_class.py`` grades it): Canvas's gradebook export
+    names every roster student's files, NFD Moodle folders too, and each file's time is its lab's LMS file's, read
+    to the day late the class was made with; the unknown download and the two duplicates are as the run expects."""
+    from term_class import CANVAS_LABS, build
+
+    from course_grader.cli.grade_batch import listing
+
+    term = build(tmp_path / "term")
+    course = load_course(term.course).for_submissions(listing(term.submissions), term.submissions)  # as the CLI does
+    options = GradeOptions(identity=Identity(names=Names.of("auto", None, load_roster(term.roster))))
+    rows = grade_folder(term.submissions, options, progress=False, grade=stand_in, course=course)
+    assert len(rows) == term.files
+    unknown = [r for r in rows if r.student_source.startswith("unknown")]
+    assert [r.submission for r in unknown] == [term.unknown]
+    counting = {(r.student, r.lab): r for r in rows if r.counts and r not in unknown}
+    assert set(counting) == set(term.expected) and sum(not r.counts for r in rows) == 2
+    for (student, lab), row in counting.items():
+        assert row.submitted_from == ("canvas-submissions" if lab in CANVAS_LABS else "moodle-worksheet")
+        deadline = course.lab(lab).deadline
+        assert deadline is not None
+        when = datetime.fromisoformat(row.submitted)
+        late = days_late(when, deadline, course.settings.late.grace_minutes)
+        assert late == term.expected[(student, lab)].days_late, (student, lab, row.submitted)
