@@ -98,19 +98,19 @@ BOOK_DIR ?= build/book
 book: $(STAMP)
 	$(BIN)/python scripts/build_book.py $(BOOK_DIR)
 
-# docs/rules.md is generated from course_lib/rules.py (by course_lib/checklist/rules_page.py), docs/zh/rules.md from the
-# same table and course_lib/locale/zh_CN/LC_MESSAGES/rules.po (tests/test_citations.py fails when either is stale).
+# docs/rules.md is generated from course_lib/teaching/rules.py (by course_lib/checklist/rules_page.py), docs/zh/rules.md from the
+# same table and course_lib/teaching/locale/zh_CN/LC_MESSAGES/rules.po (tests/test_citations.py fails when either is stale).
 rules: $(STAMP)
 	$(BIN)/python -m course_lib.checklist.rules_page > docs/rules.md
 	@mkdir -p docs/zh
 	$(BIN)/python -m course_lib.checklist.rules_page --language zh > docs/zh/rules.md
 
 # docs/glossary.md and docs/zh/glossary.md, the chapter's terms and commands beside the course's, are generated from
-# the one table in course_lib/glossary/ (tests/test_glossary.py fails when either page is stale).
+# the one table in course_lib/teaching/glossary/ (tests/test_glossary.py fails when either page is stale).
 glossary: $(STAMP)
-	$(BIN)/python -m course_lib.glossary > docs/glossary.md
+	$(BIN)/python -m course_lib.teaching.glossary > docs/glossary.md
 	mkdir -p docs/zh
-	$(BIN)/python -m course_lib.glossary --language zh > docs/zh/glossary.md
+	$(BIN)/python -m course_lib.teaching.glossary --language zh > docs/zh/glossary.md
 
 # Per catalog (one per domain and shipped language, scripts/translations.py): how much is translated, fuzzy,
 # missing from it or stale in it; fails unless every catalog is whole (tests/test_translations.py holds the same).

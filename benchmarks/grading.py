@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 ROOT = Path(__file__).resolve().parent.parent
 GRADED_LAB = "11.3"

@@ -104,7 +104,7 @@ class NotAvailableWhileGrading(CourseError, RuntimeError):
     """What a graded submission gets when it calls the course's own answer to its lab.
 
     While a lab is graded, the sandbox's copy of ``course_lib`` has the lab's
-    reference replaced by stubs (``course_lib.lab_registry`` lists them); calling
+    reference replaced by stubs (``course_lib.teaching.lab_registry`` lists them); calling
     one raises this. It is deliberately not a ``ValueError``: routing a bad input
     to a stub must never look like a correct rejection.
     """

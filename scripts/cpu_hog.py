@@ -32,7 +32,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]  # the repo, and batch_timing 
 
 from batch_timing import grade_command  # type: ignore[import-not-found]  # noqa: E402 - on sys.path at run time (above), not on mypy_path, where scripts/ is a package
 
-from course_lib import lab_registry  # noqa: E402 - imported once sys.path holds the repo
+from course_lib.teaching import lab_registry  # noqa: E402 - imported once sys.path holds the repo
 
 BUDGET = 90.0
 """The batch's ``--budget``: bounds how long the hog's sandbox (and so its processes) can live."""

@@ -70,7 +70,7 @@ from nbformat import NotebookNode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from course_grader.intake.cells import CHECKLIST_TAG, EXERCISE_TAG  # noqa: E402 - the tags the grader reads
-from course_lib import lab_registry  # noqa: E402 - the registry says where each lab's notebooks live
+from course_lib.teaching import lab_registry  # noqa: E402 - the registry says where each lab's notebooks live
 
 sys.path.insert(0, str(ROOT / "scripts"))
 translated_notebooks = importlib.import_module("translated_notebooks")  # the editions in other languages, beside this
@@ -294,7 +294,7 @@ def read_plain_source(source: Path) -> NotebookNode:
     if "course" in notebook.metadata or any(BEGIN in cell.source for cell in notebook.cells):
         raise LabSourceError(
             f"{where}: a lab's metadata or a solution region in a notebook without exercises; "
-            "a lab needs its entry in course_lib/lab_registry.py"
+            "a lab needs its entry in course_lib/teaching/lab_registry.py"
         )
     return notebook
 

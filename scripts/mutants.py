@@ -37,7 +37,7 @@ from mutants.run import covering_failures, graded_under, inline, loses_marks  # 
 
 from course_grader import GradeOptions, JudgingSettings, grade_folder  # noqa: E402 - imported once sys.path holds tests/
 from course_grader.judging.verdicts import GradeResult  # noqa: E402 - imported once sys.path holds tests/
-from course_lib import lab_registry  # noqa: E402 - imported once sys.path holds tests/
+from course_lib.teaching import lab_registry  # noqa: E402 - imported once sys.path holds tests/
 
 
 @dataclass(frozen=True)

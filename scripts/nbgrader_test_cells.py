@@ -22,7 +22,8 @@ from nbformat import NotebookNode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from course_grader.intake.cells import CHECKLIST_TAG  # noqa: E402 - the tag the grader reads
-from course_lib import checklist, lab_registry  # noqa: E402 - each lab's checks and the functions it grades
+from course_lib import checklist  # noqa: E402 - the checklist cell it writes
+from course_lib.teaching import lab_registry  # noqa: E402 - each lab's checks and the functions it grades
 
 NBGRADER_SCHEMA = 3
 
@@ -47,7 +48,7 @@ def grade_cells(lab_id: str, where: str = "<source>") -> list[NotebookNode]:
         lab = lab_registry.lab(lab_id)
     except ValueError as exc:
         raise GradeCellError(
-            f"{where}: lab {lab_id!r} is not in course_lib/lab_registry.py, so its checks (nbgrader's test cells) "
+            f"{where}: lab {lab_id!r} is not in course_lib/teaching/lab_registry.py, so its checks (nbgrader's test cells) "
             "are unknown"
         ) from exc
     functions = ", ".join(f"{name}={name}" for name in lab.functions)

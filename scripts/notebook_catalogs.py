@@ -5,7 +5,7 @@ cell of ``labs/sources/<stem>.py`` or ``notebooks/sources/<stem>.py``: its conte
 (``msgctxt``) is the cell's id, its ``msgid`` the cell's text exactly as jupytext reads
 it from the source, its ``msgstr`` the translated cell. Code is never in a catalog: both
 editions run the same code cells. What a code cell prints or tables in words is written
-``tr("English sentence {field}")`` (``course_lib.i18n.notebook_messages``), and each such
+``tr("English sentence {field}")`` (``course_lib.teaching.i18n.notebook_messages``), and each such
 sentence is one more message of the catalog, with no context, after the cells.
 
 Usage: ``python scripts/notebook_catalogs.py [--language zh] [STEM ...]`` writes each
@@ -31,7 +31,7 @@ from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from course_lib import i18n  # noqa: E402 - the languages the course ships
+from course_lib.teaching import i18n  # noqa: E402 - the languages the course ships
 
 SOURCE_FOLDERS = (ROOT / "labs" / "sources", ROOT / "notebooks" / "sources")
 TEXT_FORMAT = "py:percent"

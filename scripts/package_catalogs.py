@@ -3,8 +3,8 @@
 ``<package>/locale/<locale>/LC_MESSAGES/<package>.po`` holds every message the package's
 Python sources say (``translations.KEYWORDS`` finds them: ``MESSAGES("…")``,
 ``message("…")``, ``say("…", …)``, each expectation's sentence). ``rules`` is
-``course_lib``'s second domain, ``course_lib/locale/<locale>/LC_MESSAGES/rules.po``: each
-rule's text and topic (``course_lib/rules.py``) and the rules page's prose
+``course_lib``'s second domain, ``course_lib/teaching/locale/<locale>/LC_MESSAGES/rules.po``: each
+rule's text and topic (``course_lib/teaching/rules.py``) and the rules page's prose
 (``RULE_MESSAGES("…")``; ``translations.rules_domain``). Writing a catalog afresh keeps
 the translation of every message whose English is unchanged, gives a new or changed
 message an empty one, and drops what the sources no longer say; ``make translations`` and
@@ -25,14 +25,14 @@ from babel.messages.catalog import Catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
-from course_lib import i18n  # noqa: E402 - the languages the course ships
+from course_lib.teaching import i18n  # noqa: E402 - the languages the course ships
 
 translations = importlib.import_module("translations")  # scripts/translations.py: the domains (each a Domain: Any here)
 notebook_catalogs = importlib.import_module("notebook_catalogs")  # its write(): the same bytes for the same catalog
 
 HEADERS = {
     "course_lib": "# course_lib's own messages in another language (its checklist, its rules, its commands).",
-    "rules": "# The course's rules (course_lib/rules.py) and the rules page's prose (docs/rules.md) in another language.",
+    "rules": "# The course's rules (course_lib/teaching/rules.py) and the rules page's prose (docs/rules.md) in another language.",
     "course_grader": "# The grader's messages in another language (its feedback pages, class report, score explanations, "
     "hidden tests' messages).",
 }

@@ -25,7 +25,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from course_lib import lab_registry  # noqa: E402 - imported once sys.path holds the repo
+from course_lib.teaching import lab_registry  # noqa: E402 - imported once sys.path holds the repo
 
 FLOOD = """
 

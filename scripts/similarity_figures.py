@@ -26,7 +26,7 @@ from similarity_variants import pasteable, renamed, variants  # noqa: E402 - imp
 from course_grader.intake.cells import exercise_sources  # noqa: E402 - imported once sys.path holds tests/
 from course_grader.results import similarity  # noqa: E402 - imported once sys.path holds tests/
 from course_grader.results.similarity import MIN_SHARED, THRESHOLD  # noqa: E402 - imported once sys.path holds tests/
-from course_lib import lab_registry  # noqa: E402 - imported once sys.path holds tests/
+from course_lib.teaching import lab_registry  # noqa: E402 - imported once sys.path holds tests/
 
 
 def closest(

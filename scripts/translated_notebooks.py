@@ -11,7 +11,7 @@ refused, naming the catalog and the cell: a Chinese notebook never shows English
 The edition lives in a ``<language>`` folder beside the English notebooks
 (``labs/zh/lab_11_3_build_context.ipynb``, ``labs/zh/solutions/…``, ``notebooks/zh/…``)
 and speaks its language from its first code cell: a generated cell, tagged
-``course-language``, calls ``course_lib.i18n.use_language``, so the checklist's
+``course-language``, calls ``course_lib.teaching.i18n.use_language``, so the checklist's
 verdicts in that kernel are in the notebook's language. The grader never runs it
 (it runs only a submission's ``exercise`` cells, with the course's own setup), so a
 submission cannot change its grade there; the notebook's ``course_language`` metadata
@@ -39,7 +39,7 @@ from nbformat import NotebookNode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
-from course_lib import i18n  # noqa: E402 - the languages the course ships
+from course_lib.teaching import i18n  # noqa: E402 - the languages the course ships
 
 notebook_catalogs = importlib.import_module("notebook_catalogs")  # scripts/notebook_catalogs.py, beside this file
 
@@ -98,7 +98,7 @@ def edition_path(english: Path, language: str, root: Path = ROOT) -> Path:
 
 def language_cell(language: str) -> NotebookNode:
     """The first code cell of an edition: the kernel speaks ``language`` from here on."""
-    source = f'from course_lib.i18n import use_language\n\nuse_language("{language}")'
+    source = f'from course_lib.teaching.i18n import use_language\n\nuse_language("{language}")'
     cell = nbformat.v4.new_code_cell(source, metadata={"tags": [LANGUAGE_TAG]})
     cell.id = f"{LANGUAGE_CELL_ID}-{language}"
     return cell

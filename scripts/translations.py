@@ -1,6 +1,6 @@
 """The translation catalogs and whether each is whole: ``make translations`` (issue 32).
 
-Every shipped language has one gettext ``.po`` catalog per domain (course_lib/i18n.py).
+Every shipped language has one gettext ``.po`` catalog per domain (course_lib/teaching/i18n.py).
 A catalog is whole when every message the English sources hold has a translation that
 is not fuzzy, and the catalog holds nothing the sources no longer have. Each domain
 says here, once, where its catalog lives and which messages its sources hold (a key is
@@ -24,7 +24,7 @@ from babel.messages.pofile import read_po
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
-from course_lib import i18n  # noqa: E402 - the languages the course ships
+from course_lib.teaching import i18n  # noqa: E402 - the languages the course ships
 
 notebook_catalogs = importlib.import_module("notebook_catalogs")  # scripts/notebook_catalogs.py, beside this file
 
@@ -135,7 +135,7 @@ KEYWORDS = {
 """Where a package's sources hold a message: the translator, the markers, and each expectation's sentence.
 
 ``MESSAGES("…")`` and ``message("…")`` (i18n), ``say("…", …)`` and
-``diagnosis_template("…")`` (course_lib/wording.py, checklist/expect.py) take it first;
+``diagnosis_template("…")`` (course_lib/teaching/wording.py, checklist/expect.py) take it first;
 each ``expect…``/``observe`` takes its sentence at the position given (gettext's
 keyword spec: the argument's 1-based index).
 """
@@ -166,12 +166,16 @@ def package_messages(package: str, templates: bool = False) -> list[Key]:
     return sorted({key_of(context, message) for _file, _line, message, _comments, context in found}, key=str)
 
 
+LOCALE_HOMES = {"course_lib": "course_lib/teaching", "course_grader": "course_grader"}
+"""The folder whose ``locale/`` holds each package's catalogs (``course_lib``'s sit with its tooling, ``teaching``)."""
+
+
 def catalog_of(package: str, domain: str) -> Callable[[str], Path]:
     """Where a domain shipped inside ``package`` keeps each language's catalog:
-    ``<package>/locale/<locale>/LC_MESSAGES/<domain>.po``."""
+    ``<LOCALE_HOMES[package]>/locale/<locale>/LC_MESSAGES/<domain>.po``."""
 
     def catalog(language: str) -> Path:
-        path = i18n.catalog_path(ROOT / package / "locale", domain, language)
+        path = i18n.catalog_path(ROOT / LOCALE_HOMES[package] / "locale", domain, language)
         assert path is not None, language  # only shipped languages have catalogs
         return path
 
@@ -188,13 +192,13 @@ def package_domain(package: str, templates: bool = False) -> Domain:
     )
 
 
-RULE_TABLE = ROOT / "course_lib" / "rules.py"
+RULE_TABLE = ROOT / "course_lib" / "teaching" / "rules.py"
 RULE_TABLE_KEYWORDS = ({"Rule": (3,)}, {"Rule": (2,)})
-"""Where ``course_lib/rules.py`` states a rule's text and its topic: ``Rule(id, topic, text)``'s 3rd and 2nd
+"""Where ``course_lib/teaching/rules.py`` states a rule's text and its topic: ``Rule(id, topic, text)``'s 3rd and 2nd
 arguments (one keyword spec each, as Babel takes one message per call and spec). The table imports nothing
 (tests/test_layers.py), so the spec finds its messages where no marker could."""
 RULE_KEYWORDS = {"RULE_MESSAGES": None}
-"""The rules domain's translator (course_lib/i18n.py), wherever ``course_lib`` says a message of it: the rules
+"""The rules domain's translator (course_lib/teaching/i18n.py), wherever ``course_lib`` says a message of it: the rules
 page's prose (course_lib/checklist/rules_page.py)."""
 
 
@@ -216,7 +220,7 @@ def rule_messages() -> list[Key]:
 
 
 def rules_domain() -> Domain:
-    """The rules and the rules page (``i18n.RULE_MESSAGES``): ``course_lib/locale/<locale>/LC_MESSAGES/rules.po``."""
+    """The rules and the rules page (``i18n.RULE_MESSAGES``): ``course_lib/teaching/locale/<locale>/LC_MESSAGES/rules.po``."""
     return Domain(name="rules", catalog=catalog_of("course_lib", "rules"), messages=rule_messages)
 
 

@@ -167,7 +167,7 @@ class Autograder:
 def covering_copies(lab: str, command: list[str]) -> list[str]:
     """``command`` in a mount namespace where no copy of ``lab``'s reference is readable (root only)."""
     from course_grader.sandbox.learner_account import reference_copies
-    from course_lib import lab_registry
+    from course_lib.teaching import lab_registry
 
     modules = [withheld.module for withheld in lab_registry.lab(lab).withheld]
     folders, files = set(), set()

@@ -27,7 +27,7 @@ FUNCTION = {"11.1": "parse_session_entry", "11.2": "group_interactions", "11.3":
 
 
 def solution(lab: str) -> NotebookNode:
-    from course_lib import lab_registry
+    from course_lib.teaching import lab_registry
 
     entry = lab_registry.lab(lab)
     return nbformat.read(ROOT / entry.folder / "solutions" / f"{entry.notebook}.ipynb", as_version=4)
@@ -35,7 +35,7 @@ def solution(lab: str) -> NotebookNode:
 
 def learner(lab: str) -> NotebookNode:
     """The committed learner version (``make learner-labs`` keeps it equal to the generated one)."""
-    from course_lib import lab_registry
+    from course_lib.teaching import lab_registry
 
     entry = lab_registry.lab(lab)
     return nbformat.read(ROOT / entry.folder / f"{entry.notebook}.ipynb", as_version=4)
@@ -293,7 +293,7 @@ def namespace(lab: str, notebook: NotebookNode) -> dict[str, Any]:
     """What a kernel would hold after the lab's setup and ``notebook``'s exercise cells, built in this process."""
     from course_grader.intake.cells import exercise_sources, setup_sources
     from course_grader.intake.lab_templates import find_template
-    from course_lib import lab_registry
+    from course_lib.teaching import lab_registry
 
     module = types.ModuleType(f"learner_{lab.replace('.', '_')}")
     sys.modules[module.__name__] = module  # pydantic resolves a model's annotations through its module
@@ -323,7 +323,7 @@ def grade_in_process(
 
     from course_grader import GradeOptions, JudgingSettings
     from course_grader.judging.assemble import assemble
-    from course_lib import lab_registry
+    from course_lib.teaching import lab_registry
 
     run = run_in_process(lab, names, seed=seed, counterexamples=counterexamples, checks=checks, language=language)
     return assemble(
@@ -355,9 +355,9 @@ def run_in_process(
     from course_grader.judging.hidden_cases import hidden_calls
     from course_grader.judging.kernel_run import KernelRun, add_counterexamples
     from course_grader.sandbox.cell_run import CellRun
-    from course_lib import lab_registry
     from course_lib.checklist import harness
     from course_lib.checklist.runner import select
+    from course_lib.teaching import lab_registry
 
     def cell(reply: harness.Reply) -> CellRun:
         return CellRun("ok", reply=json.loads(json.dumps(reply.data, default=repr)))

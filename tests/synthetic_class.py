@@ -15,8 +15,8 @@ import random
 from course_grader.judging.hidden_cases import hidden_tests
 from course_grader.judging.practice import COUNTEREXAMPLE
 from course_grader.judging.verdicts import GradeResult, Status, TestResult
-from course_lib import lab_registry
 from course_lib.checklist.runner import select
+from course_lib.teaching import lab_registry
 
 MISTAKES = (
     "the first differing observation is item 2",

@@ -130,7 +130,7 @@ class Term:
 
 
 def _notebook_name(lab: str) -> str:
-    from course_lib import lab_registry
+    from course_lib.teaching import lab_registry
 
     return f"{lab_registry.lab(lab).notebook}.ipynb"
 

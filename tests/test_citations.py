@@ -4,7 +4,7 @@ Learner-facing text (README, docs, notebooks, labs, the package's docstrings and
 messages) may cite rules by id, files of this repository and sections of
 docs/rules.md; never the internal behaviour spec, a section number of a
 document the repository does not contain, or "the lesson". The rule ranges
-shown for each lab come from one table (``course_lib.rules``).
+shown for each lab come from one table (``course_lib.teaching.rules``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import i18n, lab_registry, rules
 from course_lib.checklist import rules_page
+from course_lib.teaching import i18n, lab_registry, rules
 
 ROOT = Path(__file__).resolve().parent.parent
 FORBIDDEN = re.compile(

@@ -26,11 +26,11 @@ from babel.messages.pofile import read_po
 from pydantic import BaseModel
 
 import course_lib
-from course_lib import glossary, rules
-from course_lib.glossary import COMMANDS, PAGES, TERMS, TOPICS, Command, Term
-from course_lib.glossary.__main__ import main as glossary_main
-from course_lib.glossary.page import TEXTS
-from course_lib.i18n import LANGUAGES
+from course_lib.teaching import glossary, rules
+from course_lib.teaching.glossary import COMMANDS, PAGES, TERMS, TOPICS, Command, Term
+from course_lib.teaching.glossary.__main__ import main as glossary_main
+from course_lib.teaching.glossary.page import TEXTS
+from course_lib.teaching.i18n import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 START_PAGE = ROOT / "notebooks" / "sources" / "00_start_here.py"
@@ -112,7 +112,7 @@ def _catalog_text() -> str:
 @pytest.mark.parametrize("language", sorted(PAGES))
 def test_each_page_is_its_generators_output(language: str) -> None:
     path = PAGES[language]
-    command = "python -m course_lib.glossary" + ("" if language == "en" else f" --language {language}")
+    command = "python -m course_lib.teaching.glossary" + ("" if language == "en" else f" --language {language}")
     assert (ROOT / path).read_text(encoding="utf-8") == glossary.markdown(language), (
         f"{path} is out of date: make glossary (or {command} > {path})"
     )

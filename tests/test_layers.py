@@ -1,21 +1,24 @@
-"""The folder list is the architecture: learner code in ``course_lib``, the instructor's tools beside it.
+"""The folder list is the architecture: the chapter's code in ``course_lib``, its tooling beside it, the grader apart.
 
 ``course_grader`` (the autograder) depends on ``course_lib`` and never the other
 way round, so what a learner imports and reads holds nothing of the grader and
-a sandbox that sees only ``course_lib`` sees no grading code. Inside
-``course_lib``, the chapter's core modules (models, parser, stores, grouping,
-context, compaction, …) sit under its four parts (lifecycle, importers, then
-the explorer, which shows imported sessions, and the checklist, which checks
-the lifecycle too), the rules catalogue sits under everything, and the
-command lines (``cli``, ``__main__``) sit on top. Inside ``course_grader``, the
-folders are the grading pipeline in order: intake → sandbox → judging →
-results → publish → packaging → cli, over a base (``errors``, ``safe_text``,
-``files``) that every stage may use. Each layer may import only what lies
-below it; this test reads every import statement (and every ``importlib``
-target) to hold that. Within a layer, no two modules import each other (not
-even lazily), and no module imports another's private name. And every module
-reads in one sitting: at most ``MODULE_LINES`` lines, no function over
-``FUNCTION_LINES``.
+a sandbox that sees only ``course_lib`` sees no grading code. ``course_lib``'s
+top-level modules are the chapter's core (models, parser, stores, grouping,
+context, compaction, …), which a learner reads whole: they import nothing but
+each other. The tooling sits beside them in folders: ``teaching`` (rules,
+labs, words, languages) under the four parts (lifecycle, importers, then the
+explorer, which shows imported sessions, and the checklist, which checks the
+lifecycle too) and the fast ``reader`` the explorer and importers open long
+sessions with; the command lines (``cli``, ``__main__``) sit on top. Inside
+``course_grader``, the folders are the grading pipeline in order: intake →
+sandbox → judging → results → publish → packaging → cli, over a base
+(``errors``, ``safe_text``, ``files``) that every stage may use. Each layer may
+import only what lies below it; this test reads every import statement (and
+every ``importlib`` target) to hold that. Within a layer, no two modules import
+each other (not even lazily), and no module imports another's private name.
+And every module reads in one sitting: at most ``MODULE_LINES`` lines, no
+function over ``FUNCTION_LINES``. Each rule is one test whose failure lists
+every offender.
 """
 
 from __future__ import annotations
@@ -28,30 +31,36 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LEARNER, GRADER = "course_lib", "course_grader"
+TOOLING = ("teaching", "reader", "checklist", "explorer", "importers", "lifecycle")
+"""``course_lib``'s folders: the course's tooling, beside the chapter's modules."""
 PARTS = ("checklist", "explorer", "importers", "lifecycle")
 STAGES = ("intake", "sandbox", "judging", "results", "publish", "packaging", "cli")
 """``course_grader``'s folders, in the order a submission passes through them."""
+CORE_LINES = 2500
+"""The chapter's core, read whole: about the size of a short book chapter's code."""
 
 ALLOWED: dict[str, set[str]] = {
-    "rules": set(),
-    "core": {"rules", "core"},
-    "lifecycle": {"rules", "core", "lifecycle"},
-    "importers": {"rules", "core", "importers"},
-    "explorer": {"rules", "core", "importers", "explorer"},
-    "checklist": {"rules", "core", "lifecycle", "checklist"},
-    "command line": {"rules", "core", *PARTS},
-    f"{GRADER} base": {"rules", "core", *PARTS, f"{GRADER} base"},
+    "core": {"core"},
+    "teaching": {"core", "teaching"},
+    "reader": {"core", "teaching", "reader"},
+    "lifecycle": {"core", "teaching", "reader", "lifecycle"},
+    "importers": {"core", "teaching", "reader", "importers"},
+    "explorer": {"core", "teaching", "reader", "importers", "explorer"},
+    "checklist": {"core", "teaching", "lifecycle", "checklist"},
+    "command line": {"core", *TOOLING},
+    f"{GRADER} base": {"core", *TOOLING, f"{GRADER} base"},
     **{
-        f"{GRADER}.{stage}": {"rules", "core", *PARTS, f"{GRADER} base", *(f"{GRADER}.{s}" for s in STAGES[: i + 1])}
+        f"{GRADER}.{stage}": {"core", *TOOLING, f"{GRADER} base", *(f"{GRADER}.{s}" for s in STAGES[: i + 1])}
         for i, stage in enumerate(STAGES)
     },
-    f"{GRADER} package": {"rules", "core", *PARTS, f"{GRADER} base", *(f"{GRADER}.{s}" for s in STAGES)},
+    f"{GRADER} package": {"core", *TOOLING, f"{GRADER} base", *(f"{GRADER}.{s}" for s in STAGES)},
 }
 """Which layers each layer may import; ``course_lib`` as a whole never names ``course_grader``.
 
-A grader stage sees the stages before it, never one after: ``judging`` may read
-what ``intake`` read and run ``sandbox``'s kernel, but nothing in it knows how a
-result is published or packaged. The package's own ``__init__`` and
+The core imports only itself: a learner reading it meets nothing of the course's
+tooling. A grader stage sees the stages before it, never one after: ``judging``
+may read what ``intake`` read and run ``sandbox``'s kernel, but nothing in it
+knows how a result is published or packaged. The package's own ``__init__`` and
 ``__main__`` (its lazy exports and ``python -m course_grader``) sit on top.
 """
 
@@ -66,9 +75,9 @@ def layer(module: str) -> str:
         return "outside"
     if parts[-1] in ("cli", "__main__"):
         return "command line"
-    if len(parts) > 1 and parts[1] in PARTS:
+    if len(parts) > 1 and parts[1] in TOOLING:
         return parts[1]
-    return "rules" if parts[1:2] == ["rules"] else "core"
+    return "core"
 
 
 def module_name(path: Path) -> str:
@@ -129,10 +138,18 @@ def _resolved(name: str) -> str | None:
     return name or None
 
 
-@pytest.mark.parametrize("path", sources(LEARNER) + sources(GRADER), ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_import_points_down(path: Path) -> None:
-    source = path.read_text(encoding="utf-8")
-    wrong = violations(module_name(path), source, is_package=path.name == "__init__.py")
+def every_source() -> list[Path]:
+    return sources(LEARNER) + sources(GRADER)
+
+
+def test_every_import_points_down() -> None:
+    wrong = [
+        found
+        for path in every_source()
+        for found in violations(
+            module_name(path), path.read_text(encoding="utf-8"), is_package=path.name == "__init__.py"
+        )
+    ]
     assert not wrong, "\n".join(wrong)
 
 
@@ -152,7 +169,7 @@ def test_the_learner_package_never_names_the_grader() -> None:
     [
         ("course_lib.context", "import course_grader.results.batch\n"),
         ("course_lib.context", "def f():\n    from .checklist import cases\n"),
-        ("course_lib.rules", "from .models import SessionEntry\n"),
+        ("course_lib.models", "from .teaching import rules\n"),
         ("course_lib.lifecycle.budget", "from ..explorer.projection import project\n"),
         ("course_lib.importers.pi", "importlib.import_module('course_lib.checklist.runner')\n"),
         ("course_lib.grouping", "from . import checklist\n"),
@@ -172,9 +189,7 @@ def test_imports_that_point_down_pass() -> None:
     assert not violations(
         "course_grader.judging.grade", "from course_lib.checklist import harness\nfrom .sandbox import Sandbox\n"
     )
-    assert not violations(
-        "course_lib.checklist.cases", "from ..lifecycle import settings\nfrom .. import chapter_example\n"
-    )
+    assert not violations("course_lib.checklist.cases", "from ..lifecycle import settings\nfrom .. import fixtures\n")
 
 
 # --- no cycles, no private names across modules --------------------------------------------------
@@ -248,11 +263,11 @@ def test_a_cycle_is_seen() -> None:
     assert cycles({"a": {"b": 1}, "b": {}}) == []
 
 
-@pytest.mark.parametrize("path", sources(LEARNER) + sources(GRADER), ids=lambda p: str(p.relative_to(ROOT)))
-def test_no_private_name_crosses_a_module(path: Path) -> None:
+def test_no_private_name_crosses_a_module() -> None:
     """What two modules share is public in the one that owns it (``from .x import _y`` hides a dependency)."""
     private = [
-        f"line {node.lineno}: {alias.name}"
+        f"{path.relative_to(ROOT)}:{node.lineno}: {alias.name}"
+        for path in every_source()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in (LEARNER, GRADER))
         for alias in node.names
@@ -278,10 +293,10 @@ def too_long(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", sources(LEARNER) + sources(GRADER), ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_module_reads_in_one_sitting(path: Path) -> None:
+def test_every_module_reads_in_one_sitting() -> None:
     """Each module one idea, short enough to read whole; each function short enough to hold in mind."""
-    assert not too_long(path), "\n".join(too_long(path))
+    long = [f"{path.relative_to(ROOT)}: {found}" for path in every_source() for found in too_long(path)]
+    assert not long, "\n".join(long)
 
 
 def test_a_long_function_is_seen(tmp_path: Path) -> None:

@@ -120,7 +120,7 @@ def test_every_sentence_a_check_says_is_a_catalog_message() -> None:
     """Each check's every observation, as the reference states it, can be said in every shipped language.
 
     A sentence written as an f-string reaches the judge filled in, and no catalog
-    has it: write it with ``say`` (course_lib/wording.py).
+    has it: write it with ``say`` (course_lib/teaching/wording.py).
     """
     from course_lib.checklist.cases import CASES as CHECKS
     from course_lib.checklist.runner import trusted_points
@@ -131,9 +131,9 @@ def test_every_sentence_a_check_says_is_a_catalog_message() -> None:
 
 
 def test_the_rules_domain_holds_every_rule_and_topic() -> None:
-    """The extractor reads course_lib/rules.py by a keyword spec (``Rule``'s text and topic arguments): a rule it
+    """The extractor reads course_lib/teaching/rules.py by a keyword spec (``Rule``'s text and topic arguments): a rule it
     missed would read in English on the Chinese rules page while its catalog still looked whole."""
-    from course_lib.rules import RULES
+    from course_lib.teaching.rules import RULES
 
     found = translations.rule_messages()
     assert {(None, rule.text) for rule in RULES} | {(None, rule.topic) for rule in RULES} <= set(found)

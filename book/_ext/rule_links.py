@@ -11,7 +11,7 @@ rule. The links are made here, at build time, so no notebook or generated doc is
   text and existing links are left as they are: a quoted message stays exactly what a
   learner's kernel prints.
 
-The ids come from ``course_lib.rules`` (the same list that generates docs/rules.md), so an
+The ids come from ``course_lib.teaching.rules`` (the same list that generates docs/rules.md), so an
 id that is not a rule (``R99``) stays plain text.
 
 In another language's edition of the site (book/_ext/editions.py, issue 32) the ids link to
@@ -31,7 +31,7 @@ from editions import ENGLISH, edition_uri
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-from course_lib.rules import BY_ID, RULE_ID
+from course_lib.teaching.rules import BY_ID, RULE_ID
 
 RULES_DOC = "docs/rules"
 # Inside these a rule id is quoted, not cited (or is already a link).

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 from ..intake.lab_templates import missing_templates
 from ..packaging.bundle import SECRET, build_bundle, bundle_secret

@@ -12,7 +12,7 @@ import secrets
 from dataclasses import replace
 from pathlib import Path
 
-from course_lib.lab_registry import Lab
+from course_lib.teaching.lab_registry import Lab
 
 from ..errors import GradingError
 from ..intake.roster import Names, Roster, load_roster

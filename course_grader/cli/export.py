@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 from ..errors import GradingError
 from ..publish import gradebook

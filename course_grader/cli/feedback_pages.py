@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from course_lib import i18n
+from course_lib.teaching import i18n
 
 from ..judging.verdicts import GradeResult
 from ..publish.feedback import lms_option, lms_zip, write_feedback

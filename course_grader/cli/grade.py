@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 from ..errors import GradingError
 from ..intake.identity_settings import Identity

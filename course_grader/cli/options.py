@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from course_lib import lab_registry
-from course_lib.lab_registry import Lab
+from course_lib.teaching import lab_registry
+from course_lib.teaching.lab_registry import Lab
 
 from ..sandbox.limits import Limits
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 _LAB_SUFFIX = re.compile(r"[\s_.-]*lab[\s_-]*\d+[\s_.-]*\d+(?!\d).*$", re.IGNORECASE)
 _NOTEBOOK_SUFFIX = re.compile(

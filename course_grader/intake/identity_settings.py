@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from course_lib.lab_registry import Lab
+from course_lib.teaching.lab_registry import Lab
 
 from .roster import Names
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from course_lib import lab_registry
-from course_lib.lab_registry import Lab
+from course_lib.teaching import lab_registry
+from course_lib.teaching.lab_registry import Lab
 
 from ..checkout import CHECKOUT
 from ..errors import TemplateNotFound

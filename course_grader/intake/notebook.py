@@ -17,8 +17,8 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.warnings import MissingIDFieldWarning
 
-from course_lib import lab_registry
-from course_lib.lab_registry import Lab
+from course_lib.teaching import lab_registry
+from course_lib.teaching.lab_registry import Lab
 
 from ..errors import NotALabNotebook
 from .cells import exercise_sources
@@ -26,7 +26,7 @@ from .lab_names import lab_conflict, lab_in_metadata, lab_in_name, lab_of
 from .regular_file import read_regular_file
 
 LAB_FUNCTIONS: dict[str, tuple[str, ...]] = {lab.id: lab.functions for lab in lab_registry.LABS.values()}
-"""The function(s) each lab asks for (from the registry, ``course_lib.lab_registry``)."""
+"""The function(s) each lab asks for (from the registry, ``course_lib.teaching.lab_registry``)."""
 
 
 @dataclass(frozen=True)

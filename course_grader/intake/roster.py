@@ -28,7 +28,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 from .identity import identify, submission_name
 from .lab_names import begins_with_lab, lab_in_name

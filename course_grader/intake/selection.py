@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 from ..errors import GradingError
 from .identity import submission_name

@@ -17,8 +17,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_lib import lab_registry
-from course_lib.lab_registry import Lab
+from course_lib.teaching import lab_registry
+from course_lib.teaching.lab_registry import Lab
 
 from ..errors import NotALabNotebook
 from .notebook import read_notebook

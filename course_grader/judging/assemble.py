@@ -16,10 +16,10 @@ from typing import Any
 
 from nbformat import NotebookNode
 
-from course_lib import i18n
 from course_lib.checklist.runner import CheckRecord, select
-from course_lib.i18n import message
-from course_lib.lab_registry import Lab
+from course_lib.teaching import i18n
+from course_lib.teaching.i18n import message
+from course_lib.teaching.lab_registry import Lab
 
 from ..messages import MESSAGES
 from ..sandbox.limits import Limits

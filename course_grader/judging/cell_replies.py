@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from course_lib import i18n
 from course_lib.checklist.runner import CheckRecord, judge_record, select
-from course_lib.lab_registry import Lab
+from course_lib.teaching import i18n
+from course_lib.teaching.lab_registry import Lab
 
 from ..messages import MESSAGES
 from ..sandbox.cell_run import CellRun

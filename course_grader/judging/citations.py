@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import functools
 
-from course_lib import i18n, lab_registry
 from course_lib.checklist.rules_page import anchor
 from course_lib.checklist.runner import select
-from course_lib.i18n import RULE_MESSAGES
-from course_lib.lab_registry import Lab
-from course_lib.rules import BY_ID, RULES, cited
+from course_lib.teaching import i18n, lab_registry
+from course_lib.teaching.i18n import RULE_MESSAGES
+from course_lib.teaching.lab_registry import Lab
+from course_lib.teaching.rules import BY_ID, RULES, cited
 
 from .hidden_cases import hidden_tests
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from nbformat import NotebookNode
 
-from course_lib.i18n import message
+from course_lib.teaching.i18n import message
 
 from ..intake.cells import CHECKLIST_TAG, EXERCISE_TAG, tags
 from ..safe_text import valid

@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from course_lib.lab_registry import Lab
+from course_lib.teaching.lab_registry import Lab
 
 from .calls import FIXED
 from .draws import Covering, Draw, covering_draw

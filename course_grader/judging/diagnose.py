@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from nbformat import NotebookNode
 
-from course_lib import i18n
-from course_lib.i18n import message
+from course_lib.teaching import i18n
+from course_lib.teaching.i18n import message
 
 from ..messages import MESSAGES
 from ..sandbox.cell_run import CellRun

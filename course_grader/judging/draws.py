@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from course_lib.lab_registry import Lab
 from course_lib.parsing import to_json_dict
+from course_lib.teaching.lab_registry import Lab
 
 from .generate import TOOLS, WORDS, random_summary
 from .hidden import HiddenCall

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from course_lib.checklist.runner import select
-from course_lib.lab_registry import Lab
+from course_lib.teaching.lab_registry import Lab
 
 from ..errors import GradingError
 from ..intake.cells import setup_sources

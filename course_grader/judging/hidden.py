@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from course_lib import i18n
-from course_lib.json_diff import first_difference
+from course_lib.teaching import i18n
+from course_lib.teaching.json_diff import first_difference
 
 from ..messages import MESSAGES
 

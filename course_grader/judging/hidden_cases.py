@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-from course_lib.lab_registry import Lab
+from course_lib.teaching.lab_registry import Lab
 
 from . import calls, covering, draws, generate, lab_cases, shapes
 from . import labs as lab_modules

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from course_lib import i18n
+from course_lib.teaching import i18n
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from course_lib import i18n
 from course_lib.checklist.runner import select
-from course_lib.lab_registry import Lab
+from course_lib.teaching import i18n
+from course_lib.teaching.lab_registry import Lab
 
 from ..messages import MESSAGES
 from ..sandbox.cell_run import CellRun

@@ -20,14 +20,14 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from course_lib import i18n
 from course_lib.checklist.harness import ESTIMATORS
 from course_lib.compaction import summary_message
-from course_lib.i18n import message
-from course_lib.json_diff import first_difference, short
-from course_lib.lab_registry import Lab
 from course_lib.models import CompactionEntry, MessageEntry, SessionEntry
 from course_lib.parsing import parse_session_entry
+from course_lib.teaching import i18n
+from course_lib.teaching.i18n import message
+from course_lib.teaching.json_diff import first_difference, short
+from course_lib.teaching.lab_registry import Lab
 
 from ..messages import MESSAGES
 from .calls import reference_call

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from course_lib import chapter_example
+from course_lib import fixtures
 from course_lib.builders import PathBuilder
 from course_lib.models import SessionEntry
 from course_lib.parsing import to_json_dict
@@ -48,7 +48,7 @@ def opening(draw: Draw) -> PathBuilder:
 
 def compaction(draw: Draw, builder: PathBuilder, name: str, keeps_from: str) -> SessionEntry:
     """A compaction at the end of ``builder`` under drawn id, summary and tokensBefore, keeping from ``keeps_from``."""
-    return chapter_example.compact_1(
+    return fixtures.compact_1(
         builder.entries,
         id=draw.id(name),
         firstKeptEntryId=draw.id(keeps_from),

@@ -14,8 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from course_lib import lab_registry
-from course_lib.lab_registry import Lab
+from course_lib.teaching import lab_registry
+from course_lib.teaching.lab_registry import Lab
 
 Status = Literal["ok", "timeout", "error", "missing-function"]
 STATUSES: tuple[Status, ...] = ("ok", "timeout", "error", "missing-function")

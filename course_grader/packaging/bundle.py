@@ -42,7 +42,7 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
-from course_lib.lab_registry import Lab
+from course_lib.teaching.lab_registry import Lab
 
 from ..checkout import CHECKOUT
 from ..errors import GradingError

@@ -15,8 +15,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
-from course_lib import i18n, lab_registry
 from course_lib.checklist import rules_page
+from course_lib.teaching import i18n, lab_registry
 
 from ..checkout import CHECKOUT
 from ..errors import GradingError

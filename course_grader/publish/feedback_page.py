@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from course_lib import i18n, lab_registry
-from course_lib.i18n import message
+from course_lib.teaching import i18n, lab_registry
+from course_lib.teaching.i18n import message
 
 from ..judging.citations import in_rule_order, rule_href, rule_text, rules_cited
 from ..judging.practice import COUNTEREXAMPLE

@@ -36,7 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 from ..files import write_atomically
 from ..intake.roster import UNKNOWN, Roster, Student

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from course_lib import i18n
+from course_lib.teaching import i18n
 
 from ..judging.verdicts import GradeResult
 from ..messages import MESSAGES

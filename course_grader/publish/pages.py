@@ -24,7 +24,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
-from course_lib import i18n
+from course_lib.teaching import i18n
 
 from ..messages import DOMAIN, LOCALE_FOLDER
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_lib import i18n
+from course_lib.teaching import i18n
 
 from ..errors import GradingError
 from ..judging.verdicts import GradeResult

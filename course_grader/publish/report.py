@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from course_lib import i18n, lab_registry
+from course_lib.teaching import i18n, lab_registry
 
 from ..errors import GradingError
 from ..files import write_atomically

@@ -24,7 +24,7 @@ import pandas as pd
 from matplotlib import font_manager
 from matplotlib.figure import Figure
 
-from course_lib import i18n, lab_registry
+from course_lib.teaching import i18n, lab_registry
 
 from ..messages import MESSAGES
 from ..safe_text import abbreviated

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 from ..errors import GradingError
 from ..judging.citations import rules_cited

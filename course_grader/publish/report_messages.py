@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from course_lib import i18n, lab_registry
-from course_lib.lab_registry import Lab
+from course_lib.teaching import i18n, lab_registry
+from course_lib.teaching.lab_registry import Lab
 
 from ..judging.assemble import FIRST_CASE
 from ..judging.hidden_cases import hidden_tests

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 from ..judging.citations import in_rule_order
 from .report_grades import Grades, TestColumn, lab_scores, lab_tests

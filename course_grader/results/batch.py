@@ -27,7 +27,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 from ..intake.identity import submission_name
 from ..intake.lab_names import named_lab

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 from ..intake.roster import STYLES
 from ..sandbox.limits import Limits

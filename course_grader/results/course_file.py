@@ -19,8 +19,8 @@ from pathlib import Path
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from course_lib import i18n, lab_registry
-from course_lib.lab_registry import Lab
+from course_lib.teaching import i18n, lab_registry
+from course_lib.teaching.lab_registry import Lab
 
 from .course import Course
 from .course_settings import CourseFileError, CourseSettings

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from course_lib import i18n, lab_registry
+from course_lib.teaching import i18n, lab_registry
 
 from ..errors import GradingError
 from ..sandbox.limits import Limits
@@ -153,7 +153,7 @@ class CourseSettings(_Strict):
     @field_validator("language")
     @classmethod
     def _spoken(cls, value: str) -> str:
-        """One of the languages the course speaks, as ``course_lib.i18n`` names it (``zh_CN`` and ``zh-Hans`` are ``zh``)."""
+        """One of the languages the course speaks, as ``course_lib.teaching.i18n`` names it (``zh_CN`` and ``zh-Hans`` are ``zh``)."""
         try:
             return i18n.parse_language(value, "language")
         except i18n.UnknownLanguageError:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 from ..errors import GradingError
 from ..files import write_atomically

@@ -15,7 +15,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 
 class _Exception(BaseModel):

@@ -28,8 +28,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from course_lib import lab_registry
-from course_lib.i18n import message
+from course_lib.teaching import lab_registry
+from course_lib.teaching.i18n import message
 
 from ..intake.roster import Assignment, assignment, read_lms_name
 from ..judging.verdicts import GradeResult, TestResult

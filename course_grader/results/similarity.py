@@ -39,8 +39,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from course_lib import lab_registry
-from course_lib.lab_registry import Lab
+import course_lib
+from course_lib.teaching.lab_registry import Lab
 
 from ..errors import GradingError
 from ..intake.cells import exercise_sources
@@ -96,7 +96,7 @@ def reference_texts(lab: Lab) -> tuple[Text, ...]:
     Read from the installed package (the one a learner can open and paste),
     without importing it.
     """
-    package = Path(lab_registry.__file__).parent  # course_lib, as installed
+    package = Path(course_lib.__file__).parent  # as installed
     texts: list[Text] = []
     for withheld in lab.withheld:
         top, *parts = withheld.module.split(".")

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 PREFIX = "similarity (reported, not judged; the score is unchanged): "
 """How every similarity note starts: the report finds them by it, the feedback pages leave them out."""

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 from ..intake.lab_names import lab_in_name
 from ..intake.roster import CANVAS, MOODLE, assignment, read_lms_name

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from course_lib.lab_registry import Lab
+from course_lib.teaching.lab_registry import Lab
 
 from ..intake.identity import submission_name
 from ..intake.roster import attribute

@@ -2,7 +2,7 @@
 
 A graded kernel imports ``course_lib`` like any notebook, and functions from
 earlier labs stay usable. But the definitions the lab asks the learner to write
-(``course_lib.lab_registry``: ``Lab.withheld``) are rewritten, at the source level, into
+(``course_lib.teaching.lab_registry``: ``Lab.withheld``) are rewritten, at the source level, into
 stubs that raise ``NotAvailableWhileGrading``; the real code is not in the
 sandbox at all, so no wrapper, thread or profiler trick can reach it. The
 grader's own modules (hidden cases, verdicts, the CLI) are not copied either:
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import course_lib
-from course_lib.lab_registry import Lab
+from course_lib.teaching.lab_registry import Lab
 
 PACKAGE = Path(course_lib.__file__).resolve().parent
 """The learner's package, which a sandbox sees (as this lab's view) wherever it is installed."""

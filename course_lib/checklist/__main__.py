@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..i18n import MESSAGES
+from ..teaching.i18n import MESSAGES
 from .runner import LABS, run
 
 

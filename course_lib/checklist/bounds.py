@@ -31,8 +31,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..i18n import message
-from ..wording import Wording, say
+from ..teaching.i18n import message
+from ..teaching.wording import Wording, say
 
 SECONDS = 5.0
 """Wall-clock seconds one check may run: far above any check's need, below the grader's 10 s per cell."""

@@ -31,10 +31,10 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel
 
 from ..errors import CourseError
-from ..i18n import MESSAGES
-from ..json_diff import first_difference, short
 from ..parsing import to_json_dict
-from ..wording import render_against, wording_of
+from ..teaching.i18n import MESSAGES
+from ..teaching.json_diff import first_difference, short
+from ..teaching.wording import render_against, wording_of
 from .exact import inexact
 
 Kind = Literal["equal", "true", "rejects", "independent", "same"]
@@ -79,7 +79,7 @@ class Point:
     """One stated expectation: its kind, the rule it pins, and the observed and expected data.
 
     ``what`` is the English sentence; ``wording`` its template and fields when the
-    check wrote it with ``say`` (``course_lib.wording``), so a verdict can say it
+    check wrote it with ``say`` (``course_lib.teaching.wording``), so a verdict can say it
     in the reader's language.
     """
 

@@ -26,9 +26,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .. import lab_registry
 from ..errors import CourseError
-from ..i18n import MESSAGES
+from ..teaching import lab_registry
+from ..teaching.i18n import MESSAGES
 from .cases import CASES
 from .check import Case, Implementation
 from .runner import FUNCTION_NAMES, MARKS, CheckRecord, UnknownFunctionError, run_case

@@ -21,13 +21,13 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-from ..catalogues import budgets
-from ..chapter_example import teaching_estimator
 from ..estimators import estimate_tokens_chars
+from ..fixtures import teaching_estimator
 from ..lifecycle.errors import OverflowRecoveryError, ScriptExhaustedError
 from ..lifecycle.settings import CompactionSettings
 from ..models import MessageEntry
 from ..parsing import parse_session_entry, to_json_dict
+from ..teaching.catalogues import budgets
 from .bounds import MAX_SENDS
 from .cases import CASES
 from .check import Implementation

@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
-from .. import lab_registry
 from ..errors import CourseError
-from ..i18n import MESSAGES, message
-from ..wording import render_known, say, wording_of
+from ..teaching import lab_registry
+from ..teaching.i18n import MESSAGES, message
+from ..teaching.wording import render_known, say, wording_of
 from . import bounds
 from .cases import CASES
 from .check import Case, Implementation

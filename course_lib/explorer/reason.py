@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..context import BuildContextResult
-from ..i18n import MESSAGES
+from ..teaching.i18n import MESSAGES
 
 Costs = Mapping[int, int | float]
 """Each group's cost, by its number counted from the start of the path."""

@@ -30,14 +30,6 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
-from ..chapter_example import (
-    OPENING_BUDGET,
-    RESUME_BUDGET,
-    opening_path,
-    resumed_path,
-    system_replay_path,
-    teaching_estimator,
-)
 from ..compaction import summary_message
 from ..context import (
     BuildContextResult,
@@ -50,10 +42,11 @@ from ..context import (
     select_context,
 )
 from ..errors import EstimateError, InteractionError
+from ..fixtures import OPENING_BUDGET, RESUME_BUDGET, opening_path, resumed_path, system_replay_path, teaching_estimator
 from ..grouping import interaction_spans
-from ..i18n import MESSAGES, message
 from ..models import MessageEntry, SessionEntry, SystemMessage
 from ..parsing import fresh_copy, parse_session_entry
+from ..teaching.i18n import MESSAGES, message
 from .reason import reason_sentence
 
 COLUMNS = ("id", "kind", "group", "cost", "status")

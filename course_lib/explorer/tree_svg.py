@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..chapter_example import teaching_estimator
 from ..context import Estimator
+from ..fixtures import teaching_estimator
 from ..models import CompactionEntry, MessageEntry, SessionEntry
 from ..paths import path_to
 from . import STATUS_COLOURS, projection_table

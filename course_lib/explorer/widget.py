@@ -17,12 +17,12 @@ from typing import Any
 import ipywidgets as widgets
 from pydantic import BaseModel
 
-from ..chapter_example import teaching_estimator
 from ..context import Estimator, select_context
 from ..estimators import estimate_tokens_chars
-from ..i18n import MESSAGES
+from ..fixtures import teaching_estimator
 from ..models import SessionEntry
 from ..parsing import parse_session_entry
+from ..teaching.i18n import MESSAGES
 from .paging import PAGE_SIZE, Paging, paging
 from .render import budget_bar_svg, table_html
 from .table import SCENARIOS, PathLayout, Projection, Scenario, path_layout, project

@@ -31,7 +31,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..i18n import MESSAGES
 from ..models import (
     CompactionEntry,
     CompactionSummary,
@@ -42,6 +41,7 @@ from ..models import (
     UserMessage,
 )
 from ..parsing import ENTRY_ADAPTER
+from ..teaching.i18n import MESSAGES
 from .report import Format, ImportedSession, Note, Skip
 
 NO_RESULT = "no result recorded"

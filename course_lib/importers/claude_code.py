@@ -25,8 +25,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..i18n import MESSAGES
 from ..models import StopReason
+from ..teaching.i18n import MESSAGES
 from .assemble import Assembler, Block, text_block
 from .content import THINKING_TYPES, number, object_at, texts, tool_call, usage_of
 from .lines import Record, read_json_lines

@@ -28,8 +28,8 @@ from ..estimators import (
     estimate_tokens_chars,
     estimate_tokens_cjk,
 )
-from ..i18n import MESSAGES
 from ..store import JsonlSessionStore
+from ..teaching.i18n import MESSAGES
 from . import FORMATS, ImportedSession, SessionImportError, load_session
 
 DEFAULTS = {"max_tokens": 200_000, "reserved_output": 16_384, "safety_margin": 2_000}

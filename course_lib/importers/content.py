@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from ..errors import NotFiniteJsonError
-from ..i18n import MESSAGES
+from ..teaching.i18n import MESSAGES
 from .assemble import Assembler, Block, image_placeholder
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text", "summary_text"})

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import SessionEntryError, SessionStoreError
-from ..i18n import MESSAGES
 from ..paths import path_to
 from ..store import JsonlSessionStore
+from ..teaching.i18n import MESSAGES
 from .report import ImportedSession, SessionImportError, Skip
 from .tree import OFF_PATH
 

@@ -24,7 +24,7 @@ from typing import Any
 import jiter
 
 from ..errors import NotFiniteJsonError
-from ..i18n import MESSAGES
+from ..teaching.i18n import MESSAGES
 from .report import SessionImportError, Skip
 
 _DECODER = json.JSONDecoder(parse_constant=lambda name: _refuse_constant(name))

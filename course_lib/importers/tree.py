@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..i18n import MESSAGES, message
+from ..teaching.i18n import MESSAGES, message
 from .assemble import Assembler
 from .lines import Record
 

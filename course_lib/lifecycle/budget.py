@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..chapter_example import teaching_estimator
 from ..context import BuildContextResult, build_context, is_token_count
 from ..errors import OptionError
 from ..estimators import estimate_tokens_chars
+from ..fixtures import teaching_estimator
 from ..models import SessionEntry
 
 BUDGET_KEY = "context_budget"

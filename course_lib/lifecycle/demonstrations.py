@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..i18n import MESSAGES
 from ..models import SessionEntry
+from ..teaching.i18n import MESSAGES
 from .errors import SessionLockedError
 from .prefix_reuse import PrefixReuse, append_only_requests, measure_prefix_reuse, rewrite_history_requests
 from .replay import ReplayCheck, compare_with_sent

@@ -43,7 +43,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 import course_lib
-from course_lib import InMemorySessionStore, JsonlSessionStore, checklist, chapter_example, i18n, lab_helpers, to_json_dict
+from course_lib import InMemorySessionStore, JsonlSessionStore, checklist, fixtures, to_json_dict
+from course_lib.teaching import i18n, lab_helpers
 from course_lib.models import NonBlankStr, NonNegative, Number, Seq
 from course_lib.parsing import session_entry_error
 
@@ -62,7 +63,7 @@ tr = i18n.notebook_messages("lab_11_1_compaction_record")  # this lab's sentence
 # This is its wire form, one row per field path (the paths R2's error messages use):
 
 # %% id="lab11-1-04"
-compact_1 = chapter_example.compact_1_wire()  # camelCase keys, lists as JSON arrays
+compact_1 = fixtures.compact_1_wire()  # camelCase keys, lists as JSON arrays
 lab_helpers.fields_table(compact_1)
 
 # %% [markdown] id="lab11-1-05"
@@ -324,7 +325,7 @@ with lab_helpers.until_implemented():
 # **Predict:** after appending a root message and `compact-1` to a JSONL file and reopening it, do you get back entries equal to what you appended, and of which class is the compaction?
 
 # %% id="lab11-1-16"
-root = to_json_dict(chapter_example.opening_path()[1]) | {"parentId": None}  # u1, as the first entry of a session
+root = to_json_dict(fixtures.opening_path()[1]) | {"parentId": None}  # u1, as the first entry of a session
 compaction = compact_1 | {"parentId": "u1"}
 
 with lab_helpers.until_implemented(), tempfile.TemporaryDirectory() as folder:

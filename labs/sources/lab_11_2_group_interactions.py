@@ -34,21 +34,8 @@ from collections.abc import Iterable
 import pandas as pd
 from IPython.display import display
 
-from course_lib import (
-    AssistantMessage,
-    InteractionError,
-    InteractionGroup,
-    MessageEntry,
-    SystemMessage,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-    checklist,
-    chapter_example,
-    i18n,
-    lab_helpers,
-    tool_facts,
-)
+from course_lib import AssistantMessage, InteractionError, InteractionGroup, MessageEntry, SystemMessage, ToolCall, ToolResultMessage, UserMessage, checklist, fixtures, tool_facts
+from course_lib.teaching import i18n, lab_helpers
 
 pd.set_option("display.max_colwidth", None)
 tr = i18n.notebook_messages("lab_11_2_group_interactions")  # this lab's sentences in your language
@@ -59,8 +46,8 @@ tr = i18n.notebook_messages("lab_11_2_group_interactions")  # this lab's sentenc
 # The chapter's opening path: one system message, then nine conversation messages. The `cost` column is what the course's teaching estimator charges (one token per word, one per tool call); Lab 11.3 spends it.
 
 # %% id="lab11-2-04"
-opening = chapter_example.opening_path()
-lab_helpers.path_table(opening, chapter_example.teaching_estimator)
+opening = fixtures.opening_path()
+lab_helpers.path_table(opening, fixtures.teaching_estimator)
 
 # %% [markdown] id="lab11-2-05"
 # `calls` declares `read-1`, then `test-1`. The test finishes first, so `r-test` comes before `r-read` on the path. Each result still finds its call through its `toolCallId` (shown in brackets).
@@ -216,7 +203,7 @@ def group_interactions(message_entries: Iterable[MessageEntry]) -> list[Interact
 # %% id="lab11-2-10"
 with lab_helpers.until_implemented():
     groups = group_interactions(opening)
-    display(lab_helpers.groups_table(groups, chapter_example.teaching_estimator))
+    display(lab_helpers.groups_table(groups, fixtures.teaching_estimator))
     lab_helpers.compare([[entry.id for entry in group.entries] for group in groups], hand_worked, "groups")
     by_id = {entry.id: entry for entry in opening}
     lab_helpers.compare([entry for group in groups for entry in group.entries], [by_id[i] for group in hand_worked for i in group],

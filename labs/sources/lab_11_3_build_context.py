@@ -39,16 +39,8 @@ from typing import Any
 import pandas as pd
 from IPython.display import display
 
-from course_lib import (
-    BuildContextResult,
-    TokenProjection,
-    checklist,
-    current_system_message,
-    chapter_example,
-    group_interactions,
-    i18n,
-    lab_helpers,
-)
+from course_lib import BuildContextResult, TokenProjection, checklist, current_system_message, fixtures, group_interactions
+from course_lib.teaching import i18n, lab_helpers
 
 pd.set_option("display.max_colwidth", None)
 tr = i18n.notebook_messages("lab_11_3_build_context")  # this lab's sentences in your language
@@ -60,14 +52,14 @@ tr = i18n.notebook_messages("lab_11_3_build_context")  # this lab's sentences in
 #
 # ```python
 # build_context(opening, max_tokens=31, reserved_output=4, safety_margin=2,
-#               estimate_tokens=chapter_example.teaching_estimator)
+#               estimate_tokens=fixtures.teaching_estimator)
 # ```
 #
 # The teaching estimator charges one token per word and one per tool call, so every cost can be checked by hand:
 
 # %% id="lab11-3-04"
-opening = chapter_example.opening_path()
-lab_helpers.path_table(opening, chapter_example.teaching_estimator)
+opening = fixtures.opening_path()
+lab_helpers.path_table(opening, fixtures.teaching_estimator)
 
 # %% [markdown] id="lab11-3-05"
 # ### Predict
@@ -248,8 +240,8 @@ def build_context(active_path, *, max_tokens, reserved_output, safety_margin, es
 
 # %% id="lab11-3-12"
 with lab_helpers.until_implemented():
-    result = build_context(opening, **chapter_example.OPENING_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
-    display(lab_helpers.messages_table(result, chapter_example.teaching_estimator))
+    result = build_context(opening, **fixtures.OPENING_BUDGET, estimate_tokens=fixtures.teaching_estimator)
+    display(lab_helpers.messages_table(result, fixtures.teaching_estimator))
     display(lab_helpers.tokens_table(result))
     for field in ("kept_entry_ids", "reason", "tokens"):
         lab_helpers.compare(getattr(result, field), hand_worked[field], field)
@@ -267,7 +259,7 @@ with lab_helpers.until_implemented():
 
 # %% id="d4303c32"
 def your_build():
-    result = build_context(opening, **chapter_example.OPENING_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
+    result = build_context(opening, **fixtures.OPENING_BUDGET, estimate_tokens=fixtures.teaching_estimator)
     first = result.kept_entry_ids[0] if result.kept_entry_ids else None
     return {"reason": result.reason, "first kept entry": first, "tokens.total": result.tokens.total}
 
@@ -285,7 +277,7 @@ lab_helpers.prediction_table(
 
 # %% id="lab11-3-14"
 with lab_helpers.until_implemented():
-    tight = build_context(opening, **chapter_example.TIGHT_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
+    tight = build_context(opening, **fixtures.TIGHT_BUDGET, estimate_tokens=fixtures.teaching_estimator)
     display(lab_helpers.tokens_table(tight))
     for field in ("kept_entry_ids", "reason", "tokens"):
         lab_helpers.compare(getattr(tight, field), hand_tight[field], field)
@@ -316,8 +308,8 @@ hand_sweep = {  # max_tokens: (kept entries, reason, available, total), worked o
 with lab_helpers.until_implemented():
     rows = {}
     for max_tokens, hand in hand_sweep.items():
-        result = build_context(opening, **(chapter_example.OPENING_BUDGET | {"max_tokens": max_tokens}),
-                               estimate_tokens=chapter_example.teaching_estimator)
+        result = build_context(opening, **(fixtures.OPENING_BUDGET | {"max_tokens": max_tokens}),
+                               estimate_tokens=fixtures.teaching_estimator)
         shown = (list(result.kept_entry_ids), result.reason, result.tokens.available_for_messages, result.tokens.total)
         ok = shown == hand
         rows[max_tokens] = {"available": result.tokens.available_for_messages,
@@ -333,10 +325,10 @@ with lab_helpers.until_implemented():
 # %% id="lab11-3-18"
 SHAPE = "a BuildContextResult whose messages are sys, u2, a2, u3, calls, … (the tool call `calls` fifth, its arguments in content[1])"
 with lab_helpers.until_implemented(expects=SHAPE):
-    first = build_context(opening, **chapter_example.OPENING_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
+    first = build_context(opening, **fixtures.OPENING_BUDGET, estimate_tokens=fixtures.teaching_estimator)
     calls = first.messages[4]  # sys, u2, a2, u3, calls
     calls.content[1].arguments["path"] = "changed.ts"
-    second = build_context(opening, **chapter_example.OPENING_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
+    second = build_context(opening, **fixtures.OPENING_BUDGET, estimate_tokens=fixtures.teaching_estimator)
     lab_helpers.compare(opening[6].message.content[1].arguments, {"path": "context.ts"}, tr("read-1 arguments in the session"))
     lab_helpers.compare(second.messages[4].content[1].arguments, {"path": "context.ts"}, tr("read-1 arguments in a later build"))
 

@@ -34,19 +34,8 @@ from typing import Any
 import pandas as pd
 from IPython.display import display
 
-from course_lib import (
-    CompactionEntry,
-    CompactionError,
-    InMemorySessionStore,
-    PathBuilder,
-    checklist,
-    chapter_example,
-    group_interactions,
-    i18n,
-    lab_helpers,
-    parse_session_entry,
-    to_json_dict,
-)
+from course_lib import CompactionEntry, CompactionError, InMemorySessionStore, PathBuilder, checklist, fixtures, group_interactions, parse_session_entry, to_json_dict
+from course_lib.teaching import i18n, lab_helpers
 
 pd.set_option("display.max_colwidth", None)
 tr = i18n.notebook_messages("lab_11_4_create_compaction_entry")  # this lab's sentences in your language
@@ -57,8 +46,8 @@ tr = i18n.notebook_messages("lab_11_4_create_compaction_entry")  # this lab's se
 # The opening path, and the summary the caller prepared after the 31-token budget dropped group 1:
 
 # %% id="lab11-4-04"
-opening = chapter_example.opening_path()
-summary = to_json_dict(chapter_example.compact_1_summary())
+opening = fixtures.opening_path()
+summary = to_json_dict(fixtures.compact_1_summary())
 display(lab_helpers.path_table(opening))
 lab_helpers.fields_table(summary)
 
@@ -202,11 +191,11 @@ with lab_helpers.until_implemented():
                                         first_kept_entry_id="u2", tokens_before=29)
     display(lab_helpers.fields_table(compact_1))
     lab_helpers.compare(compact_1.parent_id, "a3", "parent_id")
-    lab_helpers.compare(compact_1, chapter_example.compact_1_wire(), tr("every field"), brief=tr("the chapter's compact-1"))
+    lab_helpers.compare(compact_1, fixtures.compact_1_wire(), tr("every field"), brief=tr("the chapter's compact-1"))
     lab_helpers.compare(len(opening), 10, tr("entries on the path afterwards (nothing appended)"))
     lab_helpers.compare(to_json_dict(opening) == before, True, tr("the path is unchanged"))
 
-    callers_summary = to_json_dict(chapter_example.compact_1_summary())
+    callers_summary = to_json_dict(fixtures.compact_1_summary())
     entry = create_compaction_entry(opening, id="compact-1", timestamp=100, summary=callers_summary,
                                     first_kept_entry_id="u2", tokens_before=29)
     callers_summary["next"].append("changed by the caller later")  # the caller keeps editing its dict

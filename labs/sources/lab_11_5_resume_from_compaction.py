@@ -37,24 +37,8 @@ from typing import Any
 import pandas as pd
 from IPython.display import display
 
-from course_lib import (
-    BuildContextResult,
-    CompactionEntry,
-    CompactionError,
-    PathBuilder,
-    TextContent,
-    TokenProjection,
-    UserMessage,
-    checklist,
-    compaction_summary_text,
-    create_compaction_entry,
-    current_system_message,
-    chapter_example,
-    group_interactions,
-    i18n,
-    lab_helpers,
-    to_json_dict,
-)
+from course_lib import BuildContextResult, CompactionEntry, CompactionError, PathBuilder, TextContent, TokenProjection, UserMessage, checklist, compaction_summary_text, create_compaction_entry, current_system_message, fixtures, group_interactions, to_json_dict
+from course_lib.teaching import i18n, lab_helpers
 
 pd.set_option("display.max_colwidth", None)
 tr = i18n.notebook_messages("lab_11_5_resume_from_compaction")  # this lab's sentences in your language
@@ -65,9 +49,9 @@ tr = i18n.notebook_messages("lab_11_5_resume_from_compaction")  # this lab's sen
 # The opening path, then `compact-1` (keeping from `u2`), then the conversation continued with `u4 → a4`:
 
 # %% id="lab11-5-04"
-resumed = chapter_example.resumed_path()
+resumed = fixtures.resumed_path()
 print(lab_helpers.session_chain(resumed))
-lab_helpers.path_table(resumed, chapter_example.teaching_estimator)
+lab_helpers.path_table(resumed, fixtures.teaching_estimator)
 
 # %% [markdown] id="lab11-5-05"
 # The next `build_context` call finds the latest compaction and does three things:
@@ -79,7 +63,7 @@ lab_helpers.path_table(resumed, chapter_example.teaching_estimator)
 # This is the summary message's text. It carries none of the system prompt, and it has its own cost (one token per word):
 
 # %% id="lab11-5-06"
-summary_text = compaction_summary_text(chapter_example.compact_1_summary())
+summary_text = compaction_summary_text(fixtures.compact_1_summary())
 print(summary_text)
 print("\n" + tr("cost: {tokens} tokens").format(tokens=len(summary_text.split())))
 
@@ -147,8 +131,8 @@ hand_resumed_31 = {
 # `sys` comes before `u2`, so it is in the part the summary replaced. If the system message were collected only from the kept suffix, a resumed request would lose its base prompt. This path makes the problem bigger: the prompt changes on both sides of the compaction.
 
 # %% id="lab11-5-12"
-replay_path = chapter_example.system_replay_path()
-lab_helpers.path_table(replay_path, chapter_example.teaching_estimator)
+replay_path = fixtures.system_replay_path()
+lab_helpers.path_table(replay_path, fixtures.teaching_estimator)
 
 # %% [markdown] id="lab11-5-13"
 # ### Predict
@@ -382,8 +366,8 @@ def build_context(active_path, *, max_tokens, reserved_output, safety_margin, es
 
 # %% id="lab11-5-20"
 with lab_helpers.until_implemented():
-    result = build_context(resumed, **chapter_example.RESUME_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
-    display(lab_helpers.messages_table(result, chapter_example.teaching_estimator))
+    result = build_context(resumed, **fixtures.RESUME_BUDGET, estimate_tokens=fixtures.teaching_estimator)
+    display(lab_helpers.messages_table(result, fixtures.teaching_estimator))
     for field in ("kept_entry_ids", "reason", "tokens"):
         lab_helpers.compare(getattr(result, field), hand_resumed[field], field)
     lab_helpers.compare(result.messages[1].content[0].text == summary_text, True, tr("message 2 is the summary text"))
@@ -402,7 +386,7 @@ with lab_helpers.until_implemented():
 
 # %% id="be83a8d4"
 def your_build():
-    result = build_context(resumed, **chapter_example.RESUME_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
+    result = build_context(resumed, **fixtures.RESUME_BUDGET, estimate_tokens=fixtures.teaching_estimator)
     first = result.kept_entry_ids[0] if result.kept_entry_ids else None
     return {"reason": result.reason, "tokens.messages": result.tokens.messages, "first kept entry": first}
 
@@ -420,7 +404,7 @@ lab_helpers.prediction_table(
 
 # %% id="lab11-5-22"
 with lab_helpers.until_implemented():
-    result = build_context(resumed, **chapter_example.OPENING_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
+    result = build_context(resumed, **fixtures.OPENING_BUDGET, estimate_tokens=fixtures.teaching_estimator)
     for field in ("kept_entry_ids", "reason", "tokens"):
         lab_helpers.compare(getattr(result, field), hand_resumed_31[field], field)
 
@@ -430,8 +414,8 @@ with lab_helpers.until_implemented():
 # %% id="lab11-5-24"
 with lab_helpers.until_implemented():
     result = build_context(replay_path, max_tokens=200, reserved_output=4, safety_margin=2,
-                           estimate_tokens=chapter_example.teaching_estimator)
-    display(lab_helpers.messages_table(result, chapter_example.teaching_estimator))
+                           estimate_tokens=fixtures.teaching_estimator)
+    display(lab_helpers.messages_table(result, fixtures.teaching_estimator))
     lab_helpers.compare(result.messages[0], hand_replay["system"], tr("the replayed system message"))
     lab_helpers.compare([message.role for message in result.messages], hand_replay["roles"], "roles")
     lab_helpers.compare(result.kept_entry_ids, hand_replay["kept_entry_ids"], "kept_entry_ids")
@@ -450,12 +434,12 @@ with lab_helpers.until_implemented():
 # **By hand.** Only one summary, `compact-2`'s (goal *Finish the regression test.*): it already carries forward what mattered from earlier summaries, and two summaries in one window would repeat facts and could contradict each other. The kept part starts at `u3`; with 80 tokens all of it fits: 71 available, 29 for the summary, and the groups from `u3` cost 15 + 8 + 5 = 28.
 
 # %% id="lab11-5-26"
-twice = chapter_example.twice_compacted_path()  # the resumed path, compact-2 (keeping from u3), then u5 → a5
+twice = fixtures.twice_compacted_path()  # the resumed path, compact-2 (keeping from u3), then u5 → a5
 print(lab_helpers.session_chain(twice))
 
 with lab_helpers.until_implemented():
-    result = build_context(twice, **chapter_example.RESUME_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
-    display(lab_helpers.messages_table(result, chapter_example.teaching_estimator))
+    result = build_context(twice, **fixtures.RESUME_BUDGET, estimate_tokens=fixtures.teaching_estimator)
+    display(lab_helpers.messages_table(result, fixtures.teaching_estimator))
     summaries = [m for m in result.messages if m.role == "user" and m.content[0].text.startswith("[Compaction summary]")]
     lab_helpers.compare(len(summaries), 1, tr("summary messages sent"))
     lab_helpers.compare([m.role for m in result.messages[:2]], ["system", "user"], tr("the head: the replayed system message, then the summary"))
@@ -474,11 +458,11 @@ with lab_helpers.until_implemented():
 # %% id="lab11-5-28"
 SHAPE = "a BuildContextResult whose messages are sys, summary, u2, a2, u3, calls, … (the tool call `calls` sixth, its arguments in content[1])"
 with lab_helpers.until_implemented(expects=SHAPE):
-    first = build_context(resumed, **chapter_example.RESUME_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
-    second = build_context(resumed, **chapter_example.RESUME_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
+    first = build_context(resumed, **fixtures.RESUME_BUDGET, estimate_tokens=fixtures.teaching_estimator)
+    second = build_context(resumed, **fixtures.RESUME_BUDGET, estimate_tokens=fixtures.teaching_estimator)
     lab_helpers.compare(to_json_dict(first) == to_json_dict(second), True, tr("two builds are deep-equal"))
     first.messages[5].content[1].arguments["path"] = "changed.ts"  # sys, summary, u2, a2, u3, calls
-    third = build_context(resumed, **chapter_example.RESUME_BUDGET, estimate_tokens=chapter_example.teaching_estimator)
+    third = build_context(resumed, **fixtures.RESUME_BUDGET, estimate_tokens=fixtures.teaching_estimator)
     lab_helpers.compare(third.messages[5].content[1].arguments, {"path": "context.ts"}, tr("read-1 arguments in a later build"))
     lab_helpers.compare(resumed[6].message.content[1].arguments, {"path": "context.ts"}, tr("read-1 arguments in the session"))
 

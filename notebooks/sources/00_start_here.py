@@ -34,10 +34,11 @@
 import pandas as pd
 from IPython.display import HTML, SVG, display
 
-from course_lib import build_context, checklist, compaction_summary_text, group_interactions, i18n, path_to, system_message_text, to_json_dict
+from course_lib import build_context, checklist, compaction_summary_text, group_interactions, path_to, system_message_text, to_json_dict
+from course_lib.teaching import i18n
 from course_lib.builders import PathBuilder
 from course_lib.explorer import budget_bar_svg, project
-from course_lib.chapter_example import OPENING_BUDGET, RESUME_BUDGET, TIGHT_BUDGET, compact_1, opening_path, resumed_path, teaching_estimator
+from course_lib.fixtures import OPENING_BUDGET, RESUME_BUDGET, TIGHT_BUDGET, compact_1, opening_path, resumed_path, teaching_estimator
 from course_lib.explorer.tree_svg import session_tree_svg
 
 tr = i18n.notebook_messages("00_start_here")  # this notebook's sentences in your language

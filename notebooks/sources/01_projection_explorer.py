@@ -34,8 +34,8 @@ import pandas as pd
 from IPython.display import display
 
 from course_lib.explorer import ProjectionExplorer, budget_breakdown, project, projection_table, scenario_table
-from course_lib import i18n
-from course_lib.chapter_example import OPENING_BUDGET, opening_path
+from course_lib.teaching import i18n
+from course_lib.fixtures import OPENING_BUDGET, opening_path
 
 tr = i18n.notebook_messages("01_projection_explorer")  # this notebook's sentences in your language
 

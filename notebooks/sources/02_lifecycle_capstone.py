@@ -46,7 +46,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
 
-from course_lib import checklist, chapter_example, i18n, lab_helpers
+from course_lib import checklist, fixtures
+from course_lib.teaching import i18n, lab_helpers
 from course_lib import lifecycle as course
 from course_lib import build_context, compaction_summary_text, estimate_tokens_chars, parse_session_entry, path_to, to_json_dict
 from course_lib.lifecycle import (
@@ -255,7 +256,7 @@ def find_cut_point(active_path, *, keep_recent_tokens, estimate_tokens) -> str |
 
 # %% id="ba6a8b1c"
 def your_cuts():
-    cuts = {keep: find_cut_point(chapter_example.opening_path(), keep_recent_tokens=keep, estimate_tokens=chapter_example.teaching_estimator)
+    cuts = {keep: find_cut_point(fixtures.opening_path(), keep_recent_tokens=keep, estimate_tokens=fixtures.teaching_estimator)
             for keep in my_cut_prediction}
     return {keep: "nothing" if cut is None else cut for keep, cut in cuts.items()}
 
@@ -484,7 +485,7 @@ pd.DataFrame(
             tr("every model call"),
             tr("the answer the model writes to this call"),
             tr("subtracted from max_tokens before any group is chosen (R17)"),
-            tr("{reserved} of the chapter's 31 tokens").format(reserved=chapter_example.OPENING_BUDGET["reserved_output"]),
+            tr("{reserved} of the chapter's 31 tokens").format(reserved=fixtures.OPENING_BUDGET["reserved_output"]),
         ],
         tr("reserve_tokens (this lesson, compaction)"): [
             tr("the check after a run ends"),

@@ -41,7 +41,7 @@ from urllib.parse import parse_qs, urldefrag, urljoin, urlparse
 import pytest
 from test_explorer_browser import CHROMIUM, CHROMIUM_FLAGS, STEP_MS
 
-from course_lib.rules import BY_ID, RULE_ID
+from course_lib.teaching.rules import BY_ID, RULE_ID
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route

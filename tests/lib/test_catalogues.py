@@ -8,25 +8,17 @@ import pytest
 
 from course_grader.judging import covering, hidden_cases
 from course_grader.judging.generate import SessionRecipe, random_session
-from course_lib import (
-    MessageEntry,
-    build_context,
-    chapter_example,
-    group_interactions,
-    lab_helpers,
-    lab_registry,
-    parse_session_entry,
-    to_json_dict,
-)
-from course_lib.catalogues import broken_tool_facts, budgets, compactions
-from course_lib.catalogues.shorthand import shorthand_path
+from course_lib import MessageEntry, build_context, fixtures, group_interactions, parse_session_entry, to_json_dict
 from course_lib.checklist import harness
 from course_lib.errors import EstimateError, InteractionError, OptionError, SessionEntryError
+from course_lib.teaching import lab_helpers, lab_registry
+from course_lib.teaching.catalogues import broken_tool_facts, budgets, compactions
+from course_lib.teaching.catalogues.shorthand import shorthand_path
 
 
 @pytest.mark.parametrize("malformed", [*compactions.MALFORMED, compactions.BLANK_ID], ids=lambda m: m.what)
 def test_each_malformed_record_is_refused_naming_its_field(malformed: compactions.Malformed) -> None:
-    value, fields = malformed.applied(chapter_example.compact_1_wire())
+    value, fields = malformed.applied(fixtures.compact_1_wire())
     with pytest.raises(SessionEntryError) as refused:
         parse_session_entry(value)
     assert any(field in str(refused.value) for field in fields)
@@ -35,8 +27,8 @@ def test_each_malformed_record_is_refused_naming_its_field(malformed: compaction
 
 @pytest.mark.parametrize("unusual", compactions.UNUSUAL, ids=lambda u: u.what)
 def test_each_unusual_record_is_kept_as_given(unusual: compactions.Unusual) -> None:
-    value = unusual.applied(chapter_example.compact_1_wire())
-    assert value != chapter_example.compact_1_wire()
+    value = unusual.applied(fixtures.compact_1_wire())
+    assert value != fixtures.compact_1_wire()
     assert to_json_dict(parse_session_entry(value)) == value
 
 
@@ -73,17 +65,17 @@ def test_each_groupable_path_groups_as_written(case: broken_tool_facts.Groupable
 
 
 def test_each_bad_budget_and_estimate_is_refused() -> None:
-    path = chapter_example.opening_path()
+    path = fixtures.opening_path()
     for name, value in budgets.BAD_OPTIONS:
         with pytest.raises(OptionError, match=name):
             build_context(
                 path,
-                **(chapter_example.OPENING_BUDGET | {name: value}),
-                estimate_tokens=chapter_example.teaching_estimator,
+                **(fixtures.OPENING_BUDGET | {name: value}),
+                estimate_tokens=fixtures.teaching_estimator,
             )
     for name, value in budgets.BAD_ESTIMATES.items():
         with pytest.raises(EstimateError, match="estimate_tokens returned"):
-            build_context(path, **chapter_example.OPENING_BUDGET, estimate_tokens=budgets.returning(value))
+            build_context(path, **fixtures.OPENING_BUDGET, estimate_tokens=budgets.returning(value))
         assert repr(harness.ESTIMATORS[name](path[1].message)) == repr(value)  # a hidden call names it
 
 
@@ -104,9 +96,9 @@ def test_the_grader_tries_the_whole_catalogue() -> None:
 
 def test_the_lab_tables_are_the_catalogue() -> None:
     """Lab 11.1's and Lab 11.2's tables: the catalogue's rows, with the keys the labs' predictions name."""
-    variants = lab_helpers.compaction_variants(chapter_example.compact_1_wire())
+    variants = lab_helpers.compaction_variants(fixtures.compact_1_wire())
     assert {"tokensBefore 1000000 (wrong, but finite)", "tokensBefore true", "timestamp '100'"} <= set(variants)
-    assert variants["unchanged"] == (chapter_example.compact_1_wire(), "accepted")
+    assert variants["unchanged"] == (fixtures.compact_1_wire(), "accepted")
     assert sum(answer == "accepted" for _, answer in variants.values()) == 3
     for value, answer in variants.values():
         if answer != "accepted":

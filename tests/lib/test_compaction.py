@@ -21,8 +21,8 @@ from course_lib import (
     create_compaction_entry,
     to_json_dict,
 )
-from course_lib import chapter_example as fx
-from course_lib.chapter_example import teaching_estimator
+from course_lib import fixtures as fx
+from course_lib.fixtures import teaching_estimator
 
 
 def _summary_wire() -> dict[str, Any]:

@@ -22,8 +22,8 @@ from course_lib import (
     path_to,
     to_json_dict,
 )
-from course_lib import chapter_example as fx
-from course_lib.chapter_example import teaching_estimator
+from course_lib import fixtures as fx
+from course_lib.fixtures import teaching_estimator
 
 NO_FIXED_COSTS = {"reserved_output": 0, "safety_margin": 0}
 
@@ -522,7 +522,7 @@ def test_r19_tight_budget_after_resume_trims_only_whole_groups() -> None:
 def test_r17_r18_a_summary_larger_than_the_allowance_leaves_zero_room_not_less() -> None:
     """The summary (7) exceeds the 5 available: groups get max(0, 5 - 7) = 0, so zero-cost groups still fit."""
     from course_lib import PathBuilder
-    from course_lib.chapter_example import compact_1_wire
+    from course_lib.fixtures import compact_1_wire
 
     path = PathBuilder().user("u1", "").assistant("a1", "").user("u2", "").entries
     path = [*path, parse_session_entry(compact_1_wire(parent_id="u2", firstKeptEntryId="u1"))]

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from course_lib import AssistantMessage, TextContent, ToolCall, Usage, UserMessage, build_context, chapter_example
+from course_lib import AssistantMessage, TextContent, ToolCall, Usage, UserMessage, build_context, fixtures
 from course_lib.errors import OptionError
 from course_lib.estimators import (
     CJK_BLOCKS,
@@ -110,13 +110,13 @@ def test_every_message_of_the_english_samples_keeps_its_cost(fmt: str) -> None:
 
 
 def test_the_chapters_paths_keep_their_costs_and_projections() -> None:
-    paths = [chapter_example.opening_path(), chapter_example.resumed_path(), chapter_example.twice_compacted_path()]
+    paths = [fixtures.opening_path(), fixtures.resumed_path(), fixtures.twice_compacted_path()]
     for path in paths:
         for entry in path:
             if entry.type == "message":
                 assert estimate_tokens_cjk(entry.message) == estimate_tokens_chars(entry.message)
     budget = {"max_tokens": 40, "reserved_output": 4, "safety_margin": 2}
-    opening = chapter_example.opening_path()
+    opening = fixtures.opening_path()
     assert build_context(opening, estimate_tokens=estimate_tokens_cjk, **budget) == build_context(
         opening, estimate_tokens=estimate_tokens_chars, **budget
     )

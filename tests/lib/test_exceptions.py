@@ -139,7 +139,7 @@ def test_course_code_raises_its_own_types_not_bare_builtins() -> None:
 
 def test_the_new_types_carry_what_they_refuse() -> None:
     from course_lib import build_context
-    from course_lib.lab_registry import lab
+    from course_lib.teaching.lab_registry import lab
 
     with pytest.raises(OptionError, match=r"max_tokens must be a finite number >= 0"):
         build_context([], max_tokens=-1, reserved_output=0, safety_margin=0, estimate_tokens=lambda m: 1)

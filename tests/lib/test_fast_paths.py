@@ -22,7 +22,7 @@ from course_lib import (
     parse_session_entry,
     to_json_dict,
 )
-from course_lib import chapter_example as fx
+from course_lib import fixtures as fx
 from course_lib.parsing import SHARED_TYPES, fresh_copy
 
 ATOMS = (str, int, float, bool, type(None))

@@ -17,7 +17,7 @@ from course_lib import (
     group_interactions,
     to_json_dict,
 )
-from course_lib.chapter_example import opening_path
+from course_lib.fixtures import opening_path
 
 
 def _group(entries: Sequence[SessionEntry]) -> list[InteractionGroup]:

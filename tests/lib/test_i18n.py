@@ -1,4 +1,4 @@
-"""The reader's language (course_lib/i18n.py): how it is chosen, and messages read from a .po catalog."""
+"""The reader's language (course_lib/teaching/i18n.py): how it is chosen, and messages read from a .po catalog."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import i18n
 from course_lib.errors import CourseError
+from course_lib.teaching import i18n
 
 CATALOG = """\
 msgid ""

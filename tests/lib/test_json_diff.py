@@ -1,4 +1,4 @@
-"""One JSON diff (``course_lib.json_diff``): a lab cell and the checklist describe the same difference the same way.
+"""One JSON diff (``course_lib.teaching.json_diff``): a lab cell and the checklist describe the same difference the same way.
 
 ``lab_helpers.compare`` (a lab's body cell) and the checklist's ``verdict`` (what
 ``checklist.run`` and the grader show) once had a diff each, with opposite argument
@@ -19,9 +19,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from course_lib import chapter_example, json_diff, lab_helpers, parse_session_entry
+from course_lib import fixtures, parse_session_entry
 from course_lib.checklist.expect import Point, json_data, verdict
-from course_lib.json_diff import Difference, first_difference
+from course_lib.teaching import json_diff, lab_helpers
+from course_lib.teaching.json_diff import Difference, first_difference
 
 RULE, WHAT = "R19", "the kept ids"
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,7 +68,7 @@ def test_the_diff_takes_the_expected_value_first() -> None:
 
 def test_models_are_compared_in_their_wire_format_by_both() -> None:
     """A cell compares a model with the hand-written wire dict, as the checklist sees it through the kernel."""
-    entry = chapter_example.compact_1_wire()
+    entry = fixtures.compact_1_wire()
     wrong = parse_session_entry({**entry, "firstKeptEntryId": "u1"})
     passed, line = cell_line(wrong, entry)
     assert not passed and line.endswith(f"expected {entry['firstKeptEntryId']!r}, got 'u1' at firstKeptEntryId")
@@ -77,7 +78,7 @@ def test_models_are_compared_in_their_wire_format_by_both() -> None:
 
 
 def test_every_caller_imports_the_one_diff_from_its_module() -> None:
-    """A lab cell, the checklist and the grader all import it from ``course_lib.json_diff``, never through another module.
+    """A lab cell, the checklist and the grader all import it from ``course_lib.teaching.json_diff``, never through another module.
 
     The grader once imported it from ``checklist.expect``, which re-exported it;
     a diff reached only through its owner cannot quietly become a copy.
@@ -91,8 +92,10 @@ def test_every_caller_imports_the_one_diff_from_its_module() -> None:
                 if isinstance(node, ast.ImportFrom) and names & {alias.name for alias in node.names}:
                     base = folder[: len(folder) - node.level + 1] if node.level else []
                     importers.append((str(path.relative_to(ROOT)), ".".join([*base, node.module or ""])))
-    assert {module for _path, module in importers} == {"course_lib.json_diff"}, importers
-    assert {"course_lib/lab_helpers.py", "course_lib/checklist/expect.py"} <= {path for path, _module in importers}
+    assert {module for _path, module in importers} == {"course_lib.teaching.json_diff"}, importers
+    assert {"course_lib/teaching/lab_helpers.py", "course_lib/checklist/expect.py"} <= {
+        path for path, _module in importers
+    }
 
 
 JSON = st.recursive(

@@ -26,8 +26,8 @@ def test_the_list_covers_the_modules_learners_meet() -> None:
         "course_lib.lifecycle",
         "course_lib.explorer",
         "course_lib.checklist",
-        "course_lib.lab_helpers",
-        "course_lib.chapter_example",
+        "course_lib.teaching.lab_helpers",
+        "course_lib.fixtures",
         "course_lib.store",
         "course_lib.file_lock",
     ):

@@ -40,7 +40,7 @@ from course_lib import (
     recover_jsonl,
     to_json_dict,
 )
-from course_lib.chapter_example import teaching_estimator
+from course_lib.fixtures import teaching_estimator
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

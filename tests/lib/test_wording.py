@@ -1,4 +1,4 @@
-"""What a check says, said in the reader's language without trusting the kernel (course_lib/wording.py)."""
+"""What a check says, said in the reader's language without trusting the kernel (course_lib/teaching/wording.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import i18n, wording
 from course_lib.errors import CourseError
-from course_lib.wording import TemplateError, Wording, render_against, render_known, say
+from course_lib.teaching import i18n, wording
+from course_lib.teaching.wording import TemplateError, Wording, render_against, render_known, say
 
 CATALOG = """\
 msgid ""

@@ -26,9 +26,10 @@ from course_grader.judging.assemble import assemble
 from course_grader.judging.hidden import call_verdict
 from course_grader.judging.hidden_cases import covering_tests
 from course_grader.judging.verdicts import GradeResult
-from course_lib import checklist, lab_registry
+from course_lib import checklist
 from course_lib.checklist import harness
 from course_lib.checklist.runner import ChecklistReport
+from course_lib.teaching import lab_registry
 
 from . import Mutant
 

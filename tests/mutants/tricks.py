@@ -27,8 +27,8 @@ from typing import Any
 
 from course_grader.judging.covering import covering_calls
 from course_grader.judging.hidden import Returned
-from course_lib import lab_registry
 from course_lib.checklist import harness
+from course_lib.teaching import lab_registry
 
 from . import Mutant, mutant
 

@@ -249,7 +249,7 @@ def test_a_cell_that_checks_less_than_it_shows_is_found() -> None:
 
 def test_a_prediction_is_judged_against_the_worked_answer_not_the_code() -> None:
     """Issue 21: a right prediction with a broken function is 🎯, and the function's ❌ is its own row mark."""
-    from course_lib import lab_helpers
+    from course_lib.teaching import lab_helpers
 
     table = lab_helpers.prediction_table(
         {"right": "Rejected", "wrong": "accepted", "open": None},
@@ -268,7 +268,7 @@ def test_a_prediction_is_judged_against_the_worked_answer_not_the_code() -> None
 
 
 def test_a_prediction_is_judged_before_the_function_exists() -> None:
-    from course_lib import lab_helpers
+    from course_lib.teaching import lab_helpers
 
     def stub() -> dict[str, Any]:
         raise NotImplementedError("Lab 11.9 not implemented yet: f")
@@ -279,10 +279,11 @@ def test_a_prediction_is_judged_before_the_function_exists() -> None:
 
 def test_a_pydantic_error_shows_as_one_line_with_its_field_path() -> None:
     """Issue 21: a learner's own model raising pydantic's report must not make a table row many lines wide."""
-    from course_lib import chapter_example, lab_helpers
+    from course_lib import fixtures
     from course_lib.models import CompactionEntry
+    from course_lib.teaching import lab_helpers
 
-    bad = chapter_example.compact_1_wire() | {"tokensBefore": -1, "timestamp": "100"}
+    bad = fixtures.compact_1_wire() | {"tokensBefore": -1, "timestamp": "100"}
     bad["summary"] = bad["summary"] | {"decisions": ["ok", 7]}
     shown = lab_helpers.outcome(lambda: CompactionEntry.model_validate(bad, by_alias=True, by_name=False))
     assert "\n" not in shown and len(shown) <= 170
@@ -290,14 +291,14 @@ def test_a_pydantic_error_shows_as_one_line_with_its_field_path() -> None:
     assert lab_helpers.one_line(ValueError("first line\nsecond line")) == "first line …"
     nested = lab_helpers.outcome(
         lambda: CompactionEntry.model_validate(
-            chapter_example.compact_1_wire() | {"summary": bad["summary"]}, by_alias=True, by_name=False
+            fixtures.compact_1_wire() | {"summary": bad["summary"]}, by_alias=True, by_name=False
         )
     )
     assert "summary.decisions[1]:" in nested, nested
 
 
 def test_an_id_is_named_as_a_whole_word() -> None:
-    from course_lib import lab_helpers
+    from course_lib.teaching import lab_helpers
 
     tried = lab_helpers.attempt(lambda: (_ for _ in ()).throw(ValueError("firstKeptEntryId is a system message")))
     assert tried.rejected and not tried.names("sys")
@@ -307,7 +308,7 @@ def test_an_id_is_named_as_a_whole_word() -> None:
 
 
 def test_a_crashing_function_still_gets_its_predictions_judged() -> None:
-    from course_lib import lab_helpers
+    from course_lib.teaching import lab_helpers
 
     def broken() -> dict[str, Any]:
         raise KeyError("u3")

@@ -2,7 +2,7 @@
 
 Both editions run the same code cells, so a line a cell prints or a table header it
 writes is Chinese only through the notebook's catalog: the cell writes
-``tr("English sentence {field}")`` (``course_lib.i18n.notebook_messages``) and
+``tr("English sentence {field}")`` (``course_lib.teaching.i18n.notebook_messages``) and
 scripts/notebook_catalogs.py makes each such sentence a message of the catalog.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from course_lib import i18n
+from course_lib.teaching import i18n
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("notebook_catalogs", ROOT / "scripts" / "notebook_catalogs.py")

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from mutants import MUTANTS, Mutant, reference
 
-from course_lib import lab_helpers
+from course_lib.teaching import lab_helpers
 
 DEMO_CELLS = {"11.3": "lab11-3-18", "11.5": "lab11-5-28"}
 TWO = [1, 2]

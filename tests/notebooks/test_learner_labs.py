@@ -25,8 +25,9 @@ from typing import Any
 import nbformat
 import pytest
 
-from course_lib import checklist, lab_registry
+from course_lib import checklist
 from course_lib.checklist.runner import FUNCTION_NAMES
+from course_lib.teaching import lab_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("make_learner_labs", ROOT / "scripts" / "make_learner_labs.py")
@@ -230,7 +231,7 @@ def test_a_source_keeps_ids_tags_metadata_and_gets_nbgrader_metadata() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (("lab: '11.4'", "lab: '11.9'"), "lab '11.9' is not in course_lib/lab_registry.py"),
+        (("lab: '11.4'", "lab: '11.9'"), "lab '11.9' is not in course_lib/teaching/lab_registry.py"),
         (('id="check" tags=["checklist"]', 'id="check"'), "exactly one cell tagged 'checklist', found 0"),
         (('id="predict"', 'id="predict" tags=["checklist"]'), "exactly one cell tagged 'checklist', found 2"),
         (('id="outro"', 'id="check-11"'), r"the ids \['check-11'\] are nbgrader's test cells'"),
@@ -336,7 +337,9 @@ def test_a_notebook_without_exercises_that_is_a_lab_is_refused(
         notebook = generator.read_plain_source(source)
         assert "course" not in notebook.metadata and "nbgrader" not in notebook.cells[1].metadata
         return
-    with pytest.raises(generator.LabSourceError, match=r"notebooks/sources/04_more.py: .*course_lib/lab_registry.py"):
+    with pytest.raises(
+        generator.LabSourceError, match=r"notebooks/sources/04_more.py: .*course_lib/teaching/lab_registry.py"
+    ):
         generator.read_plain_source(source)
 
 

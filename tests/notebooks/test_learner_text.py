@@ -19,7 +19,7 @@ import jupytext
 import nbformat
 import pytest
 
-from course_lib import lab_helpers, lab_registry
+from course_lib.teaching import lab_helpers, lab_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "labs" / "sources").glob("*.py")) + sorted((ROOT / "notebooks" / "sources").glob("*.py"))

@@ -26,16 +26,16 @@ import course_lib
 from course_grader.judging.generate import SessionRecipe, group_starts, random_session, random_summary
 from course_lib import (
     build_context,
-    chapter_example,
     context,
     create_compaction_entry,
+    fixtures,
     group_interactions,
     parse_session_entry,
     tool_facts,
 )
-from course_lib.catalogues import broken_tool_facts, budgets, compactions
 from course_lib.checklist.harness import ESTIMATORS
 from course_lib.parsing import to_json_dict
+from course_lib.teaching.catalogues import broken_tool_facts, budgets, compactions
 
 SETTINGS = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -131,16 +131,16 @@ def test_lab_11_2_groups_and_refuses_like_the_course(seed: int, broken: broken_t
 
 def worded_inputs(name: str) -> list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]]:
     """``(course function, args, kwargs)`` for each catalogue input a lab must refuse: its words are compared."""
-    opening, teaching = chapter_example.opening_path(), chapter_example.teaching_estimator
+    opening, teaching = fixtures.opening_path(), fixtures.teaching_estimator
     if name == "11.1":
         return [
-            (parse_session_entry, (m.applied(chapter_example.compact_1_wire())[0],), {})
+            (parse_session_entry, (m.applied(fixtures.compact_1_wire())[0],), {})
             for m in (*compactions.MALFORMED, compactions.BLANK_ID)
         ]
     if name == "11.2":
         return [(group_interactions, (broken.chapter_path(),), {}) for broken in broken_tool_facts.BROKEN]
     if name == "11.4":
-        summary = chapter_example.compact_1_summary_wire()
+        summary = fixtures.compact_1_summary_wire()
         return [
             (
                 create_compaction_entry,
@@ -156,19 +156,19 @@ def worded_inputs(name: str) -> list[tuple[Callable[..., Any], tuple[Any, ...], 
             for new_id, first_kept in (("compact-1", "a1"), ("compact-1", "nope"), ("compact-1", "sys"), ("a3", "u2"))
         ]
     made = [
-        (build_context, (opening,), chapter_example.OPENING_BUDGET | {option: value, "estimate_tokens": teaching})
+        (build_context, (opening,), fixtures.OPENING_BUDGET | {option: value, "estimate_tokens": teaching})
         for option, value in budgets.BAD_OPTIONS
     ]
     made += [
-        (build_context, (opening,), chapter_example.OPENING_BUDGET | {"estimate_tokens": budgets.returning(value)})
+        (build_context, (opening,), fixtures.OPENING_BUDGET | {"estimate_tokens": budgets.returning(value)})
         for value in budgets.BAD_ESTIMATES.values()
     ]
     if name == "11.5":
         made += [
             (
                 build_context,
-                (chapter_example.resumed_keeping_from(first_kept),),
-                chapter_example.RESUME_BUDGET | {"estimate_tokens": teaching},
+                (fixtures.resumed_keeping_from(first_kept),),
+                fixtures.RESUME_BUDGET | {"estimate_tokens": teaching},
             )
             for first_kept in ("a2", "sys", "note", "u4")
         ]

@@ -18,12 +18,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from course_lib import chapter_example, context, grouping
-from course_lib.catalogues import budgets
+from course_lib import context, fixtures, grouping
 from course_lib.checklist import harness
-from course_lib.i18n import message
 from course_lib.models import SessionEntry
 from course_lib.parsing import to_json_dict
+from course_lib.teaching.catalogues import budgets
+from course_lib.teaching.i18n import message
 
 from .. import shapes
 from ..calls import Calls, describe_path, reference_call
@@ -47,7 +47,7 @@ def group_costs(path: list[SessionEntry]) -> list[int]:
     compaction = context.latest_compaction(path)
     messages = context.resume_candidates(path, compaction) if compaction else [e for e in path if e.type == "message"]
     return [
-        sum(chapter_example.teaching_estimator(e.message) for e in group.entries)
+        sum(fixtures.teaching_estimator(e.message) for e in group.entries)
         for group in grouping.group_interactions(messages)
     ]
 

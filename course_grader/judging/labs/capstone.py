@@ -14,12 +14,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from course_lib import chapter_example
+from course_lib import fixtures
 from course_lib.builders import PathBuilder
-from course_lib.i18n import message
 from course_lib.lifecycle.cut_point import context_groups, group_cost
 from course_lib.models import SessionEntry, StopReason
 from course_lib.parsing import to_json_dict
+from course_lib.teaching.i18n import message
 
 from .. import shapes
 from ..calls import FIXED, Calls, describe_path
@@ -257,7 +257,7 @@ def _keeps(path: list[SessionEntry]) -> list[int | float]:
 
 
 def _context_costs(path: list[SessionEntry]) -> list[int | float]:
-    return [group_cost(group, chapter_example.teaching_estimator) for group in context_groups(path)]
+    return [group_cost(group, fixtures.teaching_estimator) for group in context_groups(path)]
 
 
 def _covering_recoveries(draw: Draw) -> tuple[HiddenCall, ...]:

@@ -1,7 +1,7 @@
 """Lab 11.1's hidden cases: ``parse_session_entry`` on compactions it has not seen (R1–R4).
 
 The drawn cases parse compactions and other entries of generated sessions, and
-the catalogue's malformed changes (``course_lib.catalogues.compactions``) on
+the catalogue's malformed changes (``course_lib.teaching.catalogues.compactions``) on
 them under fresh ids. The covering set holds entries shaped like the chapter's
 compact-1 with every unusual value the rules allow, the opening path's other
 entries, entries handed over already parsed (R3), and every malformed change
@@ -15,10 +15,10 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from course_lib import chapter_example
-from course_lib.catalogues import compactions
-from course_lib.i18n import message
+from course_lib import fixtures
 from course_lib.parsing import to_json_dict
+from course_lib.teaching.catalogues import compactions
+from course_lib.teaching.i18n import message
 
 from .. import shapes
 from ..calls import FIXED, Calls
@@ -121,7 +121,7 @@ def covering(draw: Draw) -> Covering:
 
 def _compact_wire(draw: Draw, parent: str, **overrides: Any) -> dict[str, Any]:
     return (
-        chapter_example.compact_1_wire(
+        fixtures.compact_1_wire(
             draw.id(parent),
             id=draw.id("compact-1"),
             timestamp=draw.clock(),

@@ -2,7 +2,7 @@
 
 The drawn cases group generated sessions (with and without system messages,
 up to four tool calls a turn) and break one tool fact of each of eight more
-(``course_lib.catalogues.broken_tool_facts``). The covering set holds one
+(``course_lib.teaching.catalogues.broken_tool_facts``). The covering set holds one
 session of three tool-calling groups (results out of order, a result before
 its call, system messages inside and between groups) and every way of
 breaking its tool facts, each naming the call or entry the error must name.
@@ -16,10 +16,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from course_lib.builders import PathBuilder
-from course_lib.catalogues import broken_tool_facts
-from course_lib.i18n import message
 from course_lib.models import SessionEntry
 from course_lib.parsing import to_json_dict
+from course_lib.teaching.catalogues import broken_tool_facts
+from course_lib.teaching.i18n import message
 
 from ..calls import FIXED, Calls, describe_path
 from ..draws import Covering, Draw

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import random
 
-from course_lib import chapter_example
+from course_lib import fixtures
 from course_lib.builders import PathBuilder
-from course_lib.i18n import message
+from course_lib.teaching.i18n import message
 
 from .. import shapes
 from ..calls import FIXED, Calls
@@ -35,7 +35,7 @@ from .build_context import (
 
 def hidden(rng: random.Random) -> tuple[HiddenTest, ...]:
     calls = Calls("11.3", "build_context")
-    made = [calls.make("an empty path", path=[], options=chapter_example.OPENING_BUDGET, estimator="teaching")]
+    made = [calls.make("an empty path", path=[], options=fixtures.OPENING_BUDGET, estimator="teaching")]
     for number in range(10):
         recipe = SessionRecipe(groups=(1, 7), system=number % 4 != 0)
         made += drawn_builds(calls, rng, random_session(rng.randrange(10**6), recipe))

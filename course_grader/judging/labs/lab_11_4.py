@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from course_lib.i18n import message
 from course_lib.models import SessionEntry
 from course_lib.parsing import parse_session_entry, to_json_dict
+from course_lib.teaching.i18n import message
 
 from .. import shapes
 from ..calls import FIXED, Calls, describe_path

@@ -15,9 +15,9 @@ import copy
 import random
 from typing import Any
 
-from course_lib.i18n import message
 from course_lib.models import SessionEntry
 from course_lib.parsing import to_json_dict
+from course_lib.teaching.i18n import message
 
 from .. import shapes
 from ..calls import FIXED, Calls, describe_path

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import chapter_example
+from ... import fixtures
 from ...lifecycle.errors import OverflowRecoveryError, ScriptExhaustedError
 from ...lifecycle.scenario import CAPSTONE_TURNS, capstone_session
 from ...lifecycle.settings import CompactionSettings
 from ...models import AssistantMessage, StopReason, TextContent, Usage
-from ...wording import Wording, say
+from ...teaching.wording import Wording, say
 from ..bounds import MAX_SENDS
 from ..check import Implementation, LabChecks
 from ..expect import expect_equal, expect_rejects
@@ -65,9 +65,9 @@ def test_cut_point_keeps_whole_groups(impl: Implementation) -> None:
     """Opening path groups cost 7, 7, 15; after compact-1 the context's groups are u2 (7), u3 (15), u4 (8)."""
 
     def cut(path: list[Any], keep: int) -> Any:
-        return impl.find_cut_point(path, keep_recent_tokens=keep, estimate_tokens=chapter_example.teaching_estimator)
+        return impl.find_cut_point(path, keep_recent_tokens=keep, estimate_tokens=fixtures.teaching_estimator)
 
-    opening = chapter_example.opening_path()
+    opening = fixtures.opening_path()
     for keep, expected in ((1, "u3"), (15, "u3"), (16, "u2"), (22, "u2"), (23, None), (500, None)):
         expect_equal(
             cut(opening, keep),
@@ -75,7 +75,7 @@ def test_cut_point_keeps_whole_groups(impl: Implementation) -> None:
             "L3",
             say("first kept entry for keep_recent_tokens={keep} (groups 7, 7, 15)", keep=keep),
         )
-    resumed = chapter_example.resumed_path()
+    resumed = fixtures.resumed_path()
     for keep, expected in ((8, "u4"), (9, "u3"), (23, "u3"), (24, None)):
         expect_equal(
             cut(resumed, keep),

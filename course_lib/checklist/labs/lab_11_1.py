@@ -8,10 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ... import chapter_example
-from ...catalogues import compactions
+from ... import fixtures
 from ...store import InMemorySessionStore, JsonlSessionStore
-from ...wording import Wording, say
+from ...teaching.catalogues import compactions
+from ...teaching.wording import Wording, say
 from ..check import Implementation, LabChecks
 from ..expect import expect, expect_equal, expect_independent, expect_rejects, wire
 
@@ -20,7 +20,7 @@ CHECKS = LabChecks("11.1")
 
 @CHECKS.case(1, "R1 R3 R4")
 def test_valid_compaction_parses_to_independent_copy(impl: Implementation) -> None:
-    source = chapter_example.compact_1_wire()
+    source = fixtures.compact_1_wire()
     original = copy.deepcopy(source)
     parsed = impl.parse_session_entry(source)
     expect_equal(wire(parsed), original, "R1", "a valid compaction entry must parse to the same fields")
@@ -65,14 +65,14 @@ def _refused(change: Callable[[], Any]) -> bool:
 
 def _good_compactions() -> list[tuple[Wording, dict[str, Any]]]:
     """Valid, if unusual, compactions (the catalogue's, on compact-1): R4 records tokensBefore as given."""
-    return [(unusual.what, unusual.applied(chapter_example.compact_1_wire())) for unusual in compactions.UNUSUAL]
+    return [(unusual.what, unusual.applied(fixtures.compact_1_wire())) for unusual in compactions.UNUSUAL]
 
 
 def _bad_compactions() -> list[tuple[Wording, dict[str, Any], tuple[str | tuple[str, ...], ...]]]:
     """(what, wire value, names the error must mention) for check 2: the id and the field path (R2), from the catalogue."""
     made: list[tuple[Wording, dict[str, Any], tuple[str | tuple[str, ...], ...]]] = []
     for malformed in (*compactions.MALFORMED, compactions.BLANK_ID):
-        value, fields = malformed.applied(chapter_example.compact_1_wire())
+        value, fields = malformed.applied(fixtures.compact_1_wire())
         field_names = fields[0] if len(fields) == 1 else fields
         made.append(
             (malformed.what, value, (field_names,) if malformed is compactions.BLANK_ID else ("compact-1", field_names))
@@ -90,8 +90,8 @@ def test_parser_rejects_bad_compactions(impl: Implementation) -> None:
 
 @CHECKS.case(3, "R7 R9")
 def test_stores_append_and_reopen(impl: Implementation) -> None:
-    root = wire(chapter_example.opening_path()[1].model_copy(update={"parent_id": None}))
-    compaction = chapter_example.compact_1_wire() | {"parentId": root["id"]}
+    root = wire(fixtures.opening_path()[1].model_copy(update={"parent_id": None}))
+    compaction = fixtures.compact_1_wire() | {"parentId": root["id"]}
     memory = InMemorySessionStore(parse=impl.parse_session_entry)
     for entry in (root, compaction):
         memory.append(entry)

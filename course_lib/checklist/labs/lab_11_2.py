@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ... import chapter_example, tool_facts
-from ...catalogues import broken_tool_facts
-from ...catalogues.shorthand import shorthand_path
+from ... import fixtures, tool_facts
+from ...teaching.catalogues import broken_tool_facts
+from ...teaching.catalogues.shorthand import shorthand_path
 from ..check import Implementation, LabChecks
 from ..expect import expect, expect_equal, expect_independent, expect_rejects, wire
 from .shared import GROUP_3
@@ -21,7 +21,7 @@ def _ids(groups: Any) -> list[list[str]]:
 
 @CHECKS.case(4, "R11 R13")
 def test_two_groups_as_isolated_copies(impl: Implementation) -> None:
-    path = chapter_example.opening_path()[1:5]  # u1, a1, u2, a2
+    path = fixtures.opening_path()[1:5]  # u1, a1, u2, a2
     before = wire(path)
     groups = impl.group_interactions(path)
     expect_equal(_ids(groups), [["u1", "a1"], ["u2", "a2"]], "R11", "groups of [u1, a1, u2, a2]")
@@ -32,7 +32,7 @@ def test_two_groups_as_isolated_copies(impl: Implementation) -> None:
         "groups must hold copies of the entries, not the caller's objects",
     )
     expect_equal(wire(path), before, "R13", "the input after grouping")
-    opening = impl.group_interactions(chapter_example.opening_path())
+    opening = impl.group_interactions(fixtures.opening_path())
     expect_equal(
         _ids(opening), [["u1", "a1"], ["u2", "a2"], GROUP_3], "R11/R14", "groups of the opening path (sys in none)"
     )

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ... import chapter_example
+from ... import fixtures
 from ...builders import PathBuilder
-from ...wording import say
+from ...teaching.wording import say
 from ..check import Implementation, LabChecks
 from ..expect import expect, expect_equal, wire
 from .shared import (
@@ -36,7 +36,7 @@ dict literal in a call as the wrong argument."""
 
 @CHECKS.case(7, "R15 R16 R17 R22")
 def test_fixed_costs_come_first(impl: Implementation) -> None:
-    result = build(impl, chapter_example.opening_path(), chapter_example.OPENING_BUDGET)
+    result = build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET)
     observe_head(result, say("the chapter's budget"))
     expect_equal(wire(result.tokens), OPENING_TOKENS, "R17/R22", "tokens for max 31, reserved 4, margin 2")
     expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3, "R19", "kept_entry_ids for the chapter's budget")
@@ -47,20 +47,18 @@ def test_fixed_costs_come_first(impl: Implementation) -> None:
         "R21",
         "message roles (system first, then groups 2 and 3)",
     )
-    bigger_reserve = build(impl, chapter_example.opening_path(), chapter_example.OPENING_BUDGET, reserved_output=10)
+    bigger_reserve = build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET, reserved_output=10)
     expect_equal(bigger_reserve.tokens.available_for_messages, 16, "R17", "available with reserved_output 10")
     expect_equal(list(bigger_reserve.kept_entry_ids), GROUP_2_AND_3[2:], "R19", "kept ids when only 16 are left")
-    starved = build(impl, chapter_example.opening_path(), chapter_example.OPENING_BUDGET, max_tokens=5)
+    starved = build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET, max_tokens=5)
     expect_equal(
         starved.tokens.available_for_messages, 0, "R17", "available when fixed costs exceed max_tokens (never negative)"
     )
-    no_system = build(
-        impl, chapter_example.opening_path()[1:], {"max_tokens": 31, "reserved_output": 0, "safety_margin": 2}
-    )
+    no_system = build(impl, fixtures.opening_path()[1:], {"max_tokens": 31, "reserved_output": 0, "safety_margin": 2})
     expect_equal(no_system.tokens.system, 0, "R16", "tokens.system without a system message")
     expect_equal(no_system.reason, "within_budget", "R20", "reason when all 29 tokens fit")
     expect_equal(no_system.messages[0].role, "user", "R21", "first message without a system message")
-    empty = build(impl, [], chapter_example.OPENING_BUDGET)
+    empty = build(impl, [], fixtures.OPENING_BUDGET)
     expect_equal(
         (list(empty.kept_entry_ids), len(empty.messages), empty.reason, empty.tokens.total),
         ([], 0, "within_budget", 6),
@@ -78,8 +76,8 @@ def test_fixed_costs_come_first(impl: Implementation) -> None:
         "R5/R16",
         "the system message replayed from every system message on the path",
     )
-    expect_budget_guards(impl, chapter_example.opening_path())
-    labelled = PathBuilder(chapter_example.opening_path()).metadata("label", "label", "reviewed")
+    expect_budget_guards(impl, fixtures.opening_path())
+    labelled = PathBuilder(fixtures.opening_path()).metadata("label", "label", "reviewed")
     expect_history_stays(
         impl, labelled.user("u4", "Add a test.").assistant("a4", "Added.").entries, say("a path with metadata")
     )
@@ -87,7 +85,7 @@ def test_fixed_costs_come_first(impl: Implementation) -> None:
 
 @CHECKS.case(8, "R20")
 def test_newest_group_alone_over_budget(impl: Implementation) -> None:
-    result = build(impl, chapter_example.opening_path(), chapter_example.TIGHT_BUDGET)
+    result = build(impl, fixtures.opening_path(), fixtures.TIGHT_BUDGET)
     expect_equal(result.reason, "single_group_overflow", "R20", "reason when only 10 are left for a group of 15")
     expect_equal(list(result.kept_entry_ids), GROUP_2_AND_3[2:], "R20", "the newest group must still be returned whole")
     expect_equal(result.tokens.total, 24, "R22", "total (3 + 15 + 4 + 2)")
@@ -101,7 +99,7 @@ def test_newest_group_alone_over_budget(impl: Implementation) -> None:
 def test_trims_only_at_group_boundaries(impl: Implementation) -> None:
     opening = Selection([["u1", "a1"], ["u2", "a2"], GROUP_3], [7, 7, 15], fixed=9)
     for max_tokens in range(9, 42):
-        result = build(impl, chapter_example.opening_path(), chapter_example.OPENING_BUDGET, max_tokens=max_tokens)
+        result = build(impl, fixtures.opening_path(), fixtures.OPENING_BUDGET, max_tokens=max_tokens)
         expect_equal(
             {"kept_entry_ids": list(result.kept_entry_ids), "reason": result.reason},
             opening.expected(max_tokens, "kept_entry_ids", "reason"),
@@ -118,10 +116,10 @@ def test_trims_only_at_group_boundaries(impl: Implementation) -> None:
         "R19",
         "kept ids when u2 (14) does not fit after u3 (3) in 10, though u1 (2) would: the selection stops there",
     )
-    path = chapter_example.opening_path()
+    path = fixtures.opening_path()
     before = wire(path)
-    first = build(impl, path, chapter_example.OPENING_BUDGET)
+    first = build(impl, path, fixtures.OPENING_BUDGET)
     change_a_tool_argument(first)
     expect_equal(wire(path), before, "R23", "the session after changing a returned tool argument")
-    second = build(impl, path, chapter_example.OPENING_BUDGET)
+    second = build(impl, path, fixtures.OPENING_BUDGET)
     expect(wire(second) != wire(first), "R23", "a later build must not see a change made to an earlier result")

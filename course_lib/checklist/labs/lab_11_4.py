@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import chapter_example
+from ... import fixtures
 from ...builders import PathBuilder
-from ...wording import say
+from ...teaching.wording import say
 from ..check import Implementation, LabChecks
 from ..expect import expect_equal, expect_independent, expect_rejects, wire
 
@@ -17,7 +17,7 @@ def _create(impl: Implementation, path: list[Any], **overrides: Any) -> Any:
     options: dict[str, Any] = {
         "id": "compact-1",
         "timestamp": 100,
-        "summary": wire(chapter_example.compact_1_summary()),
+        "summary": wire(fixtures.compact_1_summary()),
         "first_kept_entry_id": "u2",
         "tokens_before": 29,
     }
@@ -27,18 +27,18 @@ def _create(impl: Implementation, path: list[Any], **overrides: Any) -> Any:
 
 @CHECKS.case(10, "R24 R25 R28")
 def test_parent_derived_and_inputs_isolated(impl: Implementation) -> None:
-    path = chapter_example.opening_path()
+    path = fixtures.opening_path()
     before = wire(path)
-    summary = wire(chapter_example.compact_1_summary())
+    summary = wire(fixtures.compact_1_summary())
     entry = _create(impl, path, summary=summary)
-    expect_equal(wire(entry), chapter_example.compact_1_wire(), "R25/R28", "compact-1 created from the opening path")
+    expect_equal(wire(entry), fixtures.compact_1_wire(), "R25/R28", "compact-1 created from the opening path")
     expect_equal(entry.parent_id, "a3", "R25", "parent_id (the path's last entry)")
     expect_equal(wire(path), before, "R24", "the path after creating a compaction (it must not change)")
     expect_equal(len(path), 10, "R24", "path length (the entry is not appended by the function)")
     expect_independent(summary, entry, "R28", "the summary argument and the new entry")
     summary["next"].append("changed by the caller later")
-    expect_equal(wire(entry), chapter_example.compact_1_wire(), "R28", "the entry after changing the summary argument")
-    labelled = PathBuilder(chapter_example.opening_path()).metadata("label", "label", "reviewed").entries
+    expect_equal(wire(entry), fixtures.compact_1_wire(), "R28", "the entry after changing the summary argument")
+    labelled = PathBuilder(fixtures.opening_path()).metadata("label", "label", "reviewed").entries
     expect_equal(
         _create(impl, labelled).parent_id, "label", "R25", "parent_id when the path ends with a metadata entry"
     )
@@ -52,7 +52,7 @@ def test_parent_derived_and_inputs_isolated(impl: Implementation) -> None:
 
 @CHECKS.case(11, "R25 R26 R27")
 def test_bad_compactions_rejected(impl: Implementation) -> None:
-    path = chapter_example.opening_path()
+    path = fixtures.opening_path()
     expect_rejects("R25", "an empty path", lambda: _create(impl, []))
     for starts in ("u1", "u2", "u3"):
         expect_equal(
@@ -75,6 +75,6 @@ def test_bad_compactions_rejected(impl: Implementation) -> None:
     expect_rejects(
         "R26",
         "the id of a compaction already on the path",
-        lambda: _create(impl, chapter_example.resumed_path()),
+        lambda: _create(impl, fixtures.resumed_path()),
         ("compact-1",),
     )

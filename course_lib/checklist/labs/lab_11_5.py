@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ... import chapter_example
+from ... import fixtures
 from ...builders import PathBuilder
 from ...context import latest_compaction
 from ...paths import path_to
-from ...wording import Wording, say
+from ...teaching.wording import Wording, say
 from ..check import Implementation, LabChecks
 from ..expect import (
     Diagnosis,
@@ -121,8 +121,8 @@ RESUMED_TOKENS = {
 
 @CHECKS.case(12, "R10 R18 R21")
 def test_resume_through_path_to(impl: Implementation) -> None:
-    path = path_to(chapter_example.sibling_tree(), "a4")
-    result = _resumed_build(impl, path, chapter_example.RESUME_BUDGET)
+    path = path_to(fixtures.sibling_tree(), "a4")
+    result = _resumed_build(impl, path, fixtures.RESUME_BUDGET)
     observe_head(result, say("the resumed path"))
     kept = GROUP_2_AND_3 + ["u4", "a4"]
     expect_equal(list(result.kept_entry_ids), kept, "R18", "kept ids after compact-1 (from u2, then u4, a4)")
@@ -154,16 +154,16 @@ def test_resume_through_path_to(impl: Implementation) -> None:
         expect_rejects(
             "R18",
             say("a compaction keeping from {entry} ({what})", entry=repr(first_kept), what=what),
-            lambda k=first_kept: build(impl, chapter_example.resumed_keeping_from(k), chapter_example.RESUME_BUDGET),
+            lambda k=first_kept: build(impl, fixtures.resumed_keeping_from(k), fixtures.RESUME_BUDGET),
             (first_kept,),
         )
-    expect_history_stays(impl, chapter_example.resumed_keeping_from("u2"), say("a resumed path with metadata"))
+    expect_history_stays(impl, fixtures.resumed_keeping_from("u2"), say("a resumed path with metadata"))
 
 
 @CHECKS.case(13, "R18 R23")
 def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
-    path = chapter_example.twice_compacted_path()
-    first = _resumed_build(impl, path, chapter_example.RESUME_BUDGET)
+    path = fixtures.twice_compacted_path()
+    first = _resumed_build(impl, path, fixtures.RESUME_BUDGET)
     summaries = [m for m in first.messages if m.role == "user" and m.content[0].text.startswith("[Compaction summary]")]
     expect_equal(len(summaries), 1, "R18", "number of summary messages (only the latest compaction is read)")
     text = summaries[0].content[0].text
@@ -177,18 +177,18 @@ def test_only_the_newest_compaction_is_read(impl: Implementation) -> None:
         list(first.kept_entry_ids)[:2], ["u3", "calls"], "R18", "the suffix must start at compact-2's firstKeptEntryId"
     )
     observe_build(first, say("the twice-compacted path"))
-    second = build(impl, path, chapter_example.RESUME_BUDGET)
+    second = build(impl, path, fixtures.RESUME_BUDGET)
     expect_same(wire(first), wire(second), "R23", "two builds of the same path and options")
     expect_independent(first, second, "R23", "two build results")
     expect_independent(path, first, "R23", "the session and a build result")
-    resumed = chapter_example.resumed_path()
+    resumed = fixtures.resumed_path()
     before = wire(resumed)
-    earlier = build(impl, resumed, chapter_example.RESUME_BUDGET)
+    earlier = build(impl, resumed, fixtures.RESUME_BUDGET)
     change_a_tool_argument(earlier)
     expect_equal(wire(resumed), before, "R23", "the session after changing a returned tool argument")
     expect_same(
-        wire(build(impl, chapter_example.resumed_path(), chapter_example.RESUME_BUDGET)),
-        wire(build(impl, resumed, chapter_example.RESUME_BUDGET)),
+        wire(build(impl, fixtures.resumed_path(), fixtures.RESUME_BUDGET)),
+        wire(build(impl, resumed, fixtures.RESUME_BUDGET)),
         "R23",
         "a fresh build and a later build after changing an earlier result",
     )
@@ -200,7 +200,7 @@ def test_resumed_path_compacts_again(impl: Implementation) -> None:
     twice_compacted = _compact_the_resumed_path_again(impl)
     resumed = Selection([["u2", "a2"], GROUP_3, ["u4", "a4"]], [7, 15, 8], fixed=9, summary=40)
     twice = Selection([GROUP_3, ["u4", "a4"], ["u5", "a5"]], [15, 8, 5], fixed=9, summary=40)
-    for selection, session in ((resumed, chapter_example.resumed_path()), (twice, twice_compacted)):
+    for selection, session in ((resumed, fixtures.resumed_path()), (twice, twice_compacted)):
         _expect_the_selection_at_every_budget(impl, session, selection)
     _expect_the_summary_to_use_up_the_room(impl)
     _expect_free_groups_to_fit_after_a_costly_summary(impl)
@@ -208,12 +208,12 @@ def test_resumed_path_compacts_again(impl: Implementation) -> None:
 
 def _compact_the_resumed_path_again(impl: Implementation) -> list[Any]:
     """compact-2 created on the resumed path (keeping from u3), then one more exchange: the path compacted twice."""
-    path = chapter_example.resumed_path()
+    path = fixtures.resumed_path()
     again = impl.create_compaction_entry(
         path,
         id="compact-2",
         timestamp=200,
-        summary=wire(chapter_example.compact_1_summary()),
+        summary=wire(fixtures.compact_1_summary()),
         first_kept_entry_id="u3",
         tokens_before=70,
     )
@@ -224,7 +224,7 @@ def _compact_the_resumed_path_again(impl: Implementation) -> list[Any]:
 def _expect_the_selection_at_every_budget(impl: Implementation, session: list[Any], selection: Selection) -> None:
     """R17–R19 on a compacted path, at every max_tokens from 5 to 94: the summary first, then whole groups."""
     for max_tokens in range(5, 95):
-        result = _resumed_build(impl, session, chapter_example.RESUME_BUDGET | {"max_tokens": max_tokens})
+        result = _resumed_build(impl, session, fixtures.RESUME_BUDGET | {"max_tokens": max_tokens})
         built = {
             "kept_entry_ids": list(result.kept_entry_ids),
             "reason": result.reason,
@@ -245,7 +245,7 @@ def _expect_the_selection_at_every_budget(impl: Implementation, session: list[An
 
 def _expect_the_summary_to_use_up_the_room(impl: Implementation) -> None:
     """The resumed path at the chapter's budget: the summary's 40 exceed the 22 available (R18, R20)."""
-    tight = build(impl, chapter_example.resumed_path(), chapter_example.OPENING_BUDGET)
+    tight = build(impl, fixtures.resumed_path(), fixtures.OPENING_BUDGET)
     built = {"kept_entry_ids": list(tight.kept_entry_ids), "reason": tight.reason, "tokens": wire(tight.tokens)}
     expected = {
         "kept_entry_ids": ["u4", "a4"],
@@ -271,7 +271,7 @@ def _expect_the_summary_to_use_up_the_room(impl: Implementation) -> None:
 def _expect_free_groups_to_fit_after_a_costly_summary(impl: Implementation) -> None:
     """A summary costing more than is available leaves a room of 0, never less (R17, R18)."""
     costly = PathBuilder().user("u1", "u1").assistant("a1", "a1").user("u2", "u2")
-    costly.add(chapter_example.compact_1(costly.entries, firstKeptEntryId="u1"))
+    costly.add(fixtures.compact_1(costly.entries, firstKeptEntryId="u1"))
     starved = impl.build_context(
         costly.entries,
         max_tokens=5,
@@ -291,7 +291,7 @@ def _expect_free_groups_to_fit_after_a_costly_summary(impl: Implementation) -> N
 
 @CHECKS.case(15, "R5 R6 R16 R27")
 def test_system_replays_across_the_compaction(impl: Implementation) -> None:
-    path = chapter_example.system_replay_path()
+    path = fixtures.system_replay_path()
     result = _resumed_build(impl, path, {"max_tokens": 200, "reserved_output": 4, "safety_margin": 2})
     expect_equal(
         system_message(result),
@@ -328,7 +328,7 @@ def test_system_replays_across_the_compaction(impl: Implementation) -> None:
             path,
             id="compact-2",
             timestamp=300,
-            summary=wire(chapter_example.compact_1_summary()),
+            summary=wire(fixtures.compact_1_summary()),
             first_kept_entry_id="patch-2",
             tokens_before=10,
         ),

@@ -12,17 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ... import chapter_example, tool_facts
+from ... import fixtures, tool_facts
 from ...builders import PathBuilder
-from ...catalogues import budgets
-from ...wording import Wording, say
+from ...teaching.catalogues import budgets
+from ...teaching.wording import Wording, say
 from ..check import Implementation
 from ..expect import expect_equal, expect_rejects, observe, wire
 
 
 def build(impl: Implementation, path: list[Any], budget: dict[str, int], **overrides: Any) -> Any:
     """``impl.build_context`` on ``path`` with a budget and the teaching estimator, any option overridden."""
-    options = {**budget, "estimate_tokens": chapter_example.teaching_estimator, **overrides}
+    options = {**budget, "estimate_tokens": fixtures.teaching_estimator, **overrides}
     return impl.build_context(path, **options)
 
 
@@ -122,7 +122,7 @@ class _SpyEstimator:
     def __call__(self, message: Any) -> int:
         if id(message) in self.originals:
             self.handed.append(self.originals[id(message)])
-        return chapter_example.teaching_estimator(message)
+        return fixtures.teaching_estimator(message)
 
 
 def expect_history_stays(impl: Implementation, path: list[Any], what: Wording) -> None:
@@ -133,7 +133,7 @@ def expect_history_stays(impl: Implementation, path: list[Any], what: Wording) -
     the path itself, looked at after the call, shows it (as Lab 11.4's R24 row does).
     """
     ids, before = [entry.id for entry in path], wire(path)
-    build(impl, path, chapter_example.RESUME_BUDGET)
+    build(impl, path, fixtures.RESUME_BUDGET)
     expect_equal(
         [getattr(entry, "id", None) for entry in path],
         ids,
@@ -158,19 +158,19 @@ def costed(costs: dict[str, int | float]) -> Callable[[Any], Any]:
 def expect_budget_guards(impl: Implementation, path: list[Any]) -> None:
     """R15: every option and every estimate is a finite number >= 0, all candidates estimated, on copies."""
     spy = _SpyEstimator(path)
-    build(impl, path, chapter_example.OPENING_BUDGET, estimate_tokens=spy)
+    build(impl, path, fixtures.OPENING_BUDGET, estimate_tokens=spy)
     expect_equal(spy.handed, [], "R15", "session messages handed to the estimator itself (it must get copies)")
     for name, value in budgets.BAD_OPTIONS:
         expect_rejects(
             "R15",
             say("{option}={value}", option=name, value=repr(value)),
-            lambda n=name, v=value: build(impl, path, chapter_example.OPENING_BUDGET, **{n: v}),
+            lambda n=name, v=value: build(impl, path, fixtures.OPENING_BUDGET, **{n: v}),
         )
     for value in budgets.BAD_ESTIMATES.values():
         expect_rejects(
             "R15",
             say("an estimator returning {value}", value=repr(value)),
-            lambda v=value: build(impl, path, chapter_example.OPENING_BUDGET, estimate_tokens=budgets.returning(v)),
+            lambda v=value: build(impl, path, fixtures.OPENING_BUDGET, estimate_tokens=budgets.returning(v)),
         )
     unwalked = PathBuilder().user("u1", "u1").user("u2", "u2").user("u3", "u3").entries
     expect_rejects(

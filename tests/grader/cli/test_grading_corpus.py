@@ -23,7 +23,7 @@ from grading_corpus import CORPUS, Submission, solution
 
 from course_grader import GradeOptions, GradeResult, Limits, Sandbox, SandboxSettings, grade_folder, write_csv
 from course_grader.judging.kernel_run import lab_view
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]
 

@@ -29,7 +29,7 @@ from course_grader import (
 from course_grader.cli import app as cli
 from course_grader.intake import cells, lab_templates
 from course_grader.judging.hidden_cases import hidden_tests
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 
 def synthetic(lab: str | None = "11.3", cells: list | None = None) -> nbformat.NotebookNode:

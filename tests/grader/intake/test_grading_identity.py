@@ -41,7 +41,7 @@ from course_grader.results.discovery import discover
 from course_grader.results.grades_csv import neutralised
 from course_grader.results.grades_frame import results_frame
 from course_grader.results.worker_pool import died
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 

@@ -8,7 +8,7 @@ import pytest
 
 from course_grader.judging.generate import SessionRecipe, group_starts, random_session
 from course_lib import InMemorySessionStore, build_context, group_interactions, path_to, to_json_dict, tool_facts
-from course_lib.chapter_example import teaching_estimator
+from course_lib.fixtures import teaching_estimator
 
 SEEDS = range(40)
 

@@ -17,8 +17,8 @@ import pytest
 from grading_corpus import CORPUS, grade_in_process, learner, namespace, solution
 
 from course_grader.judging import hidden, hidden_cases, lab_cases, labs, practice
-from course_lib import lab_registry
 from course_lib.checklist import harness
+from course_lib.teaching import lab_registry
 
 LABS = tuple(lab_registry.LABS)
 

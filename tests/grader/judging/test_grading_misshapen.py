@@ -14,7 +14,7 @@ import pytest
 from course_grader.judging import practice
 from course_grader.judging.hidden import Returned, call_verdict
 from course_grader.judging.hidden_cases import hidden_tests
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 MISSHAPEN: list[Any] = [[[0]] * 3, "text", 7, None, {"keptEntryIds": 1}]
 """Returned values of the wrong shape: a list, a string, a number, nothing, an object missing its fields."""

@@ -28,7 +28,7 @@ from course_grader.intake.roster import Names, attribute, load_roster
 from course_grader.judging import diagnose
 from course_grader.judging.grade import grade_notebook
 from course_grader.results.grades_frame import write_csv
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -29,9 +29,9 @@ from course_grader.judging import diagnose
 from course_grader.judging.assemble import assemble
 from course_grader.judging.hidden_cases import hidden_calls
 from course_grader.sandbox.cell_run import CellRun
-from course_lib import lab_registry
 from course_lib.checklist import harness
 from course_lib.checklist.runner import select
+from course_lib.teaching import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 

@@ -26,10 +26,10 @@ from course_grader.judging import hidden
 from course_grader.judging.covering import COVERING, covering_calls
 from course_grader.judging.draws import covering_draw
 from course_grader.judging.hidden_cases import covering_tests
-from course_lib import lab_registry
 from course_lib.checklist import exact, harness
 from course_lib.grouping import InteractionGroup
 from course_lib.models import ToolCall
+from course_lib.teaching import lab_registry
 
 LABS = tuple(lab_registry.LABS)
 SEEDS = (None, 0, 1, RECORDED_SEED)

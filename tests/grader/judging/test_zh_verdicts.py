@@ -27,9 +27,9 @@ from course_grader.publish.report_messages import failure_messages
 from course_grader.results.course_file import load_course
 from course_grader.results.grades_csv import read_frame
 from course_grader.results.grades_frame import write_csv
-from course_lib import i18n, lab_registry
 from course_lib.checklist.check import Case
 from course_lib.checklist.runner import CheckRecord
+from course_lib.teaching import i18n, lab_registry
 
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
 

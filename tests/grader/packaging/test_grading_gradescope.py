@@ -44,7 +44,7 @@ from course_grader.sandbox.learner_account import (
     remove_leftovers,
     unused_account,
 )
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 
@@ -383,7 +383,7 @@ IMPORTS_THE_REFERENCE = """
 import os, sys, types
 _home = os.getuid()
 try:
-    import course_lib.lab_registry as _labs
+    import course_lib.teaching.lab_registry as _labs
     for _pass in range(2):  # the real sources of every withheld module, over the view's stubs
         for _withheld in _labs.lab("11.3").withheld:
             _file = os.path.join({installed!r}, *_withheld.module.split(".")) + ".py"

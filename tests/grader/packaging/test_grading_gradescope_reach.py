@@ -34,7 +34,7 @@ from course_grader.sandbox.learner_account import (
     reference_copies,
     unused_account,
 )
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: as root, like Gradescope
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="Gradescope runs the autograder as root")

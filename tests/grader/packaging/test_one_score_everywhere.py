@@ -38,7 +38,7 @@ from mutants import MUTANTS
 from nbgrader_course import answered, autograde, release
 
 from course_grader import load_course
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]  # kernels, bubblewrap, a Gradescope dry run, real nbgrader
 

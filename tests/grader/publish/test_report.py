@@ -19,7 +19,7 @@ from course_grader.publish.report_messages import failure_messages, folded
 from course_grader.publish.report_statistics import item_stats, point_biserial, rule_matrix, rule_shares
 from course_grader.results.grades_frame import write_csv
 from course_grader.results.records import companion, write_records
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 # Lab 11.2's tests: 4 (R11 R13), 5 (R12 R13 R14), 6 (R11 R12), H1 (R11 R13 R14), H2 (R11 R12).
 TINY = {

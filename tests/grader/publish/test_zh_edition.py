@@ -23,7 +23,7 @@ from course_grader.results.course_file import load_course
 from course_grader.results.grades_frame import write_csv
 from course_grader.results.records import companion, write_records
 from course_grader.results.scoring import score
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
 

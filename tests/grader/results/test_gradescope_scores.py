@@ -11,7 +11,7 @@ from course_grader.packaging.bundle import build_bundle
 from course_grader.packaging.scoring_file import SCORING, read_scoring
 from course_grader.results.course import NO_COURSE
 from course_grader.results.gradescope import to_gradescope
-from course_lib.lab_registry import LABS
+from course_lib.teaching.lab_registry import LABS
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
 COURSE = EXAMPLES / "course.toml"

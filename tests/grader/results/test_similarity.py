@@ -28,7 +28,7 @@ from course_grader.publish.report import build_report
 from course_grader.publish.report_grades import read_grades
 from course_grader.results import similarity, similarity_notes
 from course_grader.results.records import write_records
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 ROOT = Path(__file__).resolve().parents[3]
 CONTEXT = pasteable((ROOT / "course_lib" / "context.py").read_text(encoding="utf-8"))

@@ -29,7 +29,7 @@ from course_grader.results.worker_cleanup import clean_up_after, processes_namin
 from course_grader.sandbox import cgroup
 from course_grader.sandbox.bubblewrap import bubblewrap
 from course_grader.sandbox.kernel import Sandbox
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 MARKER = "course-grade-cleanup-test-sleeper"
 """In the command line of each process the doomed sandbox starts, so the test can count them on the host."""

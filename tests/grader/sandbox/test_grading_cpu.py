@@ -25,7 +25,7 @@ from course_grader import GradeOptions, Limits, SandboxSettings
 from course_grader.results.batch import AGAIN_ALONE, grade_folder, starved
 from course_grader.sandbox import cgroup, cpu_clock
 from course_grader.sandbox.cpu_clock import Meter, Reading, charged, over, starved_note
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 ROOT = Path(__file__).resolve().parents[3]
 

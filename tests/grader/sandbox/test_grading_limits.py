@@ -40,7 +40,7 @@ from course_grader.sandbox.replies import (
     ReplyTooLarge,
     within_depth,
 )
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs
 

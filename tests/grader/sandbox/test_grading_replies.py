@@ -41,8 +41,8 @@ from course_grader.sandbox.replies import (
     ReplyTooLarge,
     harness_reply,
 )
-from course_lib import lab_registry
 from course_lib.checklist import harness
+from course_lib.teaching import lab_registry
 
 FLOOD: str = runpy.run_path(str(Path(__file__).resolve().parents[3] / "scripts" / "reply_flood.py"))["FLOOD"]
 """Every hidden call answered with 3.5 MB of JSON (``scripts/reply_flood.py``, which measures the peak bounded here)."""

@@ -49,7 +49,7 @@ def test_the_reference_passes_in_both_languages() -> None:
 
 def test_a_stub_says_it_is_not_implemented_in_the_readers_language() -> None:
     """Both editions share the stub's code, so its English sentence is translated where it is shown."""
-    from course_lib import lab_registry
+    from course_lib.teaching import lab_registry
 
     english = lab_registry.STUB.format(label="Lab 11.3", function="build_context")
     assert lab_registry.spoken_stub(english, "en") == english

@@ -10,7 +10,7 @@ import pytest
 from mutants import MUTANTS, Mutant, reference
 from mutants.run import run_notebook
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ import pytest
 from mutants import INLINE_TARGET, MUTANTS, reference
 from mutants.run import covering_failures, graded, inline, loses_marks
 
-from course_lib import lab_registry
+from course_lib.teaching import lab_registry
 
 
 def test_corpus_covers_every_lab() -> None:

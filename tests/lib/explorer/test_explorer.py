@@ -19,18 +19,6 @@ from hypothesis import strategies as st
 
 from course_lib import CompactionEntry, build_context, to_json_dict
 from course_lib.builders import PathBuilder
-from course_lib.chapter_example import (
-    OPENING_BUDGET,
-    OPENING_COSTS,
-    RESUME_BUDGET,
-    TIGHT_BUDGET,
-    compact_1,
-    opening_builder,
-    opening_path,
-    resumed_path,
-    system_replay_path,
-    teaching_estimator,
-)
 from course_lib.compaction import summary_message
 from course_lib.explorer import (
     COLUMNS,
@@ -50,6 +38,18 @@ from course_lib.explorer import (
     table_page,
 )
 from course_lib.explorer.tree_svg import session_tree_svg
+from course_lib.fixtures import (
+    OPENING_BUDGET,
+    OPENING_COSTS,
+    RESUME_BUDGET,
+    TIGHT_BUDGET,
+    compact_1,
+    opening_builder,
+    opening_path,
+    resumed_path,
+    system_replay_path,
+    teaching_estimator,
+)
 from course_lib.importers import sample_path
 
 NA = None

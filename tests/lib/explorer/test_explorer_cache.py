@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from course_lib import build_context
-from course_lib.chapter_example import RESUME_BUDGET, resumed_path, teaching_estimator
 from course_lib.explorer import ProjectionExplorer, path_layout, project
+from course_lib.fixtures import RESUME_BUDGET, resumed_path, teaching_estimator
 
 # The explorer's sliders stop at what sending everything costs; the moves below stay under it.
 

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from course_lib import PathBuilder, create_compaction_entry, estimate_tokens_chars
-from course_lib import chapter_example as fx
-from course_lib.chapter_example import teaching_estimator
+from course_lib import fixtures as fx
+from course_lib.fixtures import teaching_estimator
 from course_lib.grouping import interaction_spans
 from course_lib.lifecycle import context_groups, find_cut_point, messages_to_summarize
 from course_lib.models import UserMessage

@@ -16,13 +16,13 @@ from typing import Any
 
 import pandas as pd
 
+from ..parsing import to_json_dict
 from . import lab_registry
 from .catalogues import broken_tool_facts, compactions
 from .catalogues.shorthand import shorthand_path as shorthand_path
 from .i18n import MESSAGES, message
 from .json_diff import first_difference, short
 from .one_line import one_line as one_line
-from .parsing import to_json_dict
 
 Estimator = Callable[[Any], int | float]
 
@@ -347,7 +347,7 @@ def tool_fact_cases() -> dict[str, list[list[str]] | tuple[str, ...]]:
     """Lab 11.2's table: each path in the chapter's shorthand with its hand-worked answer.
 
     A list is the groups the path splits into; a tuple is the ids the error
-    must name. The rows are ``course_lib.catalogues.broken_tool_facts``, which
+    must name. The rows are ``course_lib.teaching.catalogues.broken_tool_facts``, which
     the checklist (check 6) and the grader try too.
     """
     cases: dict[str, list[list[str]] | tuple[str, ...]] = {
@@ -364,7 +364,7 @@ def compaction_variants(record: Mapping[str, Any]) -> dict[str, tuple[dict[str, 
     """Lab 11.1's table: ``record`` unchanged, then the catalogue's rows, each with its hand-worked answer.
 
     The answer is ``"accepted"`` (R1, R4: kept as given) or the field path the
-    error must name (R2). The rows come from ``course_lib.catalogues.compactions``,
+    error must name (R2). The rows come from ``course_lib.teaching.catalogues.compactions``,
     the list the checklist and the grader try too.
     """
     rows: dict[str, tuple[dict[str, Any], str]] = {"unchanged": (dict(copy.deepcopy(record)), ACCEPTED)}

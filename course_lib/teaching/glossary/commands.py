@@ -123,8 +123,8 @@ COURSE_COMMANDS: tuple[Command, ...] = (
     Command(
         "make rules",
         "",
-        "writes `docs/rules.md` from `course_lib/rules.py`",
-        "根据 `course_lib/rules.py` 写出 `docs/rules.md`",
+        "writes `docs/rules.md` from `course_lib/teaching/rules.py`",
+        "根据 `course_lib/teaching/rules.py` 写出 `docs/rules.md`",
     ),
     Command(
         "make translations",
@@ -135,11 +135,11 @@ COURSE_COMMANDS: tuple[Command, ...] = (
     Command(
         "make glossary",
         "",
-        "writes this glossary, both pages, from `course_lib/glossary/`",
-        "根据 `course_lib/glossary/` 写出本术语表的两个页面",
+        "writes this glossary, both pages, from `course_lib/teaching/glossary/`",
+        "根据 `course_lib/teaching/glossary/` 写出本术语表的两个页面",
     ),
     Command(
-        "python -m course_lib.glossary --language zh",
+        "python -m course_lib.teaching.glossary --language zh",
         "",
         "prints the Chinese page of this glossary",
         "打印本术语表的中文页面",

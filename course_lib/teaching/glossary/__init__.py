@@ -4,8 +4,8 @@ A reader comes from the chapter (Chinese prose, TypeScript code) to this course 
 prose, Python code): one table (``table``: ``terms``, ``compaction_terms``, ``commands``)
 says, per term, the Chinese word, the English one, the Python and the TypeScript or wire
 names and a meaning in each language. docs/glossary.md and docs/zh/glossary.md are
-generated from it (``python -m course_lib.glossary [--language zh]``, ``make glossary``),
-as docs/rules.md is from ``course_lib.rules``; this ``__init__`` only re-exports.
+generated from it (``python -m course_lib.teaching.glossary [--language zh]``, ``make glossary``),
+as docs/rules.md is from ``course_lib.teaching.rules``; this ``__init__`` only re-exports.
 """
 
 from .page import PAGES, markdown

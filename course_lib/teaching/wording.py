@@ -22,7 +22,7 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import CourseError
+from ..errors import CourseError
 from .i18n import MESSAGES
 
 FIELD_LIMIT = 200

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..models import MessageEntry
-from ..tool_facts import answered_call_id, tool_call_ids
+from ...models import MessageEntry
+from ...tool_facts import answered_call_id, tool_call_ids
 from ..wording import Wording, say
 from .shorthand import shorthand_path
 

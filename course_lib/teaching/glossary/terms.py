@@ -234,7 +234,7 @@ PROJECTION_TERMS: tuple[Term, ...] = (
             "estimate_tokens_chars()",
             "estimators.estimate_tokens_cjk()",
             "estimators.estimate_tokens_bpe()",
-            "chapter_example.teaching_estimator()",
+            "fixtures.teaching_estimator()",
         ),
         (),
         "A function from one message to its token cost: `ceil(chars / 4)`, its variant for Chinese text, a real "

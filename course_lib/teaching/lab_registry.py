@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import OptionError
+from ..errors import OptionError
 from .i18n import MESSAGES, message
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import cast
 
-from ..builders import PathBuilder
-from ..models import MessageEntry
+from ...builders import PathBuilder
+from ...models import MessageEntry
 
 
 def shorthand_path(text: str) -> list[MessageEntry]:

@@ -2,7 +2,7 @@
 
 Every text a reader reads is written once, in English, where it is used; a language's
 catalog gives its translation. A catalog is a gettext ``.po`` file,
-``<package>/locale/<locale>/LC_MESSAGES/<domain>.po`` (``course_lib/locale/zh_CN/LC_MESSAGES/course_lib.po``),
+``<package>/locale/<locale>/LC_MESSAGES/<domain>.po`` (``course_lib/teaching/locale/zh_CN/LC_MESSAGES/course_lib.po``),
 read with Babel and handed to the standard library's ``gettext``: the ``.po`` file is the
 only copy, so there is no compiled ``.mo`` file to go stale. A message with no
 translation, or only a fuzzy one, reads in English (gettext's own fallback); the
@@ -24,7 +24,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from .errors import CourseError
+from ..errors import CourseError
 
 ENVIRONMENT = "COURSE_LANG"
 DEFAULT = "en"
@@ -154,10 +154,10 @@ MESSAGES = Messages("course_lib", LOCALE_FOLDER)
 """``course_lib``'s own messages (the checklist, the rules, the learner-facing commands)."""
 
 RULE_MESSAGES = Messages("rules", LOCALE_FOLDER)
-"""The rules' own text (``course_lib/rules.py``: each rule and topic) and the rules page's prose.
+"""The rules' own text (``course_lib/teaching/rules.py``: each rule and topic) and the rules page's prose.
 
-A domain of its own (``course_lib/locale/<locale>/LC_MESSAGES/rules.po``): the rules are
-the course's contract, translated and reviewed as one text. ``course_lib.rules`` imports
+A domain of its own (``course_lib/teaching/locale/<locale>/LC_MESSAGES/rules.po``): the rules are
+the course's contract, translated and reviewed as one text. ``course_lib.teaching.rules`` imports
 nothing (tests/test_layers.py), so its texts are found where the table states them
 (scripts/translations.py reads each ``Rule(…)`` call) and translated where they are shown:
 ``RULE_MESSAGES(rule.text, "zh")``.

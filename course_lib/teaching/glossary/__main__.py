@@ -1,4 +1,4 @@
-"""``python -m course_lib.glossary [--language zh]``: a glossary page on stdout (``make glossary`` writes both)."""
+"""``python -m course_lib.teaching.glossary [--language zh]``: a glossary page on stdout (``make glossary`` writes both)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .page import markdown
 
 def parser() -> argparse.ArgumentParser:
     """The command's options, apart from running it (the glossary's test parses its own command with it)."""
-    built = argparse.ArgumentParser(prog="python -m course_lib.glossary", description=__doc__)
+    built = argparse.ArgumentParser(prog="python -m course_lib.teaching.glossary", description=__doc__)
     built.add_argument(
         "--language",
         type=lambda value: parse_language(value, "--language"),
