@@ -7,8 +7,10 @@ import): it depends on ``course_lib`` and never the other way round
 The folder list is the pipeline, each stage importing only from the ones
 before it (``tests/test_layers.py``): ``intake`` (what arrives and whose it is)
 → ``sandbox`` (a kernel with limits) → ``judging`` (one notebook's verdict) →
-``results`` (scores, records, the CSV) → ``publish`` (feedback pages, the
-report, the gradebook) → ``packaging`` (wheel, Gradescope bundle) → ``cli``.
+``course`` (the course file: its weights, deadlines and times files) →
+``results`` (scores, records, the CSV) → ``batch`` (a folder graded by a pool of
+workers) → ``similarity`` (alike cells, reported) → ``publish`` (feedback pages,
+the report, the gradebook) → ``packaging`` (wheel, Gradescope bundle) → ``cli``.
 Under them all: ``errors`` (one base class), ``safe_text`` and ``files``.
 
 The names below are loaded on first use, so ``course-grade --help`` starts fast.
@@ -32,7 +34,7 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None
 _EXPORTS = {
     "ScoreRecord": "publish.page_score", "render_page": "publish.feedback_page", "write_feedback": "publish.feedback", "read_records": "results.records",
     "write_records": "results.records", "build_report": "publish.report", "read_grades": "publish.report_grades", "rules_cited": "judging.citations",
-    "discover": "results.discovery", "find_submissions": "results.discovery", "flag_duplicates": "results.batch", "grade_folder": "results.batch",
+    "discover": "intake.discovery", "find_submissions": "intake.discovery", "flag_duplicates": "batch.batch", "grade_folder": "batch.batch",
     "results_frame": "results.grades_frame", "write_csv": "results.grades_frame",
     "build_bundle": "packaging.bundle", "run_autograder": "packaging.bundle",
     "GradingError": "errors", "NotALabNotebook": "errors", "NotARegularFile": "errors", "SubmissionTooLarge": "errors",
@@ -46,7 +48,7 @@ _EXPORTS = {
     "STATUSES": "judging.verdicts", "GradeResult": "judging.verdicts", "Status": "judging.verdicts", "TestResult": "judging.verdicts",
     "format_table": "judging.verdicts", "to_gradescope": "results.gradescope", "write_atomically": "files",
     "CellRun": "sandbox.cell_run", "Limits": "sandbox.limits", "Sandbox": "sandbox.kernel",
-    "Course": "results.course", "CourseFileError": "results.course_settings", "load_course": "results.course_file",
+    "Course": "course.course", "CourseFileError": "course.course_settings", "load_course": "course.course_file",
     "Names": "intake.roster", "Roster": "intake.roster", "RosterError": "intake.roster", "attribute": "intake.roster", "load_roster": "intake.roster",
     "Score": "results.scoring", "score": "results.scoring",
     "GradesCsvError": "results.grades_csv", "merge": "results.merge", "read_frame": "results.grades_csv",

@@ -1,6 +1,6 @@
 """``python scripts/similarity_figures.py``: how alike honest work, copies and pastes are, as the grader measures it.
 
-Per lab, with ``course_grader.results.similarity``'s own comparison (copydetect's
+Per lab, with ``course_grader.similarity.similarity``'s own comparison (copydetect's
 fingerprints, the lab's stub removed): each honest solution written apart (the
 course's, and ``tests/similarity_variants.py``) against ``course_lib``'s
 implementation and against each other; a paste of each withheld module
@@ -24,8 +24,8 @@ from mutants import MUTANTS  # noqa: E402 - imported once sys.path holds tests/
 from similarity_variants import pasteable, renamed, variants  # noqa: E402 - imported once sys.path holds tests/
 
 from course_grader.intake.cells import exercise_sources  # noqa: E402 - imported once sys.path holds tests/
-from course_grader.results import similarity  # noqa: E402 - imported once sys.path holds tests/
-from course_grader.results.similarity import MIN_SHARED, THRESHOLD  # noqa: E402 - imported once sys.path holds tests/
+from course_grader.similarity import similarity  # noqa: E402 - imported once sys.path holds tests/
+from course_grader.similarity.similarity import MIN_SHARED, THRESHOLD  # noqa: E402 - imported once sys.path holds tests/
 from course_lib.teaching import lab_registry  # noqa: E402 - imported once sys.path holds tests/
 
 

@@ -2,7 +2,7 @@
 
 Each variant is a lab's exercise cells as another learner might write them
 from the chapter alone: the same functions, the same rules, its own way (loops
-or slices, helpers or not, other names). ``tests/grader/results/test_similarity.py`` grades
+or slices, helpers or not, other names). ``tests/grader/similarity/test_similarity.py`` grades
 them in process (full marks) and checks none is reported against the others,
 the course's solution or ``course_lib``'s implementation;
 ``scripts/similarity_figures.py`` prints how alike each pair is.

@@ -167,7 +167,7 @@ def course_text() -> str:
 
 def build(folder: Path) -> Term:
     """Write the class to ``folder``: the submissions, the LMS's files as they download, the course file."""
-    from course_grader.results.course_file import load_course
+    from course_grader.course.course_file import load_course
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "course.toml").write_text(course_text(), encoding="utf-8")

@@ -11,7 +11,8 @@ explorer, which shows imported sessions, and the checklist, which checks the
 lifecycle too) and the fast ``reader`` the explorer and importers open long
 sessions with; the command lines (``cli``, ``__main__``) sit on top. Inside
 ``course_grader``, the folders are the grading pipeline in order: intake →
-sandbox → judging → results → publish → packaging → cli, over a base
+sandbox → judging → course → results → batch → similarity → publish →
+packaging → cli, over a base
 (``errors``, ``safe_text``, ``files``) that every stage may use. Each layer may
 import only what lies below it; this test reads every import statement (and
 every ``importlib`` target) to hold that. Within a layer, no two modules import
@@ -34,7 +35,7 @@ LEARNER, GRADER = "course_lib", "course_grader"
 TOOLING = ("teaching", "reader", "checklist", "explorer", "importers", "lifecycle")
 """``course_lib``'s folders: the course's tooling, beside the chapter's modules."""
 PARTS = ("checklist", "explorer", "importers", "lifecycle")
-STAGES = ("intake", "sandbox", "judging", "results", "publish", "packaging", "cli")
+STAGES = ("intake", "sandbox", "judging", "course", "results", "batch", "similarity", "publish", "packaging", "cli")
 """``course_grader``'s folders, in the order a submission passes through them."""
 CORE_LINES = 2500
 """The chapter's core, read whole: about the size of a short book chapter's code."""
@@ -167,7 +168,7 @@ def test_the_learner_package_never_names_the_grader() -> None:
 @pytest.mark.parametrize(
     ("module", "source"),
     [
-        ("course_lib.context", "import course_grader.results.batch\n"),
+        ("course_lib.context", "import course_grader.batch.batch\n"),
         ("course_lib.context", "def f():\n    from .checklist import cases\n"),
         ("course_lib.models", "from .teaching import rules\n"),
         ("course_lib.lifecycle.budget", "from ..explorer.projection import project\n"),

@@ -1,4 +1,4 @@
-"""Stage 7, the command line: ``course-grade`` and its verbs, each a thin layer over the stages below.
+"""Stage 10, the command line: ``course-grade`` and its verbs, each a thin layer over the stages below.
 
 The usage and the exit statuses are in ``app.py``, the dispatcher; each verb is its own module (``verbs.py``).
 """

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from course_lib.teaching import lab_registry
 
+from ..course.course import Course
 from ..intake.lab_templates import missing_templates
 from ..packaging.bundle import SECRET, build_bundle, bundle_secret
-from ..results.course import Course
 from . import course_file
 from .options import lab, limits_options
 

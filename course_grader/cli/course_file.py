@@ -14,10 +14,10 @@ from pathlib import Path
 
 from course_lib.teaching.lab_registry import Lab
 
+from ..course.course import NO_COURSE, Course
+from ..course.course_file import load_course
 from ..errors import GradingError
 from ..intake.roster import Names, Roster, load_roster
-from ..results.course import NO_COURSE, Course
-from ..results.course_file import load_course
 from ..sandbox.limits import Limits
 
 

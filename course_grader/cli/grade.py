@@ -16,6 +16,7 @@ from pathlib import Path
 
 from course_lib.teaching import lab_registry
 
+from ..course.course import Course
 from ..errors import GradingError
 from ..intake.identity_settings import Identity
 from ..intake.lab_templates import missing_templates
@@ -23,7 +24,6 @@ from ..intake.notebook import lab_named
 from ..intake.shard import parse_shard
 from ..judging.grade_options import GradeOptions
 from ..judging.judging_settings import JudgingSettings
-from ..results.course import Course
 from ..sandbox import cgroup
 from ..sandbox.bubblewrap import GIVEN_UP, INSTALL_HINT, bubblewrap
 from ..sandbox.settings import SandboxSettings

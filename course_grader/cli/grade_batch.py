@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..batch.batch import grade_folder
+from ..course.course import Course
 from ..errors import GradingError
+from ..intake.discovery import find_submissions
 from ..intake.identity import submission_name
 from ..intake.roster import UNKNOWN
 from ..intake.selection import Selection, selection, unmatched
@@ -22,9 +25,6 @@ from ..intake.shard import run_record
 from ..judging.grade_options import GradeOptions
 from ..judging.verdicts import GradeResult
 from ..publish.page_score import Scorer
-from ..results.batch import grade_folder
-from ..results.course import Course
-from ..results.discovery import find_submissions
 from ..results.grades_csv import shard_column
 from ..results.grades_frame import write_csv
 from ..results.records import companion, write_records
@@ -90,7 +90,7 @@ def run(arguments: argparse.Namespace, options: GradeOptions, batch: Batch, shar
         shard=shard,
         only=batch.only,
     )
-    from ..results.similarity import noted  # reported, not judged; copydetect loads only here
+    from ..similarity.similarity import noted  # reported, not judged; copydetect loads only here
 
     results = noted(
         results,

@@ -10,11 +10,11 @@ import argparse
 import json
 from dataclasses import replace
 
+from ..course.course import Course
 from ..files import write_atomically
 from ..judging.grade import grade_notebook
 from ..judging.grade_options import GradeOptions
 from ..judging.verdicts import format_table
-from ..results.course import Course
 from ..results.gradescope import to_gradescope
 from ..results.scoring import score
 from .feedback_pages import write_pages

@@ -11,8 +11,8 @@ import argparse
 import shutil
 from pathlib import Path
 
+from ..course.course_file import load_course
 from ..errors import GradingError
-from ..results.course_file import load_course
 from ..results.grades_csv import read_frame, write_frame
 from ..results.records import companion, read_records
 from ..results.rescore import rescore

@@ -8,6 +8,7 @@ exercise and setup cells), ``lab_templates`` (the course's copy of each lab),
 uploaded notebook an autograder grades), ``roster`` (who a file belongs to:
 LMS download names and the roster), ``roster_formats`` (the roster file: the
 pack's CSV or the LMS's own export), ``shard`` (``--shard I/N``: which files
-this machine grades), ``selection`` (``--only``: which files a partial
+this machine grades), ``discovery`` (the submissions in a folder, links and
+special files refused unopened), ``selection`` (``--only``: which files a partial
 regrade grades).
 """

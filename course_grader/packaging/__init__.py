@@ -1,1 +1,1 @@
-"""Stage 6, packaging: the grader carried elsewhere — ``wheel`` (both packages as one wheel), ``bundle`` (a Gradescope autograder)."""
+"""Stage 9, packaging: the grader carried elsewhere — ``wheel`` (both packages as one wheel), ``bundle`` (a Gradescope autograder)."""

@@ -45,6 +45,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 from course_lib.teaching.lab_registry import Lab
 
 from ..checkout import CHECKOUT
+from ..course.course import NO_COURSE, Course
 from ..errors import GradingError
 from ..files import write_atomically
 from ..intake.cells import setup_sources
@@ -58,7 +59,6 @@ from ..judging.grade_options import GradeOptions
 from ..judging.judging_settings import JudgingSettings
 from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult
-from ..results.course import NO_COURSE, Course
 from ..results.gradescope import to_gradescope
 from ..sandbox.learner_account import (
     COPY_FIX,

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..course.course import NO_COURSE, Course
+from ..course.course_settings import CourseSettings, LabSettings
 from ..errors import GradingError
-from ..results.course import NO_COURSE, Course
-from ..results.course_settings import CourseSettings, LabSettings
 
 SCORING = "scoring.json"
 """The bundle's file (in ``source/``) holding the lab's points and weights from the course file, so a submission

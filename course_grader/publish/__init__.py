@@ -1,4 +1,4 @@
-"""Stage 5, publish: what people read — feedback pages, the class report, the gradebook export.
+"""Stage 8, publish: what people read — feedback pages, the class report, the gradebook export.
 
 ``pages`` (the templates, ``templates/``), ``feedback`` (one page per graded
 notebook, and their index; ``course-grade feedback``), ``feedback_page`` (one

@@ -18,8 +18,8 @@ from ..judging.citations import in_rule_order, rule_href, rule_text, rules_cited
 from ..judging.practice import COUNTEREXAMPLE
 from ..judging.verdicts import GradeResult, TestResult
 from ..messages import MESSAGES
-from ..results.similarity_notes import is_similarity_note
 from ..safe_text import shown
+from ..similarity.similarity_notes import is_similarity_note
 from .page_score import ScoreRecord, points_per_test
 from .pages import render
 

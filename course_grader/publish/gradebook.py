@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Literal
 
 from course_lib.teaching import lab_registry
 
+from ..course.course import NO_COURSE, Course
 from ..files import write_atomically
 from ..intake.roster import UNKNOWN, Roster, Student
-from ..results.course import NO_COURSE, Course
 from ..results.grades_csv import GradesCsvError, neutralised
 
 if TYPE_CHECKING:  # pandas loads where a frame is made, so the grader starts without it (issue 31)

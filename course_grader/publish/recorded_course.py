@@ -16,10 +16,10 @@ from pathlib import Path
 
 from course_lib.teaching import i18n
 
+from ..course.course import Course
+from ..course.course_file import load_course
 from ..errors import GradingError
 from ..judging.verdicts import GradeResult
-from ..results.course import Course
-from ..results.course_file import load_course
 from ..results.grades_csv import read_frame
 from ..results.scoring import score
 from ..safe_text import valid

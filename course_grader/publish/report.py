@@ -46,10 +46,10 @@ from ..errors import GradingError
 from ..files import write_atomically
 from ..intake.roster import UNKNOWN
 from ..judging.verdicts import GradeResult
-from ..results import similarity
 from ..results.records import companion, read_records
-from ..results.similarity_notes import Match, matches, pairs
 from ..safe_text import shown, valid
+from ..similarity import similarity
+from ..similarity.similarity_notes import Match, matches, pairs
 from .feedback_page import NAME_LIMIT, lab_heading
 from .pages import render
 from .report_charts import NO_FONT, chart_language, data_url, distribution_chart, heatmap_chart, picture

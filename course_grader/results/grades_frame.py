@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..course.course import NO_COURSE, Course
 from ..judging.verdicts import GradeResult
-from .course import NO_COURSE, Course
 from .grades_csv import columns, typed, write_frame
 from .scoring import score
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..course.course import NO_COURSE, Course
 from ..judging.verdicts import GradeResult
-from .course import NO_COURSE, Course
 from .scoring import points_per_test, score
 
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..course.course import Course
 from ..judging.verdicts import GradeResult
 from ..safe_text import valid
-from .course import Course
 from .grades_csv import SHARD_COLUMN, GradesCsvError
 from .scoring import score
 

@@ -31,12 +31,12 @@ from pydantic import BaseModel, ConfigDict
 from course_lib.teaching import lab_registry
 from course_lib.teaching.i18n import message
 
+from ..course.course import NO_COURSE, Course
+from ..course.per_student import Extension
+from ..course.submission_times import days_late, iso
 from ..intake.roster import Assignment, assignment, read_lms_name
 from ..judging.verdicts import GradeResult, TestResult
 from ..messages import MESSAGES
-from .course import NO_COURSE, Course
-from .per_student import Extension
-from .submission_times import days_late, iso
 
 
 class Score(BaseModel):

@@ -224,7 +224,7 @@ def _unflagged(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str], set[s
 
 def _policy(sources: Sequence[str], frames: Sequence[pd.DataFrame], decided: set[str]) -> str:
     """The term's duplicates policy: its course file's, else what the CSVs' duplicate notes say, else ``latest``."""
-    from .course_file import load_course
+    from ..course.course_file import load_course
 
     stamp = next((s for frame in frames if "course" in frame.columns for s in frame["course"] if s), "")
     fingerprint, _, recorded = stamp.partition(" ")

@@ -27,7 +27,7 @@ and the sandbox falls back to per-process limits (``limits.py``), saying so.
 
 Every cgroup's name holds the pid of the process that made it
 (``course-grade-<pid>-<random>``): a batch removes, with ``remove_made_by``,
-what a worker that was killed left behind (``results/worker_cleanup.py``).
+what a worker that was killed left behind (``batch/worker_cleanup.py``).
 """
 
 from __future__ import annotations

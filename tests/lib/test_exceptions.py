@@ -44,11 +44,11 @@ BUILTIN_RAISES_ALLOWED = {
         "ValueError",
     ),  # _as_tuple is a pydantic validator: pydantic turns it into the field's error
     (
-        "course_grader/results/course_settings.py",
+        "course_grader/course/course_settings.py",
         "ValueError",
     ),  # the course file's validators: pydantic names the key in its error
     (
-        "course_grader/results/per_student.py",
+        "course_grader/course/per_student.py",
         "ValueError",
     ),  # the course file's extensions and overrides: the same, pydantic names the entry and key
 }

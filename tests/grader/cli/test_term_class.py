@@ -27,8 +27,8 @@ from grading_corpus import solution
 from mutants import MUTANTS
 from term_class import CANVAS_LABS, Term, build, people
 
+from course_grader.course.course_file import load_course
 from course_grader.intake.shard import shard_of
-from course_grader.results.course_file import load_course
 
 pytestmark = pytest.mark.sandboxed
 

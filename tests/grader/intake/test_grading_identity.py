@@ -31,16 +31,16 @@ from course_grader import (
     grade_notebook,
     write_csv,
 )
+from course_grader.batch.worker_pool import died
 from course_grader.cli import app as cli
 from course_grader.errors import NotARegularFile, SubmissionTooLarge
 from course_grader.intake import regular_file
+from course_grader.intake.discovery import discover
 from course_grader.intake.identity import identify, submission_name
 from course_grader.intake.notebook import read_submission
 from course_grader.intake.regular_file import read_regular_file
-from course_grader.results.discovery import discover
 from course_grader.results.grades_csv import neutralised
 from course_grader.results.grades_frame import results_frame
-from course_grader.results.worker_pool import died
 from course_lib.teaching import lab_registry
 
 pytestmark = pytest.mark.sandboxed  # make test-sandboxed: real sandboxes, cgroups, Gradescope dry runs

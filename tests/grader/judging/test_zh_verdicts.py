@@ -20,11 +20,11 @@ import nbformat
 import pytest
 from grading_corpus import CORPUS, grade_in_process, learner, namespace, solution, tagged
 
+from course_grader.course.course_file import load_course
 from course_grader.judging import cell_replies, diagnose
 from course_grader.judging.verdicts import GradeResult
 from course_grader.publish.feedback_page import render_page, split_output
 from course_grader.publish.report_messages import failure_messages
-from course_grader.results.course_file import load_course
 from course_grader.results.grades_csv import read_frame
 from course_grader.results.grades_frame import write_csv
 from course_lib.checklist.check import Case

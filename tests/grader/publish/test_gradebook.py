@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from course_grader import GradeResult, TestResult, load_course, load_roster, read_frame, results_frame, write_csv
+from course_grader.course.course import NO_COURSE, Course
 from course_grader.intake.roster_formats import CANVAS_NO_ONE
 from course_grader.publish import gradebook
-from course_grader.results.course import NO_COURSE, Course
 from course_grader.results.grades_csv import GradesCsvError
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"

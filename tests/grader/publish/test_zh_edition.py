@@ -14,12 +14,12 @@ import pytest
 from synthetic_class import generated_class, result
 
 from course_grader.cli import app as cli
+from course_grader.course.course_file import load_course
 from course_grader.publish import report_charts
 from course_grader.publish.feedback import write_feedback
 from course_grader.publish.feedback_page import render_page
 from course_grader.publish.report import build_report
 from course_grader.publish.report_grades import read_grades
-from course_grader.results.course_file import load_course
 from course_grader.results.grades_frame import write_csv
 from course_grader.results.records import companion, write_records
 from course_grader.results.scoring import score

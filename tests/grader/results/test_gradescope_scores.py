@@ -7,9 +7,9 @@ import zipfile
 from pathlib import Path
 
 from course_grader import GradeResult, TestResult, load_course, score
+from course_grader.course.course import NO_COURSE
 from course_grader.packaging.bundle import build_bundle
 from course_grader.packaging.scoring_file import SCORING, read_scoring
-from course_grader.results.course import NO_COURSE
 from course_grader.results.gradescope import to_gradescope
 from course_lib.teaching.lab_registry import LABS
 

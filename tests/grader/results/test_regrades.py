@@ -18,15 +18,15 @@ from typing import Any
 import pytest
 
 from course_grader import GradeOptions, GradeResult, Identity, JudgingSettings, TestResult
+from course_grader.batch.batch import flag_duplicates, grade_folder
 from course_grader.cli import app as cli
 from course_grader.cli import grade_batch
+from course_grader.course.course import NO_COURSE, Course
+from course_grader.course.course_file import load_course
 from course_grader.intake.lab_names import lab_in_name
 from course_grader.intake.roster import Names, attribute, load_roster
 from course_grader.intake.selection import Selection, selection
 from course_grader.intake.shard import shard_of
-from course_grader.results.batch import flag_duplicates, grade_folder
-from course_grader.results.course import NO_COURSE, Course
-from course_grader.results.course_file import load_course
 from course_grader.results.grades_csv import GradesCsvError, read_frame, render, write_frame
 from course_grader.results.grades_frame import results_frame
 from course_grader.results.records import read_records

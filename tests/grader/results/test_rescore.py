@@ -10,7 +10,7 @@ import pytest
 
 from course_grader import GradeResult, TestResult, load_course, read_frame, score, write_csv, write_records
 from course_grader.cli import app as cli
-from course_grader.results.course_settings import CourseFileError
+from course_grader.course.course_settings import CourseFileError
 from course_grader.results.records import companion
 
 TERM = """

@@ -27,23 +27,23 @@ from course_grader import (
     TestResult,
     grade_folder,
 )
+from course_grader.batch.batch import flag_duplicates
 from course_grader.cli import app as cli
 from course_grader.cli import bundle as bundle_command
 from course_grader.cli import course_file
 from course_grader.cli.grade import build_parser
+from course_grader.course.course import Course
+from course_grader.course.course_file import load_course
+from course_grader.course.course_settings import CourseFileError
+from course_grader.course.submission_times import days_late
 from course_grader.intake.identity import submission_name
 from course_grader.intake.roster import CANVAS, MOODLE, Names, RosterError, attribute, lms_name, load_roster
 from course_grader.intake.shard import ShardError, parse_shard, shard_of
-from course_grader.results.batch import flag_duplicates
-from course_grader.results.course import Course
-from course_grader.results.course_file import load_course
-from course_grader.results.course_settings import CourseFileError
 from course_grader.results.grades_csv import GradesCsvError, read_frame, render, row_key
 from course_grader.results.grades_frame import results_frame, write_csv
 from course_grader.results.merge import merge
 from course_grader.results.records import companion, counted_files, read_records, with_counts, write_records
 from course_grader.results.scoring import score
-from course_grader.results.submission_times import days_late
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
 

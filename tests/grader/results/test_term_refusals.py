@@ -19,12 +19,12 @@ import pytest
 from course_grader import GradeOptions, GradeResult, TestResult
 from course_grader.cli import app as cli
 from course_grader.cli import grade_batch
+from course_grader.course.course_file import load_course
+from course_grader.course.course_settings import CourseFileError
 from course_grader.intake.lab_names import lab_in_name
 from course_grader.intake.roster import Names, attribute, load_roster
 from course_grader.intake.shard import shard_of
 from course_grader.publish import gradebook
-from course_grader.results.course_file import load_course
-from course_grader.results.course_settings import CourseFileError
 from course_grader.results.grades_csv import GradesCsvError, read_frame, write_frame
 from course_grader.results.merge import merge
 from course_grader.results.scoring import score

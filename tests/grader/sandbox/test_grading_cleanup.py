@@ -22,10 +22,10 @@ import pytest
 from grading_corpus import solution
 
 from course_grader import GradeOptions, Limits, SandboxSettings
+from course_grader.batch.batch import grade_folder
+from course_grader.batch.worker_cleanup import clean_up_after, processes_naming, processes_with
 from course_grader.judging.kernel_run import lab_view
 from course_grader.judging.verdicts import GradeResult
-from course_grader.results.batch import grade_folder
-from course_grader.results.worker_cleanup import clean_up_after, processes_naming, processes_with
 from course_grader.sandbox import cgroup
 from course_grader.sandbox.bubblewrap import bubblewrap
 from course_grader.sandbox.kernel import Sandbox

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from course_grader import GradeOptions, Limits, SandboxSettings
-from course_grader.results.batch import AGAIN_ALONE, grade_folder, starved
+from course_grader.batch.batch import AGAIN_ALONE, grade_folder, starved
 from course_grader.sandbox import cgroup, cpu_clock
 from course_grader.sandbox.cpu_clock import Meter, Reading, charged, over, starved_note
 from course_lib.teaching import lab_registry

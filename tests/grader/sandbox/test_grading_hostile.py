@@ -33,7 +33,7 @@ from nbformat import NotebookNode
 from course_grader import GradeOptions, GradeResult, Limits, SandboxSettings, grade_folder, write_csv
 from course_grader.cli import app as cli
 from course_grader.cli import grade as grade_command
-from course_grader.results.discovery import find_submissions
+from course_grader.intake.discovery import find_submissions
 from course_grader.sandbox.bubblewrap import bubblewrap
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandboxed]

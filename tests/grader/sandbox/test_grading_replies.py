@@ -28,10 +28,10 @@ import pytest
 from grading_corpus import edited, replace, solution
 
 from course_grader import GradeOptions, Limits, SandboxSettings, grade_notebook
+from course_grader.batch.batch import grade_folder
 from course_grader.judging.hidden_cases import hidden_calls
 from course_grader.judging.kernel_run import call_source
 from course_grader.judging.verdicts import GradeResult
-from course_grader.results.batch import grade_folder
 from course_grader.sandbox.replies import (
     MAX_DEPTH,
     MAX_KEPT,

@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, timedelta
 
+from ..intake.discovery import Found
 from ..judging.verdicts import GradeResult
 from .course import Course
-from .discovery import Found
 
 
 def when_submitted(result: GradeResult, entry: Found, course: Course) -> GradeResult:

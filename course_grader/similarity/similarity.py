@@ -44,12 +44,12 @@ from course_lib.teaching.lab_registry import Lab
 
 from ..errors import GradingError
 from ..intake.cells import exercise_sources
+from ..intake.discovery import find_submissions
 from ..intake.identity import submission_name
 from ..intake.lab_templates import find_template
 from ..intake.notebook import read_submission
 from ..intake.roster import Names, attribute
 from ..judging.verdicts import GradeResult, result_lab
-from .discovery import find_submissions
 from .similarity_notes import PREFIX, Match, note
 
 if TYPE_CHECKING:

@@ -29,6 +29,9 @@ from tqdm import tqdm
 
 from course_lib.teaching import lab_registry
 
+from ..course.course import NO_COURSE, Course
+from ..course.submission_times import when_submitted
+from ..intake.discovery import Found, discover
 from ..intake.identity import submission_name
 from ..intake.lab_names import named_lab
 from ..intake.regular_file import refusal
@@ -38,12 +41,9 @@ from ..judging.grade import grade_notebook
 from ..judging.grade_options import GradeOptions
 from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult
+from ..results.grades_csv import Candidate, duplicate_verdicts, row_key
+from ..results.scoring import score
 from ..sandbox import cpu_clock
-from .course import NO_COURSE, Course
-from .discovery import Found, discover
-from .grades_csv import Candidate, duplicate_verdicts, row_key
-from .scoring import score
-from .submission_times import when_submitted
 from .ungraded import ungraded_row
 from .worker_pool import Grade, died, run_jobs
 

@@ -26,8 +26,8 @@ from course_grader.judging.verdicts import GradeResult
 from course_grader.publish.feedback import write_feedback
 from course_grader.publish.report import build_report
 from course_grader.publish.report_grades import read_grades
-from course_grader.results import similarity, similarity_notes
 from course_grader.results.records import write_records
+from course_grader.similarity import similarity, similarity_notes
 from course_lib.teaching import lab_registry
 
 ROOT = Path(__file__).resolve().parents[3]

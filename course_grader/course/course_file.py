@@ -19,9 +19,11 @@ from pathlib import Path
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from course_lib.checklist.runner import select
 from course_lib.teaching import i18n, lab_registry
 from course_lib.teaching.lab_registry import Lab
 
+from ..judging.hidden_cases import hidden_tests
 from .course import Course
 from .course_settings import CourseFileError, CourseSettings
 from .submission_times import iso
@@ -103,10 +105,6 @@ def late_problems(settings: CourseSettings) -> list[str]:
 
 def lab_tests(lab: Lab) -> tuple[tuple[str, str], ...]:
     """Every test of ``lab`` as (number, name): its checklist tests, then its hidden ones (``H1``, …)."""
-    from course_lib.checklist.runner import select
-
-    from ..judging.hidden_cases import hidden_tests
-
     checklist = tuple((str(case.number), case.name) for case in select(lab.id))
     return checklist + tuple((f"H{index}", test.name) for index, test in enumerate(hidden_tests(lab), start=1))
 

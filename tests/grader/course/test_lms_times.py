@@ -20,17 +20,17 @@ import pytest
 from course_grader import GradeOptions, GradeResult, TestResult, grade_folder
 from course_grader.cli import app as cli
 from course_grader.cli import grade_batch
+from course_grader.course.course import Course
+from course_grader.course.course_file import load_course
+from course_grader.course.course_settings import CourseFileError
+from course_grader.course.lms_times import SubmissionTimesError
+from course_grader.course.submission_times import iso, when_submitted
+from course_grader.intake.discovery import Found
 from course_grader.intake.identity import submission_name
 from course_grader.intake.lab_names import lab_in_name
 from course_grader.intake.roster import attribute
-from course_grader.results.course import Course
-from course_grader.results.course_file import load_course
-from course_grader.results.course_settings import CourseFileError
-from course_grader.results.discovery import Found
 from course_grader.results.grades_csv import read_frame
-from course_grader.results.lms_times import SubmissionTimesError
 from course_grader.results.scoring import score
-from course_grader.results.submission_times import iso, when_submitted
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
 COURSE = """[late]

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..intake.regular_file import not_regular
+from .regular_file import not_regular
 
 CHECKPOINTS = ".ipynb_checkpoints"
 
