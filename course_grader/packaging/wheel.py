@@ -37,9 +37,14 @@ def project_table(root: str | Path) -> dict:
     return tomllib.loads((Path(root) / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 
+GRADER_EXTRA = "grader"
+"""The extra that brings the grader's own libraries (nbformat, nbclient, jinja2, …) beside the learner's package's."""
+
+
 def requirements(root: str | Path) -> list[str]:
-    """What grading installs besides course_lib: the base dependencies (the wheel's ``Requires-Dist``)."""
-    return list(project_table(root).get("dependencies", []))
+    """What grading installs besides course_lib: the package's dependencies and its grader extra's."""
+    project = project_table(root)
+    return [*project.get("dependencies", []), *project.get("optional-dependencies", {}).get(GRADER_EXTRA, [])]
 
 
 def _metadata(project: dict) -> str:
@@ -53,6 +58,10 @@ def _metadata(project: dict) -> str:
     if project.get("requires-python"):
         lines.append(f"Requires-Python: {project['requires-python']}")
     lines += [f"Requires-Dist: {requirement}" for requirement in project.get("dependencies", [])]
+    grader = project.get("optional-dependencies", {}).get(GRADER_EXTRA, [])
+    if grader:
+        lines.append(f"Provides-Extra: {GRADER_EXTRA}")
+        lines += [f'Requires-Dist: {requirement}; extra == "{GRADER_EXTRA}"' for requirement in grader]
     return "\n".join(lines) + "\n"
 
 

@@ -33,3 +33,24 @@ def test_notebooks_are_still_validated_without_rfc3987_syntax() -> None:
     notebook.cells[0]["cell_type"] = "not a cell type"
     with pytest.raises(nbformat.ValidationError):
         nbformat.validate(notebook)
+
+
+def test_without_the_grader_extra_the_command_names_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A learner's install (``pip install course-lib``) has no grader libraries: one line, status 2, no traceback."""
+    from importlib import metadata
+
+    from course_grader import cli
+
+    real = metadata.requires
+
+    def requires(name: str) -> list[str]:
+        return [*(real(name) or []), 'not-a-grader-library>=1; extra == "grader"']
+
+    monkeypatch.setattr(metadata, "requires", requires)
+    assert cli.main(["--help"]) == 2
+    assert capsys.readouterr().err == (
+        "course-grade needs the grader's libraries, and not-a-grader-library is not installed: "
+        "pip install 'course-lib[grader]' (in a course checkout, make venv installs them)\n"
+    )

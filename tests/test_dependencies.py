@@ -1,0 +1,105 @@
+"""Each dependency comes with the part that uses it (issue 42): a learner's install brings no grader library.
+
+``pyproject.toml`` splits the ranges by who uses them: the package itself (what
+the labs and notebooks import), ``[lab]`` (JupyterLab, widgets), ``[sessions]``
+(real token counts), ``[grader]`` (``course-grade``), ``[book]``. This reads every
+import of ``course_lib`` and ``course_grader`` and asks the installed metadata
+which distribution provides it: each must be among what its package's install
+brings (those requirements and what they in turn require), so an import that
+needs the grader's extra cannot slip into what learners install.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import tomllib
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+LEARNER_EXTRAS = ("lab", "sessions")
+"""What a learner may add to the package: ``make lab``'s JupyterLab and widgets, and real token counts. Their own
+names only, not what they require in turn (JupyterLab brings nbformat and jinja2, which are the grader's)."""
+GRADER_ONLY = {"nbclient", "nbformat", "tqdm", "jinja2", "copydetect"}
+
+
+def requirements(*extras: str) -> set[str]:
+    """The package's own requirements and those of ``extras``, by canonical name."""
+    lines = PROJECT["dependencies"] + [line for extra in extras for line in PROJECT["optional-dependencies"][extra]]
+    return {canonicalize_name(Requirement(line).name) for line in lines}
+
+
+@cache
+def closure(names: frozenset[str]) -> frozenset[str]:
+    """``names`` and everything their installed metadata requires, without extras, on this Python."""
+    seen: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for line in metadata.requires(name) or []:
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                todo.append(canonicalize_name(requirement.name))
+    return frozenset(seen)
+
+
+def third_party_imports(package: str) -> dict[str, str]:
+    """Every top-level module ``package`` imports that is neither the standard library's nor ours, with a place."""
+    found: dict[str, str] = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top not in ("course_lib", "course_grader"):
+                    found.setdefault(top, f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def unprovided(package: str, allowed: frozenset[str]) -> list[str]:
+    providers = metadata.packages_distributions()
+    return [
+        f"{where} imports {module} (from {', '.join(providers.get(module, ['nothing installed']))})"
+        for module, where in third_party_imports(package).items()
+        if not {canonicalize_name(d) for d in providers.get(module, [])} & allowed
+    ]
+
+
+def learner_install() -> frozenset[str]:
+    """The package with what it requires, and the learner's extras by their own names."""
+    return closure(frozenset(requirements())) | requirements(*LEARNER_EXTRAS)
+
+
+def test_the_learner_package_imports_only_what_its_install_brings() -> None:
+    wrong = unprovided("course_lib", learner_install())
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_grader_imports_only_what_its_extra_brings() -> None:
+    wrong = unprovided("course_grader", closure(frozenset(requirements("grader"))))
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_learners_install_brings_no_grader_library() -> None:
+    assert not learner_install() & GRADER_ONLY
+    assert requirements("grader") >= GRADER_ONLY
+
+
+def test_an_import_from_the_grader_extra_is_seen_in_the_learner_package() -> None:
+    """The check itself: nbformat is not among what a learner's install brings."""
+    assert "nbformat" not in learner_install()
+    assert {canonicalize_name(d) for d in metadata.packages_distributions()["nbformat"]} == {"nbformat"}
