@@ -92,8 +92,9 @@ def dry_run(bundle: Path, uploads: list[Path]) -> DryRun:
         (root / "submission").mkdir(mode=0o700)
         for upload in uploads:
             shutil.copyfile(upload, root / "submission" / upload.name, follow_symlinks=False)
-        _step("setup.sh", root)
-        finished = _step("run_autograder", root)
+        sandbox = sandbox_command(root)
+        _step("setup.sh", sandbox)
+        finished = _step("run_autograder", sandbox)
         try:
             results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -145,11 +146,11 @@ def _unpack(bundle: Path, source: Path) -> None:
                 path.chmod((info.external_attr >> 16) & 0o777 or 0o644)
 
 
-def _step(name: str, root: Path) -> subprocess.CompletedProcess[str]:
-    """``bash /autograder/source/NAME`` in the sandbox; ``DryRunFailed`` with its output when it fails."""
+def _step(name: str, sandbox: list[str]) -> subprocess.CompletedProcess[str]:
+    """``bash /autograder/source/NAME`` in the ``sandbox``; ``DryRunFailed`` with its output when it fails."""
     try:
         finished = subprocess.run(
-            [*sandbox_command(root), "bash", str(AUTOGRADER / "source" / name)],
+            [*sandbox, "bash", str(AUTOGRADER / "source" / name)],
             env=_environment(),
             cwd="/",
             stdin=subprocess.DEVNULL,
