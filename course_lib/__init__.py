@@ -18,6 +18,7 @@ from .errors import (
 )
 from .estimators import estimate_tokens_chars
 from .grouping import InteractionGroup, group_interactions
+from .jsonl import ReadWarning, SessionReadResult, recover_jsonl
 from .models import (
     AgentMessage,
     AssistantMessage,
@@ -35,7 +36,7 @@ from .models import (
 )
 from .parsing import parse_session_entry, to_json_dict
 from .paths import path_to
-from .store import InMemorySessionStore, JsonlSessionStore, ReadWarning, SessionReadResult, recover_jsonl
+from .store import InMemorySessionStore, JsonlSessionStore
 from .system_prompt import current_system_message, current_system_prompt, system_message_text
 
 __all__ = [

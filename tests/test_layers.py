@@ -300,6 +300,13 @@ def test_every_module_reads_in_one_sitting() -> None:
     assert not long, "\n".join(long)
 
 
+def test_the_core_reads_whole() -> None:
+    """The chapter's core, ``course_lib``'s top-level modules, at most ``CORE_LINES`` lines in all: what only
+    the course's tooling needs (a faster reader, a real tokenizer) lives in the folders beside it."""
+    lengths = {path.name: len(path.read_text(encoding="utf-8").splitlines()) for path in (ROOT / LEARNER).glob("*.py")}
+    assert sum(lengths.values()) <= CORE_LINES, sorted(lengths.items(), key=lambda item: -item[1])
+
+
 def test_a_long_function_is_seen(tmp_path: Path) -> None:
     body = "\n".join(f"    x{i} = {i}" for i in range(FUNCTION_LINES))
     path = tmp_path / "long.py"
