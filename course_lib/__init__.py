@@ -1,7 +1,8 @@
 """Chapter 11 course pack: history stays, context is rebuilt per budget.
 
 The package ``__init__`` only re-exports the public API (the names below); each idea
-lives in its own module.
+lives in its own module. The top-level modules are the chapter's code, read whole in
+the order README.md beside this file gives, with the lab and the rules of each.
 """
 
 from .builders import PathBuilder
