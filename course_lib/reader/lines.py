@@ -8,11 +8,12 @@ the same promises another way:
   built from them when the entry is handed out is the copy (R3, R7). The models that
   validating the file produced at open are handed out once, by the first call that
   reaches them: nobody else ever held them.
-* **bulk validation** (``validate_lines``): a file's new lines go straight from bytes
-  into the models, one call into pydantic-core's validator per line, with nothing
-  between them; any refusal sends the caller back line by line (``validate_line``, then
-  the core's ``jsonl.parse_line``, the slow path that words the error with the line and
-  the field, R2, R8), so both readers refuse a line in the same words.
+* **bulk validation** (``validate_lines``): each of a file's new lines is read once, by
+  jiter (which refuses a repeated key), and what it read is validated into the models
+  by the entry schema's JSON side (``json_side``); any refusal sends the caller back line
+  by line (``validate_line``, then the core's ``jsonl.parse_line``, the slow path that
+  words the error with the line and the field, R2, R8), so both readers refuse a line in
+  the same words.
 * **the index** (``vouched_lines``): the lines the file's validated index covers
   (``reader.index``) are taken as they stand, with the ids, parents and kinds it names.
 * **handing out** (``hand_out``, ``hand_out_one``): a model nobody else holds, per line, for
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import jiter
+from pydantic_core import SchemaValidator
 
 from ..errors import SessionStoreError, quoted
 from ..jsonl import line_prefix, parse_line
@@ -195,23 +197,49 @@ def remember_lines(session: Path, data: bytes, size: int, lines: list[KeptLine])
 # --- validating new lines ------------------------------------------------------
 
 _VALIDATE_JSON = ENTRY_ADAPTER.validator.validate_json
+"""Builds the model of a line the reader vouches for (validated before, or covered by the index)."""
+
+
+def json_side(schema: Any) -> Any:
+    """The entry schema as JSON text sees it: every ``json-or-python`` choice takes its JSON branch.
+
+    Why: the models check Python input with Python callbacks that JSON text cannot need
+    (a free JSON value's kind, a list or tuple for a sequence, ``models._FreeJson`` and
+    ``models._ListOrTuple``). The values jiter reads from a line are only ever what JSON
+    holds (dicts, lists, str, int, float, bool, None), so validating them against the JSON
+    branches accepts and refuses exactly what ``validate_json`` of the line's bytes does,
+    and builds the same models (tests/lib/reader/test_reader_fuzz.py holds both readers to it).
+    """
+    if isinstance(schema, dict):
+        if schema.get("type") == "json-or-python":
+            return json_side(schema["json_schema"])
+        return {key: json_side(value) for key, value in schema.items()}
+    if isinstance(schema, list):
+        return [json_side(value) for value in schema]
+    return schema
+
+
+_VALIDATE_PARSED = SchemaValidator(json_side(ENTRY_ADAPTER.core_schema)).validate_python
+"""Validates what jiter read from a line: the entry schema's JSON side (``json_side``)."""
+
+
+def _read(raw: bytes) -> Any:
+    """One line read by jiter, which refuses a repeated key (``json`` and pydantic-core keep the last)."""
+    return jiter.from_json(raw, catch_duplicate_keys=True, cache_mode="keys")
 
 
 def validate_lines(raws: list[bytes]) -> list[Any] | None:
-    """Every line validated straight from its bytes, or ``None`` if one is refused: the
-    caller then goes line by line, and the slow path words the first bad line's error
-    (R2, R8).
+    """Every line validated, or ``None`` if one is refused: the caller then goes line by
+    line, and the slow path words the first bad line's error (R2, R8).
 
-    jiter (the JSON parser pydantic-core uses) reads every line first, for what
-    pydantic-core cannot tell: that no object repeats a key (it keeps the last). One
-    validator call per line costs no more than one call on the lines joined into a JSON
-    array, and needs no copy of the file to join. Any refusal is a ``ValueError``
-    (pydantic's ValidationError and jiter's errors alike).
+    Each line is read once, by jiter, for what pydantic-core cannot tell: that no object
+    repeats a key (it keeps the last). What jiter read is then validated into the models
+    (``_VALIDATE_PARSED``): reading the bytes a second time, as ``validate_json`` would,
+    cost a fifth of a first open. Any refusal is a ``ValueError`` (pydantic's
+    ValidationError and jiter's errors alike).
     """
     try:
-        for raw in raws:
-            jiter.from_json(raw, catch_duplicate_keys=True, cache_mode="keys")
-        return [_VALIDATE_JSON(raw, by_alias=True, by_name=False) for raw in raws]
+        return [_VALIDATE_PARSED(_read(raw), by_alias=True, by_name=False) for raw in raws]
     except ValueError:
         return None
 
@@ -219,7 +247,6 @@ def validate_lines(raws: list[bytes]) -> list[Any] | None:
 def validate_line(raw: bytes, number: int) -> Any:
     """One line on the fast path, or on the core's slow path when the fast one refuses it."""
     try:
-        jiter.from_json(raw, catch_duplicate_keys=True, cache_mode="keys")
-        return _VALIDATE_JSON(raw, by_alias=True, by_name=False)
+        return _VALIDATE_PARSED(_read(raw), by_alias=True, by_name=False)
     except ValueError:
         return parse_line(raw, number, parse_session_entry)
