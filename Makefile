@@ -123,6 +123,7 @@ checklist: $(STAMP)
 # What users wait for, each as a ratio to its floor in the same run (README, "Other commands"); about 15 minutes.
 # BENCH_ARGS measures less, e.g. `make bench BENCH_ARGS="--sizes 1000,10000 --notebooks 6"` (--help lists them).
 bench: $(STAMP) grading-tools
+	@$(ENSURE_DEBIAN_PACKAGE) esbuild "the rows against the chapter's TypeScript reference (make bench bundles its sources)" /usr/bin/esbuild "1 package"
 	$(BIN)/python benchmarks/bench.py $(BENCH_ARGS)
 
 clean:

@@ -81,10 +81,23 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from agent_session import WINDOW, generate_agent_session
 from grading import Grading, grading_lines, grading_verdicts, measure_grading
+from nbgrader_row import NBGRADER_NOTEBOOKS, NbgraderRow, measure_nbgrader, nbgrader_lines, nbgrader_verdicts
+from reference import (
+    REFERENCE_ENV,
+    Driver,
+    Reference,
+    bundle,
+    missing_reason,
+    reference_lines,
+    reference_verdicts,
+    take_turns,
+)
 from sessions import candidates, generate_session, tenth_budget, write_pi_log
 
 from course_lib import (
@@ -116,9 +129,11 @@ BASELINE_GROWTH = 1.2
 """Linear work may grow as fast as its baseline (``json.loads`` of the same lines, or the
 floor's plain loop) grows on this machine, with 20 % to spare: past the CPU caches, even
 the baseline grows faster than the entries."""
-REDRAW_LIMITS = {10_000: 0.030, 100_000: 0.300}
+REDRAW_LIMIT = 0.3
+"""The explorer's redraw after a budget slider moves, within 0.3x ``json.loads`` of the session's lines."""
 IMPORT_LIMIT = 3.0
 BATCH_NOTEBOOKS = 20
+STRESS_SIZES = (10_000,)
 """The batch of the grading rows (``grading.py``)."""
 
 
@@ -268,6 +283,8 @@ class Redraw:
     entries: int
     budget_slider: float
     page_slider: float
+    loads: float
+    """``json.loads`` of the session's lines, the redraw's floor, taking turns with the slider moves."""
 
 
 @dataclass
@@ -282,13 +299,35 @@ class Import:
         return self.load / self.loads
 
 
+SESSIONS_ENV = "COURSE_BENCH_SESSIONS"
+"""A folder where the lifecycle sessions are written once per run, for every process to read."""
+
+
+def bench_session(n_entries: int) -> list[SessionEntry]:
+    """The lifecycle session of ``n_entries`` (``agent_session.py``), generated once per run.
+
+    The first process to need a size writes it to the run's folder (``COURSE_BENCH_SESSIONS``);
+    the others validate it back, which takes a second where generating 100k entries takes half a minute.
+    """
+    folder = os.environ.get(SESSIONS_ENV)
+    if not folder:
+        return generate_agent_session(n_entries)
+    stored = Path(folder) / f"agent-{n_entries}.jsonl"
+    if not stored.exists():
+        path = generate_agent_session(n_entries)
+        write_jsonl(path, stored)
+        return path
+    validate = ENTRY_ADAPTER.validator.validate_json
+    return [validate(line, by_alias=True, by_name=False) for line in stored.read_bytes().splitlines()]
+
+
 def measure(n_entries: int, workdir: Path, *, repeat: int = 11) -> Row:
-    """Time one session size, checking first that the timed calls do the real work.
+    """Time one size of the lifecycle session, checking first that the timed calls do the real work.
 
     ``build_context`` is timed before the JSONL file is written and read back,
     so its heap is the one the generated session left, not the churn of that check.
     """
-    path = generate_session(n_entries)
+    path = bench_session(n_entries)
     budget = tenth_budget(path)
     result = build_context(path, estimate_tokens=estimate_tokens_chars, **budget)
     if result.reason != "trimmed":
@@ -348,12 +387,10 @@ def measure(n_entries: int, workdir: Path, *, repeat: int = 11) -> Row:
         },
         collector=True,
     )
-    compaction = latest_compaction(path)
-    first_kept = compaction.first_kept_entry_id if compaction else path[0].id
     return Row(
         entries=n_entries,
         kept=len(result.kept_entry_ids),
-        kept_suffix=n_entries - next(i for i, entry in enumerate(path) if entry.id == first_kept),
+        kept_suffix=_kept_suffix(path),
         **projection,
         **opens,
         **collected,
@@ -377,9 +414,12 @@ def explorer_open(jsonl: Path, budget: dict[str, int]) -> tuple[int, list[Sessio
     return len(entries), entries[-SHOWN_ROWS:], build_context(active, estimate_tokens=estimate_tokens_chars, **budget)
 
 
-def measure_redraw(n_entries: int, *, repeat: int = 11) -> Redraw:
-    """The explorer's redraw after a slider move: a budget slider (a new projection) and the page slider."""
-    path = generate_session(n_entries)
+def measure_redraw(n_entries: int, workdir: Path, *, repeat: int = 11) -> Redraw:
+    """The explorer's redraw after a slider move (a budget slider: a new projection; the page slider),
+    each against ``json.loads`` of the session's lines, taking turns."""
+    path = bench_session(n_entries)
+    jsonl = workdir / f"session-{n_entries}.jsonl"
+    write_jsonl(path, jsonl)
     budget = tenth_budget(path)
     explorer = ProjectionExplorer.from_session(
         path,
@@ -397,10 +437,88 @@ def measure_redraw(n_entries: int, *, repeat: int = 11) -> Redraw:
         assert paging is not None, "a trimmed session is shown a page at a time"
         explorer.page.value = explorer.page.value % paging.pages + 1
 
-    budget_slider = best_time(move_budget, repeat=repeat)
+    timings = best_times(
+        {"budget_slider": move_budget, "page_slider": move_page, "loads": lambda: json_loads_lines(jsonl)},
+        repeat=repeat,
+        max_total=repeat * 3.0,
+    )
     if explorer.projection is None or explorer.projection.result.reason == "single_group_overflow":
         raise AssertionError("the explorer should show a projection that keeps groups")
-    return Redraw(entries=n_entries, budget_slider=budget_slider, page_slider=best_time(move_page, repeat=repeat))
+    return Redraw(entries=n_entries, **timings)
+
+
+@dataclass
+class Stress:
+    """Resume and explorer open on the fixed-fraction session of ``sessions.py`` (information, not a target)."""
+
+    entries: int
+    kept_suffix: int
+    loads: float
+    resume: float
+    explorer_open: float
+
+
+def measure_stress(n_entries: int, workdir: Path, *, repeat: int = 11) -> Stress:
+    """The old session, whose compactions sit at fixed fractions of it and keep 40 %: what resume and
+    the explorer take when the latest compaction keeps far more than a real agent's does."""
+    path = generate_session(n_entries)
+    budget = tenth_budget(path)
+    jsonl = workdir / f"stress-{n_entries}.jsonl"
+    write_jsonl(path, jsonl)
+    leaf = path[-1].id
+    if resume(jsonl, leaf, budget) != build_context(path, estimate_tokens=estimate_tokens_chars, **budget):
+        raise AssertionError(f"resuming {jsonl} from {leaf} should give the same context as the path itself")
+    timings = best_times(
+        {
+            "loads": lambda: json_loads_lines(jsonl),
+            "resume": lambda: resume(jsonl, leaf, budget),
+            "explorer_open": lambda: explorer_open(jsonl, budget),
+        },
+        repeat=repeat,
+        max_total=repeat * 3.0 * 3,
+    )
+    return Stress(entries=n_entries, kept_suffix=_kept_suffix(path), **timings)
+
+
+def _kept_suffix(path: Sequence[SessionEntry]) -> int:
+    """How many entries the latest compaction keeps, from its ``firstKeptEntryId`` to the end."""
+    compaction = latest_compaction(path)
+    first_kept = compaction.first_kept_entry_id if compaction else path[0].id
+    return len(path) - next(i for i, entry in enumerate(path) if entry.id == first_kept)
+
+
+def measure_reference(n_entries: int, workdir: Path, *, repeat: int = 7) -> Reference:
+    """The pack against the TypeScript reference on the same lifecycle session (``reference.py``)."""
+    path = bench_session(n_entries)
+    budget = tenth_budget(path)
+    jsonl = workdir / f"session-{n_entries}.jsonl"
+    write_jsonl(path, jsonl)
+    result = build_context(path, estimate_tokens=estimate_tokens_chars, **budget)
+    driver = Driver(bundle(workdir), jsonl, path[-1].id, budget)
+    try:
+        got = driver.first
+        if (got["entries"], got["kept"], got["reason"]) != (n_entries, list(result.kept_entry_ids), result.reason):
+            raise AssertionError(f"the reference should recover {n_entries} entries and keep what the pack keeps")
+
+        def first_open() -> None:
+            forget_index(jsonl)
+            list(SessionReader.open(jsonl).entries())
+
+        gc.collect()
+        gc.disable()  # as best_times does; the reference collects before each of its runs
+        try:
+            first, recover = take_turns(first_open, lambda: driver.run("recover"), cold_caches, rounds=repeat)
+            ours, theirs = take_turns(
+                lambda: build_context(path, estimate_tokens=estimate_tokens_chars, **budget),
+                lambda: driver.run("build"),
+                cold_caches,
+                rounds=repeat,
+            )
+        finally:
+            gc.enable()
+    finally:
+        driver.close()
+    return Reference(entries=n_entries, recover=recover, first_open=first, build=theirs, pack_build=ours)
 
 
 def measure_import(megabytes: float, workdir: Path, *, repeat: int = 5) -> Import:
@@ -416,12 +534,26 @@ def measure_import(megabytes: float, workdir: Path, *, repeat: int = 5) -> Impor
     return Import(megabytes=size / 1e6, entries=len(imported.entries), **timings)
 
 
+def kept_shares(rows: Sequence[Row]) -> dict[int, float]:
+    """Per size, the share of the session its latest compaction keeps (what resume and the explorer build)."""
+    return {row.entries: row.kept_suffix / row.entries for row in rows if row.kept_suffix}
+
+
+def _kept(shares: dict[int, float], entries: int) -> str:
+    return f" [kept {shares[entries]:.1%}]" if entries in shares else ""
+
+
 def table(rows: Sequence[Row]) -> str:
     """The user's operations against json.loads, then build_context against its floor."""
     sizes = [row.entries for row in rows]
     width = max(len(name) for name, _ in OPERATIONS)
     header = f"{'operation':<{width}}" + "".join(f" {n:>21}" for n in sizes)
-    lines = [header, f"{'json.loads of the lines':<{width}}" + "".join(f" {_ms(row.loads):>21}" for row in rows)]
+    shares = kept_shares(rows)
+    kept = "".join(
+        f" {f'{row.kept_suffix} ({shares[row.entries]:.1%})' if row.kept_suffix else '-':>21}" for row in rows
+    )
+    lines = [header, f"{'kept by the latest compaction':<{width}}" + kept]
+    lines.append(f"{'json.loads of the lines':<{width}}" + "".join(f" {_ms(row.loads):>21}" for row in rows))
     for name, attribute in OPERATIONS:
         cells = [f"{_ms(getattr(row, attribute))} ({getattr(row, attribute) / row.loads:.2f}x)" for row in rows]
         lines.append(f"{name:<{width}}" + "".join(f" {cell:>21}" for cell in cells))
@@ -443,10 +575,10 @@ def table(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
-def extras(redraws: Sequence[Redraw], imported: Import | None) -> str:
+def extras(redraws: Sequence[Redraw], imported: Import | None, stress: Sequence[Stress] = ()) -> str:
     lines = [
         f"explorer at {redraw.entries} entries: budget slider {_ms(redraw.budget_slider)},"
-        f" page slider {_ms(redraw.page_slider)}"
+        f" page slider {_ms(redraw.page_slider)}, json.loads of the lines {_ms(redraw.loads)}"
         for redraw in redraws
     ]
     if imported is not None:
@@ -454,14 +586,21 @@ def extras(redraws: Sequence[Redraw], imported: Import | None) -> str:
             f"import of a {imported.megabytes:.1f} MB pi log ({imported.entries} entries): {_ms(imported.load)},"
             f" json.loads {_ms(imported.loads)}, {imported.ratio:.2f}x"
         )
+    lines += [
+        f"stress (information): the fixed-fraction session of {row.entries} entries [kept {row.kept_suffix / row.entries:.1%}]:"
+        f" json.loads {_ms(row.loads)}, resume {_ms(row.resume)} ({row.resume / row.loads:.2f}x),"
+        f" explorer open {_ms(row.explorer_open)} ({row.explorer_open / row.loads:.2f}x)"
+        for row in stress
+    ]
     return "\n".join(lines)
 
 
 def verdicts(
     rows: Sequence[Row], redraws: Sequence[Redraw] = (), imported: Import | None = None
 ) -> list[tuple[bool, str]]:
-    """One (passed, sentence) per target, every number taken from the measurements."""
+    """One (passed, sentence) per target, every number a ratio to a floor taken from the same run."""
     checks: list[tuple[bool, str]] = []
+    shares = kept_shares(rows)
     judged = [row for row in rows if row.entries in TARGET_SIZES]
     for name, attribute, limit, sizes in (
         ("first open + entries()", "first_open", FIRST_OPEN_LIMIT, TARGET_SIZES),
@@ -475,7 +614,8 @@ def verdicts(
             checks.append(
                 (
                     ratio <= limit,
-                    f"{name} takes {ratio:.2f}x json.loads at {row.entries} entries (target <= {limit:g}x)",
+                    f"{name} takes {ratio:.2f}x json.loads at {row.entries} entries (target <= {limit:g}x)"
+                    + _kept(shares, row.entries),
                 )
             )
     for row in rows:
@@ -483,19 +623,18 @@ def verdicts(
             (
                 row.floor_ratio <= FLOOR_LIMIT,
                 f"build_context is {row.floor_ratio:.2f}x its floor at {row.entries} entries"
-                f" (target <= {FLOOR_LIMIT:g}x)",
+                f" (target <= {FLOOR_LIMIT:g}x)" + _kept(shares, row.entries),
             )
         )
     for redraw in redraws:
-        redraw_limit = REDRAW_LIMITS.get(redraw.entries)
-        if redraw_limit is not None:
-            checks.append(
-                (
-                    redraw.budget_slider <= redraw_limit,
-                    f"the explorer redraws in {_ms(redraw.budget_slider)} after a budget slider moves"
-                    f" at {redraw.entries} entries (target <= {_ms(redraw_limit)})",
-                )
+        ratio = redraw.budget_slider / redraw.loads
+        checks.append(
+            (
+                ratio <= REDRAW_LIMIT,
+                f"the explorer redraws in {ratio:.2f}x json.loads of the session after a budget slider moves"
+                f" at {redraw.entries} entries (target <= {REDRAW_LIMIT:g}x)" + _kept(shares, redraw.entries),
             )
+        )
     growths = [
         *(
             (name, lambda r, a=attribute: getattr(r, a), "json.loads", lambda r: r.loads)
@@ -544,18 +683,24 @@ def references(rows: Sequence[Row], redraws: Sequence[Redraw] = ()) -> list[str]
         if row.models_only and row.entries in TARGET_SIZES
     ]
     lines += [
-        f"validating the lines alone (that, plus jiter's check for repeated keys) takes"
-        f" {row.checked_models / row.loads:.2f}x json.loads at {row.entries} entries: no first open can be faster"
+        f"validating the lines alone (jiter's read of each line, which refuses a repeated key, validated into"
+        f" the models) takes {row.checked_models / row.loads:.2f}x json.loads at {row.entries} entries:"
+        " no first open can be faster"
         for row in rows
         if row.checked_models and row.entries in TARGET_SIZES
     ]
     lines += [
         f"resume and explorer open build the {row.kept_suffix} entries the latest compaction keeps"
-        f" ({row.kept_suffix / row.entries:.0%} of {row.entries}): the less it keeps, the less they read"
+        f" ({row.kept_suffix / row.entries:.1%} of {row.entries}, the session compacting as the lifecycle does with"
+        f" a {WINDOW:,}-token window): the less it keeps, the less they read"
         for row in rows
         if row.kept_suffix and row.entries in LAZY_TARGET_SIZES
     ]
-    lines += [f"the page slider redraws in {_ms(redraw.page_slider)} at {redraw.entries} entries" for redraw in redraws]
+    lines += [
+        f"the page slider redraws in {_ms(redraw.page_slider)} ({redraw.page_slider / redraw.loads:.2f}x json.loads)"
+        f" at {redraw.entries} entries"
+        for redraw in redraws
+    ]
     return lines
 
 
@@ -563,28 +708,44 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.2f} ms"
 
 
-Measured = Row | Redraw | Import | Grading
+Measured = Row | Redraw | Stress | Reference | Import | Grading | NbgraderRow
 
 
 def run_part(part: str) -> Measured:
-    """One measurement in this process: ``size:N``, ``explorer:N``, ``import:MEGABYTES`` or ``grading:NOTEBOOKS``."""
+    """One measurement in this process: ``size:N``, ``explorer:N``, ``stress:N``, ``reference:N``,
+    ``import:MEGABYTES``, ``grading:NOTEBOOKS`` or ``nbgrader:NOTEBOOKS``."""
     kind, _, amount = part.partition(":")
     with tempfile.TemporaryDirectory(prefix="course-bench-") as tmp:
         os.environ[CACHE_ENV] = str(Path(tmp) / "index")  # the indexes live and die with the files
-        if kind == "size":
+        if kind in SESSION_PARTS:
             n = int(amount)
-            return measure(n, Path(tmp), repeat=11 if n < 100_000 else 3)
-        if kind == "explorer":
-            n = int(amount)
-            return measure_redraw(n, repeat=11 if n < 100_000 else 5)
+            return SESSION_PARTS[kind](n, Path(tmp), repeat=11 if n < 100_000 else 3)
         if kind == "import":
             return measure_import(float(amount), Path(tmp))
         if kind == "grading":
             return measure_grading(Path(tmp), notebooks=int(amount))
-    raise ValueError(f"unknown part {part!r}: size:N, explorer:N, import:MEGABYTES or grading:NOTEBOOKS")
+        if kind == "nbgrader":
+            return measure_nbgrader(Path(tmp), notebooks=int(amount))
+    raise ValueError(f"unknown part {part!r}: {', '.join(f'{kind}:N' for kind in _KINDS)}")
 
 
-_KINDS = {"size": Row, "explorer": Redraw, "import": Import, "grading": Grading}
+SESSION_PARTS: dict[str, Callable[..., Measured]] = {
+    "size": measure,
+    "explorer": measure_redraw,
+    "stress": measure_stress,
+    "reference": measure_reference,
+}
+"""The parts measured on a session of N entries (``run_part``), each ``fn(N, workdir, repeat=...)``."""
+
+_KINDS: dict[str, type] = {
+    "size": Row,
+    "explorer": Redraw,
+    "stress": Stress,
+    "reference": Reference,
+    "import": Import,
+    "grading": Grading,
+    "nbgrader": NbgraderRow,
+}
 
 
 def in_fresh_process(part: str) -> Measured:
@@ -614,39 +775,92 @@ def best_of_processes(part: str, processes: int = PROCESSES) -> Measured:
     return type(first)(**best)
 
 
-def main(
-    sizes: Sequence[int] = SIZES,
-    *,
-    explorer_sizes: Sequence[int] = EXPLORER_SIZES,
-    megabytes: float = IMPORT_MEGABYTES,
-    processes: int = PROCESSES,
-    notebooks: int = BATCH_NOTEBOOKS,
-) -> int:
-    rows: list[Row] = []
-    for n in sizes:
-        rows.append(best_of_processes(f"size:{n}", processes))  # type: ignore[arg-type]  # a "size:" part returns a Row
-        print(f"measured {n} entries", file=sys.stderr, flush=True)
-    redraws: list[Redraw] = []
-    for n in explorer_sizes:
-        redraws.append(in_fresh_process(f"explorer:{n}"))  # type: ignore[arg-type]  # an "explorer:" part returns a Redraw
-        print(f"measured the explorer at {n} entries", file=sys.stderr, flush=True)
-    imported = best_of_processes(f"import:{megabytes}", processes) if megabytes else None
-    assert imported is None or isinstance(imported, Import)
-    grading = in_fresh_process(f"grading:{notebooks}") if notebooks else None
-    assert grading is None or isinstance(grading, Grading)
-    print(table(rows))
+Kind = TypeVar("Kind")
+
+
+def _as(kind: type[Kind], measured: Measured) -> Kind:
+    assert isinstance(measured, kind), f"{measured!r} is no {kind.__name__}"
+    return measured
+
+
+@dataclass
+class Measurements:
+    """Everything one run of the bench measured, by part."""
+
+    rows: list[Row]
+    redraws: list[Redraw]
+    stress: list[Stress]
+    compared: list[Reference]
+    imported: Import | None
+    grading: Grading | None
+    nbgrader: NbgraderRow | None
+
+
+def measure_all(options: argparse.Namespace) -> Measurements:
+    """Each part in fresh processes (the best of ``options.processes`` where it says so)."""
+    processes = options.processes
+
+    def each(kind: str, sizes: Sequence[int], how_many: int) -> list[Any]:
+        measured = []
+        for n in sizes:
+            measured.append(best_of_processes(f"{kind}:{n}", how_many))
+            print(f"measured {kind} at {n} entries", file=sys.stderr, flush=True)
+        return measured
+
+    compared = each("reference", options.reference_sizes, processes) if not missing_reason() else []
+    return Measurements(
+        rows=each("size", options.sizes, processes),
+        redraws=each("explorer", options.explorer_sizes, 1),
+        stress=each("stress", options.stress_sizes, 1),
+        compared=compared,
+        imported=_as(Import, best_of_processes(f"import:{options.import_mb}", processes))
+        if options.import_mb
+        else None,
+        grading=_as(Grading, in_fresh_process(f"grading:{options.notebooks}")) if options.notebooks else None,
+        nbgrader=_as(NbgraderRow, in_fresh_process(f"nbgrader:{options.nbgrader}")) if options.nbgrader else None,
+    )
+
+
+def report(measured: Measurements) -> list[tuple[bool, str]]:
+    """Print the tables, every target with PASS or MISS, and the information rows; the checks made."""
+    print(table(measured.rows))
     print()
-    print(extras(redraws, imported))
-    if grading is not None:
-        print("\n".join(grading_lines(grading)))
+    print(extras(measured.redraws, measured.imported, measured.stress))
+    print("\n".join(reference_lines(measured.compared)))
+    if measured.grading is not None:
+        print("\n".join(grading_lines(measured.grading)))
+    if measured.nbgrader is not None:
+        print("\n".join(nbgrader_lines(measured.nbgrader)))
     print()
-    checks = verdicts(rows, redraws, imported) + (grading_verdicts(grading) if grading is not None else [])
+    shares = kept_shares(measured.rows)
+    checks = verdicts(measured.rows, measured.redraws, measured.imported) + reference_verdicts(
+        measured.compared, shares
+    )
+    if measured.grading is not None:
+        checks += grading_verdicts(measured.grading)
+    if measured.nbgrader is not None:
+        checks += nbgrader_verdicts(measured.nbgrader)
+    absent = missing_reason()
+    if absent is not None:
+        checks.append(
+            (False, f"JSONL recovery and build_context against the TypeScript reference: not measured, {absent}")
+        )
     for passed, sentence in checks:
         print(f"{'PASS' if passed else 'MISS'}  {sentence}")
-    for sentence in references(rows, redraws):
+    for sentence in references(measured.rows, measured.redraws):
         print(f"INFO  {sentence}")
+    return checks
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    options = parse_arguments(argv)
+    if options.reference:
+        os.environ[REFERENCE_ENV] = options.reference
+    with tempfile.TemporaryDirectory(prefix="course-bench-sessions-") as sessions:
+        os.environ.setdefault(SESSIONS_ENV, sessions)  # each lifecycle session generated once, read by every part
+        checks = report(measure_all(options))
     missed = sum(not passed for passed, _ in checks)
-    print(f"\n{len(checks) - missed} of {len(checks)} targets met in this run")
+    print(f"\n{len(checks) - missed} of {len(checks)} targets met in this run (load: {os.getloadavg()[0]:.1f})")
     # A benchmark informs, it does not gate: timings are not test assertions (CI never runs it).
     return 0
 
@@ -656,13 +870,21 @@ def _sizes(text: str) -> tuple[int, ...]:
 
 
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
-    """``make bench BENCH_ARGS="..."``: the sizes to measure (all of them by default)."""
+    """``make bench BENCH_ARGS="..."``: the parts to measure (all of them by default)."""
     parser = argparse.ArgumentParser(prog="bench.py", description="make bench: what users wait for, against floors")
     parser.add_argument("--sizes", type=_sizes, default=SIZES, help="session sizes, e.g. 1000,10000 (default: all)")
     parser.add_argument("--explorer-sizes", type=_sizes, default=EXPLORER_SIZES, help="'' for none")
+    parser.add_argument("--stress-sizes", type=_sizes, default=STRESS_SIZES, help="the fixed-fraction session; ''")
+    parser.add_argument("--reference-sizes", type=_sizes, default=TARGET_SIZES, help="against the reference; ''")
+    parser.add_argument(
+        "--reference",
+        default=os.environ.get(REFERENCE_ENV, ""),
+        help=f"a checkout of the TypeScript reference's packages/pi-course (default: ${REFERENCE_ENV})",
+    )
     parser.add_argument("--import-mb", type=float, default=IMPORT_MEGABYTES, help="0 for no import row")
     parser.add_argument("--processes", type=int, default=PROCESSES, help="fresh processes per size (best of them)")
     parser.add_argument("--notebooks", type=int, default=BATCH_NOTEBOOKS, help="the batch's size; 0: no grading rows")
+    parser.add_argument("--nbgrader", type=int, default=NBGRADER_NOTEBOOKS, help="notebooks for nbgrader; 0: none")
     return parser.parse_args(list(argv))
 
 
@@ -670,13 +892,4 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--part"]:
         print(json.dumps(dataclasses.asdict(run_part(sys.argv[2]))))
         raise SystemExit(0)
-    chosen = parse_arguments(sys.argv[1:])
-    raise SystemExit(
-        main(
-            chosen.sizes,
-            explorer_sizes=chosen.explorer_sizes,
-            megabytes=chosen.import_mb,
-            processes=chosen.processes,
-            notebooks=chosen.notebooks,
-        )
-    )
+    raise SystemExit(main(sys.argv[1:]))

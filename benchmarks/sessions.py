@@ -118,7 +118,7 @@ class _Session:
                 tool_call_id=call.id,
                 tool_name=call.name,
                 content=(TextContent(text=f"{call.name} ok for step {c}. {filler}"),),
-                details=_details(call.name, c, module),
+                details=tool_details(call.name, c, module),
                 is_error=group % 17 == 0 and c == 1,
                 timestamp=self.tick(),
             )
@@ -180,7 +180,7 @@ def _assistant(text: str, calls: tuple[ToolCall, ...], group: int, timestamp: in
     )
 
 
-def _details(name: str, c: int, module: str) -> dict[str, Any]:
+def tool_details(name: str, c: int, module: str) -> dict[str, Any]:
     if name == "bash":
         return {"exitCode": 0, "durationMs": 840 + c, "truncated": False, "stdoutBytes": 412}
     if name == "edit":

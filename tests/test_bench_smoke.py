@@ -1,7 +1,8 @@
 """`make bench` at tiny sizes: the generators and the bench functions are correct (no timing asserted).
 
 The generated sessions must be valid paths whose groups pass R11–R14 (with a
-few compactions, R18), the pi log must import with nothing skipped, and the
+few compactions, R18; the lifecycle session compacting where the lifecycle's
+thresholds say, L2–L3), the pi log must import with nothing skipped, and the
 PASS/MISS lines must follow from the measured numbers.
 """
 
@@ -15,11 +16,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
+import agent_session
 import bench
+import reference
 from sessions import GROUP_SIZE, candidates, generate_session, pi_lines, tenth_budget, write_pi_log
 
 from course_lib import build_context, estimate_tokens_chars, group_interactions, path_to
+from course_lib.context import latest_compaction
 from course_lib.importers import load_session
+from course_lib.lifecycle import compaction_threshold, find_cut_point
 
 pytestmark = pytest.mark.slow  # the benchmark itself on tiny inputs, in subprocesses: make test, not make check
 
@@ -58,6 +63,47 @@ def test_generator_refuses_a_session_too_small_for_one_group() -> None:
         generate_session(GROUP_SIZE)
 
 
+@pytest.mark.parametrize("n_entries", [2, 3, 4, 5, 37, 1_500])
+def test_the_lifecycle_session_has_exactly_n_entries_in_complete_groups(n_entries: int) -> None:
+    """R10–R12: one linear path, ``sys`` then whole groups (the last one cut to fit), every call answered."""
+    path = agent_session.generate_agent_session(n_entries)
+    assert len(path) == n_entries
+    assert [entry.id for entry in path_to(path, path[-1].id)] == [entry.id for entry in path]
+    group_interactions([entry for entry in path if entry.type == "message"])  # raises if a call had no result (R12)
+
+
+def test_the_lifecycle_session_compacts_where_the_lifecycle_says() -> None:
+    """L2, L3: each compaction follows a turn whose context passed window - reserve, and keeps from the cut
+    ``find_cut_point`` chooses on the context at that moment; the latest keeps a few percent of 10k entries."""
+    path = agent_session.generate_agent_session(10_000)
+    threshold = compaction_threshold(agent_session.WINDOW, agent_session.SETTINGS)
+    compactions = [index for index, entry in enumerate(path) if entry.type == "compaction"]
+    assert 8 <= len(compactions) <= 20
+    previous_start = 1
+    for index in compactions:
+        compaction = path[index]
+        assert compaction.type == "compaction" and compaction.tokens_before > threshold
+        view = [path[0], *path[previous_start:index]]
+        keep = agent_session.SETTINGS.keep_recent_tokens
+        assert find_cut_point(view, keep_recent_tokens=keep, estimate_tokens=estimate_tokens_chars) == (
+            compaction.first_kept_entry_id
+        )
+        previous_start = next(i for i, entry in enumerate(path) if entry.id == compaction.first_kept_entry_id)
+    latest = latest_compaction(path)
+    assert latest is not None
+    kept = len(path) - next(i for i, entry in enumerate(path) if entry.id == latest.first_kept_entry_id)
+    assert kept / len(path) < 0.15  # the fixed-fraction session keeps 40 %
+
+
+def test_the_bench_reads_each_lifecycle_session_back_from_the_runs_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(bench.SESSIONS_ENV, str(tmp_path))
+    written = bench.bench_session(300)
+    assert (tmp_path / "agent-300.jsonl").exists()
+    assert bench.bench_session(300) == written == agent_session.generate_agent_session(300)
+
+
 def test_tenth_budget_keeps_about_a_tenth_of_the_candidates() -> None:
     """R19: a contiguous newest suffix of roughly a tenth of the candidate messages is kept."""
     path = generate_session(1_001)
@@ -93,7 +139,8 @@ def test_measure_runs_every_timing_on_a_tiny_session(tmp_path: Path) -> None:
     )
     assert all(seconds > 0 for seconds in timings)
     lines = bench.table([row]).splitlines()
-    assert [line.split(" (")[0].rsplit(" ", 2)[0].strip() for line in lines[1 : 2 + len(bench.OPERATIONS)]] == [
+    assert lines[1].startswith("kept by the latest compaction")
+    assert [line.split(" (")[0].rsplit(" ", 2)[0].strip() for line in lines[2 : 3 + len(bench.OPERATIONS)]] == [
         "json.loads of the lines",
         *(name for name, _ in bench.OPERATIONS),
     ]
@@ -111,7 +158,7 @@ def test_resume_gives_the_context_of_the_path_itself(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("part", ["size:200", "explorer:300", "import:0.05"])
+@pytest.mark.parametrize("part", ["size:200", "explorer:1500", "stress:300", "import:0.05"])
 def test_each_measurement_runs_in_a_fresh_process(part: str) -> None:
     measured = bench.in_fresh_process(part)
     assert type(measured) is bench._KINDS[part.split(":")[0]]
@@ -119,16 +166,38 @@ def test_each_measurement_runs_in_a_fresh_process(part: str) -> None:
 
 
 def test_an_unknown_part_is_refused() -> None:
-    with pytest.raises(RuntimeError, match="unknown part 'sizes:1'"):
+    with pytest.raises(RuntimeError, match="unknown part 'sizes:1': size:N, explorer:N"):
         bench.in_fresh_process("sizes:1")
 
 
 def test_measure_redraw_and_import_run_on_tiny_inputs(tmp_path: Path) -> None:
-    redraw = bench.measure_redraw(300, repeat=2)
+    redraw = bench.measure_redraw(300, tmp_path, repeat=2)
     imported = bench.measure_import(0.05, tmp_path, repeat=1)
-    assert redraw.budget_slider > 0 and redraw.page_slider > 0
+    stress = bench.measure_stress(300, tmp_path, repeat=2)
+    assert redraw.budget_slider > 0 and redraw.page_slider > 0 and redraw.loads > 0
     assert imported.entries > 10 and imported.load > 0 and imported.loads > 0
-    assert "budget slider" in bench.extras([redraw], imported)
+    assert stress.kept_suffix > 0.3 * stress.entries and stress.resume > 0 and stress.explorer_open > 0
+    extras = bench.extras([redraw], imported, [stress])
+    assert "budget slider" in extras and "stress (information)" in extras
+
+
+def test_without_a_checkout_of_the_reference_its_rows_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The TypeScript reference is never kept here: without a checkout the rows are not met, and say why."""
+    monkeypatch.delenv(reference.REFERENCE_ENV, raising=False)
+    assert "no checkout of the reference" in (reference.missing_reason() or "")
+    monkeypatch.setenv(reference.REFERENCE_ENV, "/nowhere")
+    assert "holds no src/session.ts" in (reference.missing_reason() or "")
+
+
+def test_the_reference_verdicts_follow_the_numbers() -> None:
+    """Recovery at least as fast as the reference's, build_context keeping its lead: both ratios <= 1."""
+    row = reference.Reference(entries=10_000, recover=1.0, first_open=1.0, build=1.0, pack_build=0.25)
+    slower = reference.Reference(entries=10_000, recover=1.0, first_open=1.01, build=1.0, pack_build=1.01)
+    assert [ok for ok, _ in reference.reference_verdicts([row], {10_000: 0.022})] == [True, True]
+    checks = reference.reference_verdicts([slower], {})
+    assert [ok for ok, _ in checks] == [False, False]
+    assert "1.01x the reference's recoverJsonl at 10000 entries" in checks[0][1]
+    assert "[kept 2.2%]" in reference.reference_verdicts([row], {10_000: 0.022})[0][1]
 
 
 def _row(
@@ -167,8 +236,8 @@ def test_verdicts_follow_the_numbers() -> None:
         ),
     ]
     redraws = [
-        bench.Redraw(entries=10_000, budget_slider=0.031, page_slider=0.002),
-        bench.Redraw(entries=100_000, budget_slider=0.300, page_slider=0.020),
+        bench.Redraw(entries=10_000, budget_slider=0.031, page_slider=0.002, loads=0.1),
+        bench.Redraw(entries=100_000, budget_slider=0.300, page_slider=0.020, loads=1.0),
     ]
     imported = bench.Import(megabytes=50.2, entries=70_000, load=6.0, loads=2.5)
     checks = {sentence.split(" (")[0]: passed for passed, sentence in bench.verdicts(rows, redraws, imported)}
@@ -180,8 +249,8 @@ def test_verdicts_follow_the_numbers() -> None:
         "build_context is 1.00x its floor at 1000 entries": True,
         "build_context is 3.00x its floor at 10000 entries": True,
         "build_context is 4.00x its floor at 100000 entries": False,
-        "the explorer redraws in 31.00 ms after a budget slider moves at 10000 entries": False,
-        "the explorer redraws in 300.00 ms after a budget slider moves at 100000 entries": True,
+        "the explorer redraws in 0.31x json.loads of the session after a budget slider moves at 10000 entries": False,
+        "the explorer redraws in 0.30x json.loads of the session after a budget slider moves at 100000 entries": True,
         "first open + entries() grows 15.2x from 10000 to 100000 entries": True,  # <= 1.2 x 15
         "reopen + entries() grows 13.6x from 10000 to 100000 entries": True,
         "reopen + resume_path + build_context grows 13.3x from 10000 to 100000 entries": True,
