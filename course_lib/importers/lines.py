@@ -7,7 +7,7 @@ where it is not:
 | what the file holds | what happens |
 |---|---|
 | a blank line | ignored |
-| two (or more) JSON objects on one line with no newline between them (two writers raced) | split; every object is a record carrying that line number |
+| two (or more) JSON objects on one line with no newline between them (two writers raced) | split; every object is a record carrying that line number and its place on the line (``part``) |
 | a final line without a newline that is not complete JSON (the writer died mid-line) | reported as a skip, with its line number and a reason |
 | a final line without a newline that *is* complete JSON | read (the entry was fully written, only the newline is missing) |
 | a JSON value that is not an object | reported as a skip |
@@ -37,10 +37,12 @@ def _refuse_constant(name: str) -> Any:
 
 @dataclass(frozen=True)
 class Record:
-    """One JSON object read from the file and the 1-based line it came from."""
+    """One JSON object read from the file, the 1-based line it came from and its place on that line."""
 
     line: int
     value: dict[str, Any]
+    part: int = 1
+    """1 for the first (usually the only) object of its line, 2 for a second written onto it, and so on."""
 
 
 @dataclass
@@ -80,9 +82,9 @@ def _read_line(raw: bytes, number: int, result: JsonLines, *, final: bool) -> No
         values = [jiter.from_json(raw, allow_inf_nan=False)]  # the common case, straight from bytes
     except ValueError:  # anything unusual (and every error message) is the stdlib's, below
         values = _slow_values(raw, number, result, final=final)
-    for value in values:
+    for part, value in enumerate(values, start=1):
         if isinstance(value, dict):
-            result.records.append(Record(number, value))
+            result.records.append(Record(number, value, part))
         else:
             result.skipped.append(Skip(number, f"a JSON {type(value).__name__}, not an object"))
 

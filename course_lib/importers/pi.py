@@ -60,8 +60,12 @@ def load(path: Path) -> ImportedSession:
 
 
 def _migrate_v1(records: list[Record], entries: list[Record]) -> list[Record]:
-    """pi's v1 → v2 migration: ids chained in file order; ``firstKeptEntryIndex`` → ``firstKeptEntryId``."""
-    ids = {id(record): f"L{record.line}" for record in entries}
+    """pi's v1 → v2 migration: ids chained in file order; ``firstKeptEntryIndex`` → ``firstKeptEntryId``.
+
+    An id names the entry's line (``L12``); a second object written onto the same line gets
+    ``L12.2``, so both are recovered rather than the second taken for a repeat of the first.
+    """
+    ids = {id(record): f"L{record.line}" if record.part == 1 else f"L{record.line}.{record.part}" for record in entries}
     migrated: list[Record] = []
     previous: str | None = None
     for record in entries:
@@ -71,7 +75,7 @@ def _migrate_v1(records: list[Record], entries: list[Record]) -> list[Record]:
             target = records[index]
             if target.value.get("type") != "session":
                 value["firstKeptEntryId"] = ids.get(id(target))
-        migrated.append(Record(record.line, value))
+        migrated.append(Record(record.line, value, record.part))
         previous = value["id"]
     return migrated
 

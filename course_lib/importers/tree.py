@@ -37,7 +37,8 @@ def active_path(
         if not isinstance(key, str) or not key:
             asm.skip(record.line, f"an entry without {id_key!r}")
         elif key in by_id:
-            asm.skip(record.line, f"a second entry with id {key!r}")
+            shared = " (its line held more than one JSON object)" if record.line == by_id[key].line else ""
+            asm.skip(record.line, f"a second entry with id {key!r}{shared}")
         else:
             by_id[key] = record
     if leaf is None:

@@ -165,6 +165,42 @@ def test_pi_v1_is_migrated_as_pi_migrates_it(tmp_path: Path) -> None:
     _check_session(session)
 
 
+def test_pi_v1_keeps_both_entries_of_a_line_that_holds_two_objects(tmp_path: Path) -> None:
+    """A v1 log whose compaction was written onto the end of a message's line (a real log has one):
+    both entries are recovered, the second with the id ``L<line>.2``, not skipped as a repeat of the first."""
+    lines = [
+        {"type": "session", "id": "old", "timestamp": "2025-01-01T00:00:00Z", "cwd": "/"},
+        {"type": "message", "timestamp": "2025-01-01T00:00:01Z", "message": _pi_user("first")},
+        {"type": "message", "timestamp": "2025-01-01T00:00:02Z", "message": _pi_assistant("one")},
+        {"type": "message", "timestamp": "2025-01-01T00:00:03Z", "message": _pi_user("second")},
+        {"type": "message", "timestamp": "2025-01-01T00:00:04Z", "message": _pi_assistant("two")},
+        {"type": "compaction", "timestamp": "2025-01-01T00:00:05Z", "summary": "Goal line\n- did one",
+         "firstKeptEntryIndex": 3, "tokensBefore": 40},
+        {"type": "message", "timestamp": "2025-01-01T00:00:06Z", "message": _pi_user("third")},
+    ]  # fmt: skip
+    text = "".join(json.dumps(line) + ("" if number == 4 else "\n") for number, line in enumerate(lines))
+    path = tmp_path / "v1.jsonl"
+    path.write_text(text, encoding="utf-8")
+    session = load_session(path)
+    assert not session.skipped
+    assert _ids(session) == ["L2", "L3", "L4", "L5", "L5.2", "L6"]
+    compaction = session.entries[4]
+    assert isinstance(compaction, CompactionEntry) and compaction.first_kept_entry_id == "L4"
+    _check_session(session)
+
+
+def test_a_repeated_id_on_a_line_of_two_objects_says_so(tmp_path: Path) -> None:
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z", "cwd": "/"}
+    user = {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-01-01T00:00:01Z",
+            "message": _pi_user("hi")}  # fmt: skip
+    path = tmp_path / "v3.jsonl"
+    path.write_text(json.dumps(header) + "\n" + json.dumps(user) + json.dumps(user) + "\n", encoding="utf-8")
+    skipped = load_session(path).skipped
+    assert [(skip.line, skip.reason) for skip in skipped] == [
+        (2, "a second entry with id 'u1' (its line held more than one JSON object)")
+    ]
+
+
 def test_pi_v2_hook_message_is_a_custom_message_and_a_missing_parent_starts_the_path(tmp_path: Path) -> None:
     """``migrateV2ToV3``: role ``hookMessage`` → ``custom`` (sent as a user message, ``convertToLlm``)."""
     path = _write(tmp_path / "v2.jsonl", [
