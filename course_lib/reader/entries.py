@@ -73,7 +73,10 @@ class StoredEntries(Sequence[SessionEntry]):
         self._missing -= len(missing)
 
     def __iter__(self) -> Iterator[SessionEntry]:
-        if self._missing:
+        if self._missing == len(self._items):  # nothing read yet: every entry in one bulk build
+            self._built = hand_out(self._items)
+            self._missing = 0
+        elif self._missing:
             self._build(range(len(self._items)))
         return iter(self._built)
 

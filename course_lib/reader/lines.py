@@ -8,12 +8,11 @@ the same promises another way:
   built from them when the entry is handed out is the copy (R3, R7). The models that
   validating the file produced at open are handed out once, by the first call that
   reaches them: nobody else ever held them.
-* **bulk validation** (``validate_lines``): each of a file's new lines is read once, by
-  jiter (which refuses a repeated key), and what it read is validated into the models
-  by the entry schema's JSON side (``json_side``); any refusal sends the caller back line
-  by line (``validate_line``, then the core's ``jsonl.parse_line``, the slow path that
-  words the error with the line and the field, R2, R8), so both readers refuse a line in
-  the same words.
+* **validation** (``validate_line``): each of a file's new lines is read once, by jiter
+  (which refuses a repeated key), and what it read is validated into the models by the
+  entry schema's JSON side (``json_side``); a refused line goes to the core's
+  ``jsonl.parse_line``, the slow path that words the error with the line and the field
+  (R2, R8), so both readers refuse a line in the same words.
 * **the index** (``vouched_lines``): the lines the file's validated index covers
   (``reader.index``) are taken as they stand, with the ids, parents and kinds it names.
 * **handing out** (``hand_out``, ``hand_out_one``): a model nobody else holds, per line, for
@@ -229,15 +228,8 @@ def _read(raw: bytes) -> Any:
 
 
 def validate_lines(raws: list[bytes]) -> list[Any] | None:
-    """Every line validated, or ``None`` if one is refused: the caller then goes line by
-    line, and the slow path words the first bad line's error (R2, R8).
-
-    Each line is read once, by jiter, for what pydantic-core cannot tell: that no object
-    repeats a key (it keeps the last). What jiter read is then validated into the models
-    (``_VALIDATE_PARSED``): reading the bytes a second time, as ``validate_json`` would,
-    cost a fifth of a first open. Any refusal is a ``ValueError`` (pydantic's
-    ValidationError and jiter's errors alike).
-    """
+    """Every line validated, or ``None`` if one is refused (what validating costs with nothing
+    around it: ``make bench``'s row "models + repeated-key check of the lines")."""
     try:
         return [_VALIDATE_PARSED(_read(raw), by_alias=True, by_name=False) for raw in raws]
     except ValueError:
@@ -245,7 +237,12 @@ def validate_lines(raws: list[bytes]) -> list[Any] | None:
 
 
 def validate_line(raw: bytes, number: int) -> Any:
-    """One line on the fast path, or on the core's slow path when the fast one refuses it."""
+    """One new line's model: read once, by jiter, for what pydantic-core cannot tell (that no
+    object repeats a key: it keeps the last), and what jiter read validated into the models
+    (``_VALIDATE_PARSED``; reading the bytes a second time, as ``validate_json`` would, cost a
+    fifth of a first open). Any refusal (a ``ValueError``: pydantic's and jiter's alike) goes to
+    the core's slow path, ``jsonl.parse_line``, which words the error with the line and the
+    field (R2, R8), so both readers refuse a line in the same words."""
     try:
         return _VALIDATE_PARSED(_read(raw), by_alias=True, by_name=False)
     except ValueError:

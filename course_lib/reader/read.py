@@ -2,8 +2,8 @@
 
 The same rules as the plain store's ``jsonl.read_jsonl``, applied faster: a blank line
 is ignored and an unterminated tail reported, never parsed (R8, ``jsonl.tail_warnings``);
-every new line is validated (in bulk, ``lines.validate_lines``), a refused one by the
-core's own ``jsonl.parse_line``, and every line's place in the tree by the core's
+every new line is validated (``lines.validate_line``: jiter's read, validated into the models),
+a refused one by the core's own ``jsonl.parse_line``, and every line's place in the tree by the core's
 ``jsonl.check_place`` (R7), so both readers refuse a file in the same words. The lines
 the session's validated index covers are taken without validating them again.
 """
@@ -21,7 +21,6 @@ from .lines import (
     kind_of,
     remember_lines,
     validate_line,
-    validate_lines,
     vouched_lines,
 )
 
@@ -44,9 +43,10 @@ class CommittedLines:
 def read_lines(data: bytes, *, session: Path | None = None) -> CommittedLines:
     """Committed lines checked as entries, plus warnings.
 
-    The lines go straight from bytes into the models (``validate_lines``), and when the
-    file was read before (``session``) the lines its index covers are not validated again;
-    the lines validated now are recorded in the index for the next open.
+    Each new line goes from its bytes into its model (``validate_line``) and its place in the
+    tree is checked in the same pass; when the file was read before (``session``) the lines its
+    index covers are not validated again; the lines validated now are recorded in the index for
+    the next open.
     """
     lines = data.split(b"\n")
     tail = lines.pop()
@@ -54,22 +54,17 @@ def read_lines(data: bytes, *, session: Path | None = None) -> CommittedLines:
     numbers = [number for number, raw in enumerate(lines, start=1) if raw and not raw.isspace()]
     raws = lines if len(numbers) == len(lines) else [lines[number - 1] for number in numbers]
     vouched, ids = vouched_lines(session, data, numbers, raws) if session is not None else ([], set())
-    new_numbers, new_raws = numbers[len(vouched) :], raws[len(vouched) :]
     kept: list[KeptLine] = []
-    models = validate_lines(new_raws)
-    if models is None:  # line by line, so the first bad line is the one named, whatever is wrong with it
-        for number, raw in zip(new_numbers, new_raws):
-            entry = validate_line(raw, number)
-            check_place(ids, entry, line=number)
-            ids.add(entry.id)
-            kept.append(KeptLine(entry.id, entry.parent_id, raw, number, kind_of(entry), entry))
-    else:
-        for number, raw, entry in zip(new_numbers, new_raws, models):
-            entry_id, parent_id = entry.id, entry.parent_id
-            if entry_id in ids or (parent_id is not None and parent_id not in ids):
-                check_place(ids, entry, line=number)  # the same test, which words the refusal
-            ids.add(entry_id)
-            kept.append(KeptLine(entry_id, parent_id, raw, number, kind_of(entry), entry))
+    keep = kept.append
+    # One pass, each line validated and placed while its bytes and model are in the CPU's caches;
+    # the first bad line raises, worded by the core's slow path (validate_line) or tree check (R2, R7, R8).
+    for number, raw in zip(numbers[len(vouched) :], raws[len(vouched) :]):
+        entry = validate_line(raw, number)
+        entry_id, parent_id = entry.id, entry.parent_id
+        if entry_id in ids or (parent_id is not None and parent_id not in ids):
+            check_place(ids, entry, line=number)  # the same test, which words the refusal
+        ids.add(entry_id)
+        keep(KeptLine(entry_id, parent_id, raw, number, kind_of(entry), entry))
     result = CommittedLines(vouched + kept if vouched else kept, tail_warnings(tail, len(lines) + 1))
     if session is not None and kept:
         remember_lines(session, data, len(data) - len(tail), result.lines)
