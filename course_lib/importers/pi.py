@@ -62,8 +62,9 @@ def load(path: Path) -> ImportedSession:
 def _migrate_v1(records: list[Record], entries: list[Record]) -> list[Record]:
     """pi's v1 → v2 migration: ids chained in file order; ``firstKeptEntryIndex`` → ``firstKeptEntryId``.
 
-    An id names the entry's line (``L12``); a second object written onto the same line gets
-    ``L12.2``, so both are recovered rather than the second taken for a repeat of the first.
+    An id names the entry's line (``"L"`` and the line's number); a second object written onto the
+    same line gets that id and ``.2``, so both are recovered rather than the second taken for a
+    repeat of the first.
     """
     ids = {id(record): f"L{record.line}" if record.part == 1 else f"L{record.line}.{record.part}" for record in entries}
     migrated: list[Record] = []
