@@ -120,7 +120,7 @@ translations: $(STAMP)
 checklist: $(STAMP)
 	$(BIN)/python -m course_lib.checklist
 
-# What users wait for, each as a ratio to its floor in the same run (README, "Other commands"); about 10 minutes.
+# What users wait for, each as a ratio to its floor in the same run (README, "Other commands"); about 12 minutes.
 # BENCH_ARGS measures less, e.g. `make bench BENCH_ARGS="--sizes 1000,10000 --notebooks 6"` (--help lists them).
 bench: $(STAMP) grading-tools
 	@$(ENSURE_DEBIAN_PACKAGE) esbuild "the rows against the chapter's TypeScript reference (make bench bundles its sources)" /usr/bin/esbuild "1 package"

@@ -172,7 +172,7 @@ def best_times(
     at a time (other jobs, the kernel's memory scans), timing one call eleven times
     and then the other eleven times would let the drift into the ratio.
     ``max_total`` stops repeating slow calls early (after at least two rounds), so
-    the whole benchmark stays around thirteen minutes on two cores. The garbage
+    the whole benchmark stays around twelve minutes on two cores. The garbage
     collector is paused, as timeit does, unless ``collector`` (a user's process).
     """
     gc.collect()  # start from a clean heap, not the garbage of the previous measurement
