@@ -265,9 +265,10 @@ def attribute(path: str | Path, root: str | Path | None, names: Names | None) ->
     name, unless two ids of one assignment carry that name (then the id the
     LMS's files give it, its ID number or email, else the name and the id:
     two students with one name are never one). With a roster, the user id
-    (unique), what the LMS's files say of it (a worksheet's email or ID
-    number), the login and the full name are tried; a name no pattern reads is
-    looked up by its folder or file name (``identify``).
+    (unique), the login, the full name and what the LMS's files say of the id
+    (a worksheet's email or ID number, which tells two students with one name
+    apart) are tried; a name no pattern reads is looked up by its folder or
+    file name (``identify``).
     """
     if names is not None and root is not None:
         handed_in = assignment(submission_name(path, root))
@@ -291,7 +292,7 @@ def attribute(path: str | Path, root: str | Path | None, names: Names | None) ->
             return known.identity[0], f"{source} ({known.identity[0]}, from {known.source})", (note,)
         note = f"{parsed.name!r} is the name of two students of one assignment here: kept apart by their {kind} ids ({apart})"
         return apart or parsed.name, source, (note,)
-    candidates = [parsed.user, *(known.identity if known is not None else ()), parsed.login, parsed.name]
+    candidates = [parsed.user, parsed.login, parsed.name, *(known.identity if known is not None else ())]
     return _on_roster(
         names, [c for c in candidates if c], source, apart or parsed.login or parsed.name or parsed.user, parsed, known
     )
