@@ -308,6 +308,7 @@ def test_a_regrade_under_a_changed_roster_merges_in_one_step_and_says_so(
     """Issue 44: dora is unknown to the term's roster; an alias added, her regrade merges (the course files score
     alike), the kept rows are read again under the new roster, and the result is the whole folder's run under it."""
     write(term / "submissions" / "dora" / "lab_11_3.ipynb", "{}")
+    write(term / "submissions" / "erin" / "lab_11_3.ipynb", "{}")  # on neither roster: her note names the one used
     write(term / "roster.csv", ROSTERS[0])
     write(term / "course.toml", 'roster = "roster.csv"\n' + COURSE.format(policy="latest", points=10))
     assert grade("--out", "term.csv") == 0
@@ -327,6 +328,8 @@ def test_a_regrade_under_a_changed_roster_merges_in_one_step_and_says_so(
     )
     assert (term / "grades.csv").read_bytes() == (term / "whole.csv").read_bytes()
     assert read_records(term / "grades.jsonl") == read_records(term / "whole.jsonl")
+    erin = read_frame(term / "grades.csv").set_index("file").at["erin/lab_11_3.ipynb", "notes"]
+    assert "(roster-2.csv); graded, but no roster student gets this grade" in erin and "(roster.csv)" not in erin
 
 
 def test_a_kept_row_another_student_under_the_new_roster_is_refused_until_it_is_regraded(
