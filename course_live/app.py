@@ -53,7 +53,11 @@ HEADERS = {
     "X-Frame-Options": "DENY",
 }
 STATIC = Path(__file__).resolve().parent / "static"
-STATIC_TYPES = {"live.js": "text/javascript; charset=utf-8", "live.css": "text/css; charset=utf-8"}
+STATIC_TYPES = {
+    "live.js": "text/javascript; charset=utf-8",
+    "live.css": "text/css; charset=utf-8",
+    "icon.svg": "image/svg+xml",
+}
 
 
 @dataclass(frozen=True)

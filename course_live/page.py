@@ -84,7 +84,8 @@ def page(address: PageAddress, *, projector: bool) -> str:
 <html lang="{language}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{w["title"]}</title>
-<link rel="stylesheet" href="static/live.css"><script src="static/live.js" defer></script></head>
+<link rel="icon" href="static/icon.svg"><link rel="stylesheet" href="static/live.css">
+<script src="static/live.js" defer></script></head>
 <body class="{"projector" if projector else "instructor"}" data-feed="events?{address.query(names="0" if projector else "1")}"
  data-picture="pass-rate.svg?{address.query()}" data-offline="{w["reconnecting"]}">
 <header><h1 id="title">{w["title"]}</h1><p id="summary"></p>
@@ -97,7 +98,7 @@ def page(address: PageAddress, *, projector: bool) -> str:
 <div id="rule" hidden><p><strong id="rule-id"></strong> · <span id="rule-sentence"></span></p>
 <blockquote id="rule-statement"></blockquote><p>{w["learners read"]} <code id="rule-message"></code></p></div>
 </section>
-<section><h2>{w["stuck"]} · <span id="stuck-summary"></span></h2>
+<section><h2>{w["stuck"]}: <span id="stuck-summary"></span></h2>
 <form method="get" id="thresholds">{token}<input type="hidden" name="lang" value="{language}">
 <label>{w["N"]} <input name="stuck" type="number" min="0" step="any" value="{address.stuck_minutes:g}"></label>
 <label>{w["M"]} <input name="idle" type="number" min="0" step="any" value="{address.idle_minutes:g}"></label>

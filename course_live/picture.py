@@ -15,8 +15,8 @@ from . import catalogue
 from .messages import MESSAGES
 from .store import StoredRun
 
-WIDTH, HEIGHT = 760, 380
-LEFT, RIGHT, TOP, BOTTOM = 56, 230, 40, 48
+WIDTH, HEIGHT = 860, 380
+LEFT, RIGHT, TOP, BOTTOM = 56, 300, 40, 48
 COLOURS = ("#1b7837", "#c2410c", "#1d4ed8", "#7e22ce", "#b45309", "#0f766e")
 MAX_POINTS = 300
 """Points per line at most: a long session is thinned evenly (the last point always kept)."""

@@ -54,7 +54,7 @@ def snapshot(room: Room, lab: str, view: View, now: float) -> dict[str, Any]:
         "where": _where(learners, lab, language),
         "checks": [_check_counts(learners, lab, check, language) for check in checks],
         "top_rule": _top_rule(learners, len(learners), view, now),
-        "stuck_summary": MESSAGES("{count} stuck", language).format(count=len(stuck)),
+        "stuck_summary": MESSAGES("{count} of {learners}", language).format(count=len(stuck), learners=len(learners)),
         "stuck": [{"name": learner.name if view.names else None, "why": why} for learner, (_, why) in stuck],
         "columns": [str(check.number) for check in checks],
         "grid": [_row(learner, lab, checks, language, stuck_names) for learner in learners] if view.names else [],

@@ -99,7 +99,7 @@ def test_stuck_is_one_check_failing_for_n_minutes_or_no_run_for_m() -> None:
     shorter = snapshot(room, "11.3", View(stuck_after=2 * MINUTE, idle_after=60 * MINUTE), now=9 * MINUTE)
     assert [learner["name"] for learner in shorter["stuck"]] == ["ada", "bob"]
     assert [row["stuck"] for row in shorter["grid"]] == [True, True, False]
-    assert shorter["stuck_summary"] == "2 stuck"
+    assert shorter["stuck_summary"] == "2 of 3"
 
 
 def test_the_projector_gets_no_name_at_all() -> None:
