@@ -79,6 +79,7 @@ class LiveLab:
         self.room = Room(store.runs())
         self.limit = RateLimit()
         self.changes = events.Changes()
+        self.snapshots = events.Snapshots(self.changes, lambda view, now: snapshot(self.room, session.lab, view, now))
 
     # --- learners ----------------------------------------------------------------
 
@@ -138,7 +139,7 @@ class LiveLab:
             return refusal
         view = self._view(request)
         return StreamingResponse(
-            events.stream(self.changes, lambda: snapshot(self.room, self.session.lab, view, time.time())),
+            events.stream(self.changes, lambda: self.snapshots.text(view)),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )

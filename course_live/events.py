@@ -4,7 +4,9 @@ Each accepted run bumps ``Changes.version`` and wakes every open page. A page's
 stream then sends one snapshot for everything that arrived meanwhile and waits at
 least ``COALESCE`` seconds before the next, so a burst of runs costs a page a few
 snapshots, not one per run; with no run it still sends one every ``REFRESH``
-seconds, so "stuck for N minutes" grows on screen.
+seconds, so "stuck for N minutes" grows on screen. Pages that look at the room the
+same way (language, N, M, names) share one snapshot per version (``Snapshots``):
+five instructors' pages cost the server one snapshot, not five.
 """
 
 from __future__ import annotations
@@ -12,12 +14,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+import time
+from collections.abc import AsyncIterator, Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 
 COALESCE = 0.2
 """Seconds between two snapshots of one page at most once per: the page is at most this late (plus the work)."""
 REFRESH = 5.0
+FRESH = 1.0
+"""Seconds a shared snapshot of an unchanged room is reused: its "for 12 min" moves on at most this late."""
+VIEWS = 64
+"""Differently-looking pages whose snapshots are kept at once."""
 
 
 class Changes:
@@ -40,12 +48,38 @@ class Changes:
             await asyncio.wait_for(self._next.wait(), timeout)
 
 
-async def stream(changes: Changes, render: Callable[[], dict[str, Any]]) -> AsyncIterator[str]:
+@dataclass(frozen=True)
+class _Said:
+    version: int
+    at: float
+    text: str
+
+
+class Snapshots:
+    """The snapshot a view sees, as JSON, computed once per room version (and ``FRESH`` seconds) for every page."""
+
+    def __init__(self, changes: Changes, render: Callable[[Any, float], dict[str, Any]]) -> None:
+        self.changes = changes
+        self.render = render
+        self._said: dict[Hashable, _Said] = {}
+
+    def text(self, view: Hashable) -> str:
+        now = time.time()
+        said = self._said.get(view)
+        if said is None or said.version != self.changes.version or now - said.at > FRESH:
+            if len(self._said) >= VIEWS:
+                self._said.clear()
+            text = json.dumps(self.render(view, now), ensure_ascii=False, separators=(",", ":"))
+            said = self._said[view] = _Said(self.changes.version, now, text)
+        return said.text
+
+
+async def stream(changes: Changes, text: Callable[[], str]) -> AsyncIterator[str]:
     """Server-sent events: ``data: {snapshot}``, forever (the response ends it when the page goes)."""
     seen = -1
     yield "retry: 2000\n\n"
     while True:
         await changes.after(seen, REFRESH)
         seen = changes.version
-        yield f"data: {json.dumps(render(), ensure_ascii=False, separators=(',', ':'))}\n\n"
+        yield f"data: {text()}\n\n"
         await asyncio.sleep(COALESCE)

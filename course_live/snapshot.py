@@ -45,6 +45,10 @@ def snapshot(room: Room, lab: str, view: View, now: float) -> dict[str, Any]:
     stuck.sort(key=lambda pair: -pair[1][0])
     stuck_names = {learner.name for learner, _ in stuck}
     language = view.language
+    cells = {
+        status: {"status": status, "mark": mark, "word": _status_word(status, language)}
+        for status, mark in CELLS.items()
+    }
     return {
         "latest_run": room.latest_run,
         "title": catalogue.lab_label(lab, language),
@@ -57,7 +61,7 @@ def snapshot(room: Room, lab: str, view: View, now: float) -> dict[str, Any]:
         "stuck_summary": MESSAGES("{count} of {learners}", language).format(count=len(stuck), learners=len(learners)),
         "stuck": [{"name": learner.name if view.names else None, "why": why} for learner, (_, why) in stuck],
         "columns": [str(check.number) for check in checks],
-        "grid": [_row(learner, lab, checks, language, stuck_names) for learner in learners] if view.names else [],
+        "grid": [_row(learner, lab, checks, cells, stuck_names) for learner in learners] if view.names else [],
     }
 
 
@@ -137,15 +141,13 @@ def _where(learners: list[Learner], lab: str, language: str) -> list[dict[str, A
 
 
 def _row(
-    learner: Learner, lab: str, checks: tuple[catalogue.Check, ...], language: str, stuck: set[str]
+    learner: Learner, lab: str, checks: tuple[catalogue.Check, ...], cells: dict[str, Any], stuck: set[str]
 ) -> dict[str, Any]:
-    statuses = [_status(learner, lab, check.number) for check in checks]
+    """One learner's row: each check's cell (one shared object per status: said once per snapshot)."""
     return {
         "name": learner.name,
         "stuck": learner.name in stuck,
-        "cells": [
-            {"status": status, "mark": CELLS[status], "word": _status_word(status, language)} for status in statuses
-        ],
+        "cells": [cells[_status(learner, lab, check.number)] for check in checks],
     }
 
 
