@@ -7,7 +7,7 @@ driven by Playwright, opens the page a real ``course-live serve`` prints; the gr
 must show each learner's verdicts as their own checklist showed them, the rule to
 explain next must be the mutant's, and the stuck flag must appear once the page
 shortens its N. A hostile name is shown as text under the page's strict CSP, with
-no console error. The page is saved as docs/live-lab.png.
+no console error. The page is saved as docs/live-lab.png, in Chinese as docs/zh/live-lab.png.
 
 Run with ``make test-browser`` (never ``playwright install``).
 """
@@ -38,6 +38,7 @@ from mutants.lab_11_3 import MUTANTS  # noqa: E402 - needs the path above
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOT = Path(os.environ.get("LIVE_LAB_SCREENSHOT", ROOT / "docs" / "live-lab.png"))
+CHINESE_SCREENSHOT = Path(os.environ.get("LIVE_LAB_CHINESE_SCREENSHOT", ROOT / "docs" / "zh" / "live-lab.png"))
 HOSTILE = '<img src=x onerror="window.__pwned = 1">'
 STEP_MS = 60_000
 """Each step's wait at most. The page's CSP forbids eval, so waits are Playwright's own (``expect``, selectors)."""
@@ -118,6 +119,12 @@ def test_three_learners_runs_appear_with_the_mutants_rule_and_the_stuck_flag(bro
         )
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOT), full_page=True)
+        page.click("a[lang=zh]")  # the same page in Chinese, N kept: docs/zh/live-lab.md's picture
+        playwright.expect(page.locator("#grid tr.stuck")).to_have_count(1)
+        page.wait_for_selector("#picture[src]")
+        page.wait_for_load_state("networkidle")
+        CHINESE_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(CHINESE_SCREENSHOT), full_page=True)
 
         post_hostile(server)
         playwright.expect(page.locator("#grid tbody tr")).to_have_count(4)
