@@ -209,9 +209,11 @@ def _post(session: Joined, path: str, body: Mapping[str, Any]) -> Answer:
     sender = threading.Thread(target=lambda: result.append(_send(session.url + path, body)), daemon=True)
     sender.start()
     sender.join(TIMEOUT)
-    if not result:
-        return Answer(False, False, MESSAGES("no answer within {seconds} s").format(seconds=TIMEOUT))
-    return result[0]
+    return result[0] if result else _no_answer()
+
+
+def _no_answer() -> Answer:
+    return Answer(False, False, MESSAGES("no answer within {seconds} s").format(seconds=TIMEOUT))
 
 
 def _send(url: str, body: Mapping[str, Any]) -> Answer:
@@ -229,6 +231,8 @@ def _send(url: str, body: Mapping[str, Any]) -> Answer:
         return Answer(False, 400 <= exc.code < 500, _reason(exc))
     except Exception as exc:  # noqa: BLE001 - any failure to reach the server is one quiet line, never a crash
         reason = getattr(exc, "reason", None) or exc
+        if isinstance(reason, TimeoutError):  # the socket's own timeout: the same as the thread's, said the same way
+            return _no_answer()
         return Answer(False, False, str(reason)[:120] or type(exc).__name__)
 
 
