@@ -131,7 +131,7 @@ translations: $(STAMP)
 checklist: $(STAMP)
 	$(BIN)/python -m course_lib.checklist
 
-# What users wait for, each as a ratio to its floor in the same run (README, "Other commands"); about 15 minutes.
+# What users wait for, each as a ratio to its floor in the same run (README, "Other commands"); about 15 minutes, and 2.5 more for the live lab.
 # BENCH_ARGS measures less, e.g. `make bench BENCH_ARGS="--sizes 1000,10000 --notebooks 6"` (--help lists them).
 bench: $(STAMP) grading-tools
 	$(BIN)/python benchmarks/bench.py $(BENCH_ARGS)
