@@ -23,6 +23,11 @@ on it at 10k entries, information, not a target.
   running the cells grading sent, for one notebook and for every notebook of a batch on its two
   workers; and nbgrader's ``autograde`` of the same notebooks (``nbgrader_row.py``).
 
+The live lab under a room's load (``live.py``, issue 46: 120 simulated learners each posting a
+checklist run every 2 s for 2 minutes while 5 instructor pages are open) keeps its own issue's
+targets, which are absolute: p99 post latency under 50 ms, a post on the pages within 1 s, the
+server's memory under 200 MB.
+
 **The targets** (PASS or MISS, each from this run's numbers):
 
 * first open + ``entries()`` (``SessionReader.open`` on a file it has never read: every line
@@ -93,6 +98,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agent_session import WINDOW, generate_agent_session
 from grading import Grading, grading_lines, grading_verdicts, measure_grading
+from live import LEARNERS, SECONDS, LiveLoad, live_lines, live_references, live_verdicts, measure_live
 from nbgrader_row import NBGRADER_NOTEBOOKS, NbgraderRow, measure_nbgrader, nbgrader_lines, nbgrader_verdicts
 from reference import (
     REFERENCE_ENV,
@@ -718,12 +724,12 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.2f} ms"
 
 
-Measured = Row | Redraw | Stress | Reference | Import | Grading | NbgraderRow
+Measured = Row | Redraw | Stress | Reference | Import | Grading | NbgraderRow | LiveLoad
 
 
 def run_part(part: str) -> Measured:
     """One measurement in this process: ``size:N``, ``explorer:N``, ``stress:N``, ``reference:N``,
-    ``import:MEGABYTES``, ``grading:NOTEBOOKS`` or ``nbgrader:NOTEBOOKS``."""
+    ``import:MEGABYTES``, ``grading:NOTEBOOKS``, ``nbgrader:NOTEBOOKS`` or ``live:LEARNERS:SECONDS``."""
     kind, _, amount = part.partition(":")
     with tempfile.TemporaryDirectory(prefix="course-bench-") as tmp:
         os.environ[CACHE_ENV] = str(Path(tmp) / "index")  # the indexes live and die with the files
@@ -736,6 +742,9 @@ def run_part(part: str) -> Measured:
             return measure_grading(Path(tmp), notebooks=int(amount))
         if kind == "nbgrader":
             return measure_nbgrader(Path(tmp), notebooks=int(amount))
+        if kind == "live":
+            learners, _, seconds = amount.partition(":")
+            return measure_live(int(learners), float(seconds))
     raise ValueError(f"unknown part {part!r}: {', '.join(f'{kind}:N' for kind in _KINDS)}")
 
 
@@ -755,6 +764,7 @@ _KINDS: dict[str, type] = {
     "import": Import,
     "grading": Grading,
     "nbgrader": NbgraderRow,
+    "live": LiveLoad,
 }
 
 
@@ -804,6 +814,7 @@ class Measurements:
     imported: Import | None
     grading: Grading | None
     nbgrader: NbgraderRow | None
+    live: LiveLoad | None = None
 
 
 def measure_all(options: argparse.Namespace) -> Measurements:
@@ -823,6 +834,9 @@ def measure_all(options: argparse.Namespace) -> Measurements:
         imported=_as(Import, measured_part(f"import:{options.import_mb}", processes)) if options.import_mb else None,
         grading=_as(Grading, measured_part(f"grading:{options.notebooks}", 1)) if options.notebooks else None,
         nbgrader=_as(NbgraderRow, measured_part(f"nbgrader:{options.nbgrader}", 1)) if options.nbgrader else None,
+        live=_as(LiveLoad, measured_part(f"live:{options.live_learners}:{options.live_seconds}", 1))
+        if options.live_learners
+        else None,
     )
 
 
@@ -844,6 +858,8 @@ def report(measured: Measurements) -> list[tuple[bool, str]]:
         print("\n".join(grading_lines(measured.grading)))
     if measured.nbgrader is not None:
         print("\n".join(nbgrader_lines(measured.nbgrader)))
+    if measured.live is not None:
+        print("\n".join(live_lines(measured.live)))
     print()
     shares = kept_shares(measured.rows)
     checks = verdicts(measured.rows, measured.redraws, measured.imported) + reference_verdicts(
@@ -853,6 +869,8 @@ def report(measured: Measurements) -> list[tuple[bool, str]]:
         checks += grading_verdicts(measured.grading)
     if measured.nbgrader is not None:
         checks += nbgrader_verdicts(measured.nbgrader)
+    if measured.live is not None:
+        checks += live_verdicts(measured.live)
     absent = missing_reason()
     if absent is not None:
         checks.append(
@@ -860,7 +878,9 @@ def report(measured: Measurements) -> list[tuple[bool, str]]:
         )
     for passed, sentence in checks:
         print(f"{'PASS' if passed else 'MISS'}  {sentence}")
-    for sentence in references(measured.rows, measured.redraws):
+    for sentence in references(measured.rows, measured.redraws) + (
+        live_references(measured.live) if measured.live is not None else []
+    ):
         print(f"INFO  {sentence}")
     return checks
 
@@ -903,6 +923,10 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--processes", type=int, default=PROCESSES, help="fresh processes per size (best of them)")
     parser.add_argument("--notebooks", type=int, default=BATCH_NOTEBOOKS, help="the batch's size; 0: no grading rows")
     parser.add_argument("--nbgrader", type=int, default=NBGRADER_NOTEBOOKS, help="notebooks for nbgrader; 0: none")
+    parser.add_argument(
+        "--live-learners", type=int, default=LEARNERS, help="the live lab's simulated learners; 0: no live lab rows"
+    )
+    parser.add_argument("--live-seconds", type=float, default=SECONDS, help="how long the live lab's room posts")
     return parser.parse_args(list(argv))
 
 

@@ -105,8 +105,8 @@ COURSE_COMMANDS: tuple[Command, ...] = (
     Command(
         "make bench",
         "",
-        "what users wait for, each as a ratio to its floor (about 12 minutes)",
-        "测量用户要等待的各项操作，每项都表示为与其下限之比（大约 12 分钟）",
+        "what users wait for, each as a ratio to its floor (about 15 minutes)",
+        "测量用户要等待的各项操作，每项都表示为与其下限之比（大约 15 分钟）",
     ),
     Command(
         "make learner-labs",
