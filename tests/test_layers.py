@@ -33,9 +33,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LEARNER, GRADER = "course_lib", "course_grader"
-TOOLING = ("teaching", "reader", "checklist", "explorer", "importers", "lifecycle")
+TOOLING = ("teaching", "reader", "checklist", "explorer", "importers", "lifecycle", "migration")
 """``course_lib``'s folders: the course's tooling, beside the chapter's modules."""
-PARTS = ("checklist", "explorer", "importers", "lifecycle")
+PARTS = ("checklist", "explorer", "importers", "lifecycle", "migration")
 STAGES = ("intake", "sandbox", "judging", "course", "results", "batch", "similarity", "publish", "packaging", "cli")
 """``course_grader``'s folders, in the order a submission passes through them."""
 CORE_LINES = 2500
@@ -47,6 +47,7 @@ ALLOWED: dict[str, set[str]] = {
     "reader": {"core", "teaching", "reader"},
     "lifecycle": {"core", "teaching", "reader", "lifecycle"},
     "importers": {"core", "teaching", "reader", "importers"},
+    "migration": {"core", "teaching", "migration"},
     "explorer": {"core", "teaching", "reader", "importers", "explorer"},
     "checklist": {"core", "teaching", "lifecycle", "checklist"},
     "command line": {"core", *TOOLING},

@@ -182,7 +182,7 @@ def test_csv_frame_has_a_column_per_test_and_a_status() -> None:
 def test_every_lab_has_hidden_tests_named_after_rules() -> None:
     for lab in LAB_FUNCTIONS:
         tests = hidden_tests(lab_registry.LABS[lab])
-        assert tests and all(test.rules[0] in "RL" and test.hint for test in tests)
+        assert tests and all(test.rules[0] in "RLM" and test.hint for test in tests)
 
 
 def test_cli_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
