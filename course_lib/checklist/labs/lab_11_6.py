@@ -85,12 +85,12 @@ def test_compacted_ids_become_the_first_kept_entry(impl: Implementation) -> None
     )
     resumed = fixtures.resumed_path()  # compact-1 kept from u2: a later draft need not list u1 or a1 again (R18)
     later = fixtures.compact_1_wire(resumed[-1].id, id="compact-2", timestamp=200)
-    for compacted, first_kept in ((["u2", "a2"], "u3"), (["u2", "a2", "u3", "calls", "r-test", "r-read", "a3"], "u4")):
+    for listed, first_kept in ((["u2", "a2"], "u3"), (["u2", "a2", "u3", "calls", "r-test", "r-read", "a3"], "u4")):
         expect_equal(
-            impl.migrate_entry(resumed, drafts.draft_of(later, compacted))["firstKeptEntryId"],
+            impl.migrate_entry(resumed, drafts.draft_of(later, listed))["firstKeptEntryId"],
             first_kept,
             "M2",
-            say("compact-2's draft after compact-1, listing {ids}", ids=", ".join(compacted)),
+            say("compact-2's draft after compact-1, listing {ids}", ids=", ".join(listed)),
         )
 
 
