@@ -92,7 +92,14 @@ def parse_with_aliases(value):
     return course_lib.parse_session_entry(value)
 
 
-checklist.run(lab="11.1", parse_session_entry=parse_with_aliases)
+def each_check(report):
+    """A checklist run, one line per check: its number, name, status and what broke."""
+    for record in report.records:
+        why = f" — {record.message}" if record.message else ""
+        print(tr("check {number} · {name}: {status}{why}").format(number=record.number, name=record.name, status=record.status, why=why))
+
+
+each_check(checklist.run(lab="11.1", parse_session_entry=parse_with_aliases))
 
 # %% [markdown] id="lab11-6-09"
 # **Shortcut 2: a tolerant model.** Let the model ignore keys it does not know and give every list a default. The draft now "parses", but its `files`, `nextSteps` and `invariants` are silently dropped: the resumed context would tell the model there is nothing left to do.
@@ -133,7 +140,7 @@ def tolerant_parse(value):
 tolerated = tolerant_parse(old)
 print(tr("next: {next} · constraints: {constraints} · firstKeptEntryId: {first}").format(
     next=list(tolerated.summary.next), constraints=list(tolerated.summary.constraints), first=tolerated.first_kept_entry_id))
-checklist.run(lab="11.1", parse_session_entry=tolerant_parse)
+each_check(checklist.run(lab="11.1", parse_session_entry=tolerant_parse))
 
 # %% [markdown] id="lab11-6-11"
 # Both shortcuts fail check 2 (R1). Migrating **at the boundary** keeps one place that knows history's old shapes: the parser, the stores and `build_context` stay single-shaped, the migration can refuse what it cannot map with a clear error, and the original record is left as it was, so an audit can still show its bytes.

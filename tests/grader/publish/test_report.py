@@ -106,14 +106,14 @@ def test_the_report_of_a_generated_class_has_every_section_and_chart(tmp_path: P
     heatmap = base64.b64decode(charts[1]).decode()
     assert heatmap.lstrip().startswith("<?xml") and "<svg" in heatmap and "<script" not in heatmap
     rows = re.findall(r"<tr><td>(?:11\.\d|capstone)</td>", page.split('id="item-stats"')[1])
-    assert len(rows) == sum(len(lab_tests(lab)) for lab in ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone"))
+    assert len(rows) == sum(len(lab_tests(lab)) for lab in ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone", "11.6"))
     cited = {
         rule
-        for lab in ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone")
+        for lab in ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone", "11.6")
         for *_, rules, _ in lab_tests(lab)
         for rule in rules.split()
     }
-    assert rule_matrix(grades).shape == (48, len(cited)) and len(cited) == 33  # every rule but R8 (no test cites it)
+    assert rule_matrix(grades).shape == (48, len(cited)) and len(cited) == 37  # every rule but R8, M1–M4 included
     assert len(re.findall(r"<tr><td class=\"num\">\d+</td>", page.split('id="failure-messages"')[1])) == 20
 
 
