@@ -2,6 +2,7 @@
 folder of its own, so no test reads or fills the user's cache; notebooks run by nbval
 inherit it through the environment.
 
+It makes the folder the run's pytest workers share (``corpus_verdicts``: the mutant corpus is graded once per run).
 It also imports ``course_grader`` before any test module does: importing it keeps nbformat's
 jsonschema from building a grammar nothing uses (3-4 s of every pytest worker's start, issue 31).
 The package itself is lazy, so that import costs a few milliseconds. And a test module whose
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from _pytest.mark.expression import Expression  # how pytest itself reads -m (no public name for it)
+from corpus_verdicts import share_run_folder
 
 import course_grader  # noqa: F401 - first, so that no test's nbformat builds rfc3987_syntax's grammar (see its __init__)
 from course_lib.store_index import CACHE_ENV
@@ -27,6 +29,10 @@ from course_lib.store_index import CACHE_ENV
 _INDEXES = tempfile.mkdtemp(prefix="course-lib-test-indexes-")
 os.environ[CACHE_ENV] = _INDEXES
 atexit.register(shutil.rmtree, _INDEXES, ignore_errors=True)
+
+# The folder every pytest worker of this run shares (made here, before pytest-xdist starts the workers, which inherit
+# it): the mutant corpus's verdicts are computed once in it (tests/corpus_verdicts.py).
+share_run_folder(atexit.register)
 
 
 # --- collecting only what the chosen marks can run --------------------------------------------
