@@ -6,8 +6,8 @@ failed) and never uploaded ``grades.csv``; the Job had no image, no working
 directory for its relative ``.venv/bin/…``, nothing that lets bubblewrap make
 its namespaces, and no merge. Now they are files, and this test reads them.
 
-The fast tests read their structure. The slow ones run their grading steps on
-this machine, as the files hold them (the commands parsed from the YAML, not
+The fast tests read their structure. The ``integration`` ones (``make
+test-integration``) run their grading steps on this machine, as the files hold them (the commands parsed from the YAML, not
 retyped): each shard in a process of its own, at once, in a folder of its own
 (a matrix machine, a pod), what a shard uploads copied to where the merge job
 downloads it (GitHub's artifacts; the Job's shared volume is one folder), then
@@ -15,7 +15,7 @@ the merge step, the feedback pages and the class report from the merged
 result. The merged CSV must equal an unsharded run's but for the measured
 ``seconds``, and its records an unsharded run's but for ``execution_time``.
 Here ``N`` is 2 (the files say 4: a course picks its own). The grading
-commands get ``--no-sandbox`` appended: this test is ``slow``, not
+commands get ``--no-sandbox`` appended: this test is ``integration``, not
 ``sandboxed`` (sandboxed grading of shards is ``tests/test_term_class.py``'s),
 and the pod's security settings cannot be tried without a cluster. Container
 builds are not run either (no registry to pull the base image from).
@@ -241,6 +241,7 @@ def assert_whole(grades: Path, pages: Path, report: Path, whole: Path) -> None:
 
 
 @pytest.mark.slow  # grades the class twice over (shards, then the unsharded run it is compared with)
+@pytest.mark.integration  # the recipe's own commands: make test-integration
 def test_the_github_workflow_grades_merges_and_publishes_on_this_machine(term: Term, tmp_path: Path) -> None:
     jobs, variables = workflow()["jobs"], {k: str(v) for k, v in workflow()["env"].items()}
     variables |= {"SUBMISSIONS": str(term.data / "submissions"), "COURSE": str(term.data / "course.toml")}
@@ -267,6 +268,7 @@ def test_the_github_workflow_grades_merges_and_publishes_on_this_machine(term: T
 
 
 @pytest.mark.slow  # grades the class twice over (shards, then the unsharded run it is compared with)
+@pytest.mark.integration
 def test_the_kubernetes_jobs_grade_merge_and_publish_on_this_machine(term: Term, tmp_path: Path) -> None:
     grade, merge = container("grade"), container("merge")
     volume = term.data  # the PersistentVolumeClaim, mounted by every pod at DATA: the term's folder itself
