@@ -79,3 +79,41 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
         if compiled.evaluate(lambda name, /, present=present, **_: name in present):
             return None  # a test with these marks would run
     return True
+
+
+# --- nbval: a translated edition's cells only where its code is its own ----------------------------------------
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave to the English notebook what a translated edition runs exactly as it does.
+
+    An edition (``labs/zh/…``, ``notebooks/zh/…``; scripts/translated_notebooks.py) is its English notebook's cells
+    with the prose from its catalog: ``tests/notebooks/test_translated_notebooks.py`` regenerates it from the English
+    source and the catalog and compares every cell. Its code cells are the English ones, which nbval runs in the
+    English notebook; nbval runs in an edition only the code cells that differ from the English notebook's (its
+    first code cell, which sets the kernel's language), and the cells before them.
+    """
+    by_file: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        if type(item).__name__ == "IPyNbCell" and "cell" in vars(item):
+            by_file.setdefault(Path(item.path), []).append(item)
+    deselected = [item for path, cells in by_file.items() for item in _english_cells(path, cells)]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        dropped = set(map(id, deselected))
+        items[:] = [item for item in items if id(item) not in dropped]
+
+
+def _english_cells(edition: Path, cells: list[pytest.Item]) -> list[pytest.Item]:
+    """The nbval items of ``edition`` after its last code cell that is not its English notebook's (none if it is no
+    edition)."""
+    import nbformat  # only when nbval collected a notebook
+
+    language = nbformat.read(edition, as_version=4).metadata.get("course_language")
+    parts = edition.resolve().relative_to(Path(__file__).resolve().parent).parts
+    if not language or len(parts) < 3 or parts[1] != language:
+        return []
+    english = nbformat.read(Path(__file__).resolve().parent.joinpath(parts[0], *parts[2:]), as_version=4)
+    theirs = {cell.get("id"): cell.source for cell in english.cells if cell.cell_type == "code"}
+    own = [i for i, item in enumerate(cells) if theirs.get(vars(item)["cell"].get("id")) != vars(item)["cell"].source]
+    return cells[own[-1] + 1 :] if own else cells
