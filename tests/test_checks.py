@@ -13,6 +13,8 @@ import re
 import tomllib
 from pathlib import Path
 
+from source_trees import nodes
+
 ROOT = Path(__file__).resolve().parents[1]
 CHECKS = ("-m ruff check", "-m ruff format --check", "-m mypy")
 SUITES = ["test", "test-sandboxed", "test-integration"]
@@ -93,7 +95,7 @@ def test_every_marker_the_tests_use_is_registered_and_strict() -> None:
     builtin = {"parametrize", "skipif", "skip", "xfail", "filterwarnings", "usefixtures"}
     used = set()
     for path in (ROOT / "tests").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if (
                 isinstance(node, ast.Attribute)
                 and isinstance(node.value, ast.Attribute)

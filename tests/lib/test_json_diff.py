@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from source_trees import nodes
 
 from course_lib import fixtures, parse_session_entry
 from course_lib.checklist.expect import Point, json_data, verdict
@@ -88,7 +89,7 @@ def test_every_caller_imports_the_one_diff_from_its_module() -> None:
     for package in ("course_lib", "course_grader"):
         for path in sorted((ROOT / package).rglob("*.py")):
             folder = list(path.relative_to(ROOT).parent.parts)
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for node in nodes(path):
                 if isinstance(node, ast.ImportFrom) and names & {alias.name for alias in node.names}:
                     base = folder[: len(folder) - node.level + 1] if node.level else []
                     importers.append((str(path.relative_to(ROOT)), ".".join([*base, node.module or ""])))
