@@ -34,7 +34,8 @@ lint: $(STAMP)
 	$(BIN)/python -m mypy
 
 # What a maintainer runs before every commit: lint, format, types, then the fast tests (no kernels, no sandboxes)
-# on both cores. About 30 s from a clean clone on a quiet 2-core machine; see README, "Developers".
+# on both cores, each property test on a quarter of its examples (tests/examples.py; make test draws them all).
+# About 30 s from a clean clone on a quiet 2-core machine; see README, "Developers".
 FAST_TESTS := -m "not slow and not sandboxed" -p no:nbval
 
 check: $(STAMP)
@@ -42,7 +43,7 @@ check: $(STAMP)
 	$(BIN)/python -m ruff format --check .
 	@# mypy runs beside the tests, so a cold cache (a fresh clone) adds little of its time; both must pass
 	$(BIN)/python -m mypy & typing=$$!; \
-	$(BIN)/python -m pytest -q $(FAST_TESTS) -n 2 tests; tests=$$?; \
+	COURSE_QUICK_PROPERTIES=1 $(BIN)/python -m pytest -q $(FAST_TESTS) -n 2 tests; tests=$$?; \
 	wait $$typing; typed=$$?; exit $$((tests || typed))
 
 # The mechanical passes make check asks for: safe lint fixes (import order, unused noqa, ...) and formatting.

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from source_trees import nodes
@@ -106,7 +107,7 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(JSON, JSON)
 def test_any_two_json_values_read_alike_in_a_cell_and_in_the_checklist(got: Any, expected: Any) -> None:
     """Same verdict (✅ exactly when the checklist passes) and the same words for the difference."""
