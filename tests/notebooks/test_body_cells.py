@@ -95,6 +95,7 @@ def test_the_solutions_show_no_failure(lab: str) -> None:
     assert not run.failures, run.failures
 
 
+@pytest.mark.slow  # runs Lab 11.5's notebook three times: make test, not make check
 def test_a_cell_that_checks_less_than_it_shows_is_found() -> None:
     """The detector fails Lab 11.5 §7 as it was: only the count of summaries and the first kept id checked."""
     oldest = next(m for m in MUTANTS if m.name == "11_5_oldest_compaction")

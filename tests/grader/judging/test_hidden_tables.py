@@ -91,6 +91,7 @@ def test_one_seed_draws_the_same_covering_set_every_time(lab: str) -> None:
     }
 
 
+@pytest.mark.slow  # draws and runs four covering sets per lab: make test, not make check
 @pytest.mark.parametrize("lab", LABS)
 def test_the_solutions_pass_the_covering_set_under_every_seed(lab: str) -> None:
     """(Whatever seed a run draws, its covering set alone catches every mutant: tests/lib/checklist/test_mutants.py.)"""
