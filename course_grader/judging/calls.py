@@ -10,28 +10,16 @@ session for feedback (its shape, never its expected answer).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from course_lib import compaction, context, grouping, parsing, tool_facts
+from course_lib import tool_facts
 from course_lib.checklist import harness
-from course_lib.lifecycle import cut_point, overflow
-from course_lib.lifecycle import settings as lifecycle_settings
+from course_lib.checklist.check import REFERENCES
 from course_lib.models import SessionEntry
 from course_lib.parsing import to_json_dict
 
 from .hidden import Expected, HiddenCall, Rejected, Returned
-
-REFERENCES: dict[str, Callable[..., Any]] = {
-    "parse_session_entry": parsing.parse_session_entry,
-    "group_interactions": grouping.group_interactions,
-    "build_context": context.build_context,
-    "create_compaction_entry": compaction.create_compaction_entry,
-    "should_compact": lifecycle_settings.should_compact,
-    "find_cut_point": cut_point.find_cut_point,
-    "retry_after_overflow": overflow.retry_after_overflow,
-}
-"""The reference of each lab function: it decides what every hidden call should return."""
 
 FIXED = "fixed-"
 """The covering calls' key part: their keys never collide with a drawn call's."""

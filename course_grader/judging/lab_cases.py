@@ -1,18 +1,21 @@
-"""Which module holds each lab's hidden cases: one line per lab, and what every such module defines.
+"""Which module holds each lab's hidden cases, found from the registry, and what every such module defines.
 
-Adding a lab's hidden cases is a module in ``labs/`` (its ``hidden`` and
-``covering``) and one line here; ``hidden_cases`` and ``covering`` read this
-table, so nothing else names a lab's module.
+Adding a lab's hidden cases is a module in ``labs/`` named after the lab
+(``Lab.module``: ``lab_11_3.py``) with its ``hidden`` and ``covering``;
+``hidden_cases`` and ``covering`` read ``LAB_CASES``, so nothing else names a
+lab's module.
 """
 
 from __future__ import annotations
 
+import importlib
 import random
-from typing import Protocol
+from typing import Protocol, cast
+
+from course_lib.teaching.lab_registry import LABS
 
 from .draws import Covering, Draw
 from .hidden import HiddenTest
-from .labs import capstone, lab_11_1, lab_11_2, lab_11_3, lab_11_4, lab_11_5
 
 
 class LabCases(Protocol):
@@ -28,10 +31,5 @@ class LabCases(Protocol):
 
 
 LAB_CASES: dict[str, LabCases] = {
-    "11.1": lab_11_1,
-    "11.2": lab_11_2,
-    "11.3": lab_11_3,
-    "11.4": lab_11_4,
-    "11.5": lab_11_5,
-    "capstone": capstone,
+    lab.id: cast(LabCases, importlib.import_module(f"{__package__}.labs.{lab.module}")) for lab in LABS.values()
 }

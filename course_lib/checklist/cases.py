@@ -2,27 +2,24 @@
 
 The chapter's fifteen (Labs 11.1–11.5, checks 1–15), then the capstone's four
 (16–19, not counted in the fifteen). Each lab's checks are one module of
-``course_lib/checklist/labs/`` (``lab_11_3.py`` …), listed by its ``LabChecks``;
-adding a lab's checks is that module and one line in ``LAB_CHECKS``. What a
-check is (``Implementation``, ``Case``) is ``check.py``'s.
+``course_lib/checklist/labs/`` named after the lab (``Lab.module``: ``lab_11_3.py``
+…) with its ``LabChecks``, found from the registry: adding a lab's checks is
+that module. What a check is (``Implementation``, ``Case``) is ``check.py``'s.
 """
 
 from __future__ import annotations
 
+import importlib
+
+from ..teaching.lab_registry import LABS
 from .check import Case, Implementation, LabChecks
-from .labs import capstone, lab_11_1, lab_11_2, lab_11_3, lab_11_4, lab_11_5
 
 __all__ = ["CASES", "LAB_CHECKS", "Case", "Implementation"]
 
-LAB_CHECKS: tuple[LabChecks, ...] = (
-    lab_11_1.CHECKS,
-    lab_11_2.CHECKS,
-    lab_11_3.CHECKS,
-    lab_11_4.CHECKS,
-    lab_11_5.CHECKS,
-    capstone.CHECKS,
+LAB_CHECKS: tuple[LabChecks, ...] = tuple(
+    importlib.import_module(f"{__package__}.labs.{lab.module}").CHECKS for lab in LABS.values()
 )
-"""Every lab's checks, in lab order: the order the checklist runs and numbers them."""
+"""Every lab's checks, in the registry's order: the order the checklist runs and numbers them."""
 
 CASES: list[Case] = [case for checks in LAB_CHECKS for case in checks.cases]
 """Every check: the chapter's fifteen (Labs 11.1–11.5), then the capstone's (``labs.capstone``)."""

@@ -16,7 +16,7 @@ import html
 import json
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from ..errors import CourseError
@@ -25,13 +25,12 @@ from ..teaching.i18n import MESSAGES, message
 from ..teaching.wording import render_known, say, wording_of
 from . import bounds
 from .cases import CASES
-from .check import Case, Implementation
+from .check import FUNCTION_NAMES, Case, Implementation
 from .expect import DIAGNOSES, Diagnosis, Point, recording, said, verdict
 
 Status = Literal["passed", "failed", "not implemented yet", "error"]
 LABS = tuple(lab_registry.LABS)
 CHAPTER_LABS = tuple(lab for lab in LABS if lab.startswith("11."))
-FUNCTION_NAMES = tuple(f.name for f in fields(Implementation))
 
 
 @dataclass(frozen=True)
@@ -233,10 +232,6 @@ class ReferenceFailsError(CourseError, RuntimeError):
     """A check fails on the course's own reference: a bug in the course, never the learner's fault."""
 
 
-class UnknownFunctionError(CourseError, TypeError):
-    """``run()`` was given a function by a name no lab asks for (a typo would otherwise go unchecked)."""
-
-
 @functools.cache
 def trusted_points(number: int) -> tuple[Point, ...]:
     """The points of check ``number`` as the reference states them: what the grader judges against."""
@@ -317,10 +312,10 @@ def _record(case: Case, status: Status, message: str) -> CheckRecord:
 
 
 def run(lab: str | int | None = None, **functions: Callable[..., Any]) -> ChecklistReport:
-    """Run the fifteen checks (or one lab's) against the reference or the functions given by name."""
-    unknown = sorted(set(functions) - set(FUNCTION_NAMES))
-    if unknown:
-        raise UnknownFunctionError(f"unknown lab function(s) {unknown}; expected some of {list(FUNCTION_NAMES)}")
+    """Run the fifteen checks (or one lab's) against the reference or the functions given by name.
+
+    A name no lab grades is refused before anything runs (``UnknownFunctionError``, from ``Implementation``).
+    """
     implementation = Implementation(**functions)
     records = tuple(run_case(case, implementation) for case in select(lab))
     return ChecklistReport(records, normalise_lab(lab) if lab is not None else None)

@@ -1,9 +1,13 @@
-"""The one registry of the course's labs: what each asks for and what grading withholds.
+"""The one registry of the course's labs: what each asks for, where its parts live, what grading withholds.
 
 The checklist, the grader, the learner-lab generator, the docs and the tests
-all read this table, so adding a lab is one entry here, plus what names the lab
-by its id: its notebook, its checks (one module, ``course_lib/checklist/labs/lab_11_3.py``
-…, listed in ``checklist/cases.py``'s ``LAB_CHECKS``) and its hidden cases.
+all read this table, and find each lab's parts from its entry: its notebook
+(``notebook``), the reference of each function it grades (``references``), and
+one module per part named after the lab (``Lab.module``: ``lab_11_3``): its
+checks in ``course_lib/checklist/labs/``, its hidden cases in
+``course_grader/judging/labs/`` and its mutants in ``tests/mutants/``. No other
+table lists the labs, so adding one is an entry here and those modules
+(CONTRIBUTING.md, *Add a lab*).
 """
 
 from __future__ import annotations
@@ -36,11 +40,19 @@ class Lab:
     """The notebook's file stem, in ``labs/`` (learner) and ``labs/solutions/``."""
     functions: tuple[str, ...]
     """The learner's functions the lab grades, by the checklist's names."""
+    references: tuple[str, ...]
+    """The course's own answer to each of ``functions``, in order, as ``module.function``: what the checklist
+    runs when the learner passes nothing, and what decides each hidden call's expectation."""
     withheld: tuple[Withheld, ...]
     """What the grading sandbox replaces by stubs that raise ``NotAvailableWhileGrading``."""
     hidden_seed: int
     folder: str = "labs"
     """Where the learner's notebook lives (its solution is in ``<folder>/solutions``)."""
+
+    @property
+    def module(self) -> str:
+        """The name of each of its parts' modules: ``lab_11_3``, or ``capstone``."""
+        return f"lab_{self.id.replace('.', '_')}" if self.id[0].isdigit() else self.id
 
     @property
     def label(self) -> str:
@@ -67,21 +79,23 @@ LABS: dict[str, Lab] = {
     lab.id: lab
     for lab in (
         Lab("11.1", message("The compaction record and the stores"), "lab_11_1_compaction_record",
-            ("parse_session_entry",),
+            ("parse_session_entry",), ("course_lib.parsing.parse_session_entry",),
             (Withheld("course_lib.models", ("CompactionSummary", "CompactionEntry")),), 1101),
         Lab("11.2", message("Interaction groups"), "lab_11_2_group_interactions",
-            ("group_interactions",),
+            ("group_interactions",), ("course_lib.grouping.group_interactions",),
             (Withheld("course_lib.grouping"), Withheld("course_lib.lifecycle.cut_point"),
              Withheld("course_lib.lifecycle.prefix_reuse")), 1102),
         Lab("11.3", message("build_context without compaction"), "lab_11_3_build_context",
-            ("build_context",), _BUILD_CONTEXT, 1103),
+            ("build_context",), ("course_lib.context.build_context",), _BUILD_CONTEXT, 1103),
         Lab("11.4", message("create_compaction_entry"), "lab_11_4_create_compaction_entry",
-            ("create_compaction_entry",),
+            ("create_compaction_entry",), ("course_lib.compaction.create_compaction_entry",),
             (Withheld("course_lib.compaction", ("create_compaction_entry", "_check_first_kept")),), 1104),
         Lab("11.5", message("Resume from the latest compaction"), "lab_11_5_resume_from_compaction",
-            ("build_context",), _BUILD_CONTEXT, 1105),
+            ("build_context",), ("course_lib.context.build_context",), _BUILD_CONTEXT, 1105),
         Lab("capstone", message("The compaction lifecycle"), "02_lifecycle_capstone",
             ("should_compact", "find_cut_point", "retry_after_overflow"),
+            ("course_lib.lifecycle.settings.should_compact", "course_lib.lifecycle.cut_point.find_cut_point",
+             "course_lib.lifecycle.overflow.retry_after_overflow"),
             (Withheld("course_lib.lifecycle.settings", ("should_compact",)),
              Withheld("course_lib.lifecycle.cut_point", ("find_cut_point",)),
              Withheld("course_lib.lifecycle.overflow", ("retry_after_overflow",))), 1106, folder="notebooks"),

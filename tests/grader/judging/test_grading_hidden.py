@@ -41,13 +41,11 @@ def test_hidden_cases_are_deterministic(lab: str) -> None:
     assert len(hidden_cases.hidden_calls(lab_registry.LABS[lab])) >= 15
 
 
-def test_each_lab_has_one_module_and_the_learner_may_read_none() -> None:
-    """Every registered lab has its module in ``judging/labs/``, and each of them is among the files the
+def test_the_learner_may_read_no_labs_cases() -> None:
+    """Each lab's module in ``judging/labs/`` (tests/test_lab_parts.py: one per lab) is among the files the
     Gradescope bundle checks the learner's account cannot read (``hidden_cases.SOURCES``)."""
     assert list(lab_cases.LAB_CASES) == list(LABS)
     folder = Path(labs.__file__ or "").parent
-    modules = {path.stem for path in folder.glob("*.py")}
-    assert {f"lab_{lab.replace('.', '_')}" if lab[0].isdigit() else lab for lab in LABS} <= modules
     assert set(folder.glob("*.py")) <= set(hidden_cases.SOURCES)
     assert all(path.is_file() for path in hidden_cases.SOURCES)
 

@@ -19,8 +19,8 @@ from mutants.run import lab_functions
 
 from course_lib import checklist
 from course_lib.checklist import UnknownCheckError
+from course_lib.checklist.check import UnknownFunctionError
 from course_lib.checklist.grade_cell import failure_line
-from course_lib.checklist.runner import UnknownFunctionError
 from course_lib.context import build_context as reference_build
 
 
