@@ -1,7 +1,7 @@
 """The syntax of every module of the course's code, parsed once per test process.
 
 Several tests hold the whole tree to a rule (the layers, errors under ``CourseError``, the one diff, each
-dependency with its part, every marker registered); each walks the same files' syntax trees from here instead of
+dependency with its part); each walks the same files' syntax trees from here instead of
 reading and parsing them again. The nodes are shared: a test reads them, never changes them.
 """
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import sys
 import tomllib
+from collections.abc import Mapping
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -71,12 +72,17 @@ def third_party_imports(package: str) -> dict[str, str]:
     return found
 
 
+@cache
+def providers() -> Mapping[str, list[str]]:
+    """Which installed distributions provide each top-level module (read from every distribution's files, once)."""
+    return metadata.packages_distributions()
+
+
 def unprovided(package: str, allowed: frozenset[str]) -> list[str]:
-    providers = metadata.packages_distributions()
     return [
-        f"{where} imports {module} (from {', '.join(providers.get(module, ['nothing installed']))})"
+        f"{where} imports {module} (from {', '.join(providers().get(module, ['nothing installed']))})"
         for module, where in third_party_imports(package).items()
-        if not {canonicalize_name(d) for d in providers.get(module, [])} & allowed
+        if not {canonicalize_name(d) for d in providers().get(module, [])} & allowed
     ]
 
 
@@ -103,4 +109,4 @@ def test_a_learners_install_brings_no_grader_library() -> None:
 def test_an_import_from_the_grader_extra_is_seen_in_the_learner_package() -> None:
     """The check itself: nbformat is not among what a learner's install brings."""
     assert "nbformat" not in learner_install()
-    assert {canonicalize_name(d) for d in metadata.packages_distributions()["nbformat"]} == {"nbformat"}
+    assert {canonicalize_name(d) for d in providers()["nbformat"]} == {"nbformat"}

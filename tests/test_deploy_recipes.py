@@ -220,6 +220,7 @@ def test_the_workflow_gives_the_sandboxes_a_cgroup_where_the_runner_allows_it() 
     )
 
 
+@pytest.mark.slow  # check-jsonschema compiles the GitHub schema, seconds: make test, not make check
 def test_the_workflows_pass_the_github_workflow_schema() -> None:
     """check-jsonschema's own copy of the GitHub workflow schema (no download): the recipe and this repository's."""
     workflows = [WORKFLOW, *sorted((ROOT / ".github" / "workflows").glob("*.yml"))]
@@ -232,6 +233,7 @@ def test_the_workflows_pass_the_github_workflow_schema() -> None:
     assert checked.returncode == 0 and "ok -- validation done" in checked.stdout, checked.stdout + checked.stderr
 
 
+@pytest.mark.slow  # kubernetes-validate loads its schemas, seconds a version: make test, not make check
 @pytest.mark.parametrize("version", ["1.33.0", None])  # the first with user namespaces for pods on; the newest shipped
 def test_the_manifests_pass_kubernetes_validate(version: str | None) -> None:
     checked = subprocess.run(
