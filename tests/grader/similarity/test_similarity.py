@@ -188,6 +188,7 @@ def test_the_report_lists_each_pair_once_and_the_feedback_page_leaves_the_note_o
     assert "graded again alone" in alice and "bob" not in alice and similarity_notes.PREFIX not in alice
 
 
+@pytest.mark.slow  # renders a report with its charts: make test, not make check
 def test_a_report_without_matches_says_so(tmp_path: Path) -> None:
     rows = batch(tmp_path, {"alice": solution("11.3")})
     from course_grader.results.grades_frame import write_csv

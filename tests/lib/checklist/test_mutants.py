@@ -20,6 +20,7 @@ from mutants.run import loses_marks
 from course_lib.teaching import lab_registry
 
 
+@pytest.mark.slow  # applies every mutant's edit to its solution notebook: make test, not make check
 def test_corpus_covers_every_lab() -> None:
     per_lab = Counter(m.lab for m in MUTANTS)
     assert len(MUTANTS) >= 80 and set(per_lab) == set(lab_registry.LABS), per_lab
