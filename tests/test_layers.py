@@ -178,7 +178,7 @@ def test_neither_package_names_the_live_server() -> None:
     named = [
         f"{path.relative_to(ROOT)}:{line}"
         for path in sources(LEARNER) + sources(GRADER)
-        for line, name in imported(path.read_text(encoding="utf-8"), module_name(path).rpartition(".")[0])
+        for line, name in imported(path, module_name(path).rpartition(".")[0])
         if name.split(".")[0] == LIVE
     ]
     assert not named
