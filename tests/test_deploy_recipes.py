@@ -38,6 +38,7 @@ import pytest
 import yaml
 from grading_corpus import solution
 from mutants import MUTANTS
+from term_secrets import TERM
 
 from course_grader.intake.shard import shard_of
 from course_grader.results.records import read_records
@@ -48,7 +49,7 @@ WORKFLOW = DEPLOY / "github-actions-grading.yml"
 JOBS = DEPLOY / "kubernetes-indexed-job.yaml"
 CONTAINERFILE = DEPLOY / "Containerfile"
 SHARDS = 2
-COURSE = """seed = 20261001
+COURSE = f"""seed = "{TERM}"
 [limits]
 timeout = 60    # a loaded machine: no limit may decide a grade here
 budget = 900

@@ -127,7 +127,7 @@ def _grade_options(parser: argparse.ArgumentParser, arguments: argparse.Namespac
         identity=Identity(
             names=course_file.names(course, course_file.roster(parser, arguments, course)), labs_dir=arguments.labs
         ),
-        judging=JudgingSettings(seed=course_file.seed(arguments, course), language=course.language),
+        judging=JudgingSettings(seed=course_file.seed(parser, arguments, course), language=course.language),
     )
 
 
@@ -174,10 +174,9 @@ def _announce(arguments: argparse.Namespace, course: Course, options: GradeOptio
     if (no_cgroup := cgroup.unavailable()) is not None:
         print(f"warning: {cgroup.fallback_note(no_cgroup)}; each result says so too", file=sys.stderr)
     if arguments.seed is None and course.settings.seed is not None:
-        print(
-            f"hidden cases drawn from the term seed {options.judging.seed} ({arguments.course}: every regrade draws the same)"
-        )
+        print(f"hidden cases drawn from the term's secret ({arguments.course}: every regrade draws the same)")
     else:
         print(
-            f"hidden cases drawn from seed {options.judging.seed} (--seed {options.judging.seed} reproduces this run)"
+            f"hidden cases drawn from the secret {options.judging.seed} (--seed {options.judging.seed} reproduces "
+            "this run; keep it from learners)"
         )

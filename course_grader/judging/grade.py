@@ -25,6 +25,7 @@ from ..intake.lab_templates import find_template
 from ..intake.notebook import read_submission
 from ..intake.roster import attribute
 from .assemble import assemble
+from .draws import Seed
 from .grade_options import GradeOptions
 from .hidden_cases import hidden_tests
 from .kernel_run import run_notebook
@@ -84,7 +85,7 @@ def not_graded(
     )
 
 
-def _zero_tests(lab: Lab, output: str, seed: int | None) -> Iterable[TestResult]:
+def _zero_tests(lab: Lab, output: str, seed: Seed) -> Iterable[TestResult]:
     for case in select(lab.id):
         yield TestResult(name=case.name, number=str(case.number), lab=lab.id, score=0, output=output)
     for index, test in enumerate(hidden_tests(lab, seed), start=1):

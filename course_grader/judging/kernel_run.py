@@ -31,6 +31,7 @@ from ..sandbox.limits import Limits
 from ..sandbox.view import build_view
 from . import practice
 from .cell_replies import call_outcome
+from .draws import Seed
 from .grade_options import GradeOptions
 from .hidden_cases import hidden_calls
 
@@ -137,7 +138,7 @@ def add_counterexamples(
     lab: Lab,
     run: KernelRun,
     call: Callable[[dict[str, Any]], CellRun],
-    seed: int | None = None,
+    seed: Seed = None,
     language: str = i18n.DEFAULT,
 ) -> None:
     """Practice counterexamples for the hidden tests ``run`` failed; ``call`` runs one practice call in the kernel."""

@@ -26,6 +26,7 @@ import pytest
 from grading_corpus import solution
 from mutants import MUTANTS
 from term_class import CANVAS_LABS, Term, build, people
+from term_secrets import OTHER, TERM
 
 from course_grader.course.course_file import load_course
 from course_grader.intake.shard import shard_of
@@ -73,7 +74,11 @@ def test_a_generated_class_goes_through_grade_feedback_report_and_export(tmp_pat
         tmp_path / "feedback",
         cwd=tmp_path,
     )
-    assert "term seed 20261001" in graded.stdout and "1 submissions name no roster student" in graded.stdout
+    assert (
+        "the term's secret" in graded.stdout
+        and TERM not in graded.stdout
+        and "1 submissions name no roster student" in graded.stdout
+    )
     assert "MissingIDFieldWarning" not in graded.stdout + graded.stderr
     reported = course_grade("report", tmp_path / "grades.csv", "-o", tmp_path / "report.html", cwd=tmp_path)
     assert "report.html" in reported.stdout
@@ -104,7 +109,7 @@ def test_a_generated_class_goes_through_grade_feedback_report_and_export(tmp_pat
     unknown = [row for row in rows if row["student_from"].startswith("unknown")]
     assert [row["file"] for row in unknown] == [term.unknown] and "not on the roster" in unknown[0]["notes"]
     assert sum(row["counts"] == "False" for row in rows) == 2
-    assert all(row["seed"] == "20261001" for row in rows)
+    assert all(row["seed"] == TERM for row in rows)
     sources = {(r["lab"] in CANVAS_LABS, r["submitted_from"]) for r in rows}  # each time from the LMS's own file
     assert sources == {(True, "canvas-submissions"), (False, "moodle-worksheet")}, sources
     hers = {row["student_from"] for row in rows if row["student"] == "ilopes"}  # her folders NFD, the roster NFC
@@ -207,7 +212,7 @@ def test_three_shards_in_parallel_merge_into_the_unsharded_csv(tmp_path: Path) -
         nbformat.write(notebook, folder / name)
         os.utime(folder / name, (1_700_000_000 + number, 1_700_000_000 + number))
     assert len({shard_of(name, 3) for name in files if name.startswith("ana/")}) > 1
-    common = ["--seed", "11", "--no-progress", "--timeout", "20"]
+    common = ["--seed", OTHER, "--no-progress", "--timeout", "20"]
     jobs = [
         subprocess.Popen(
             [
