@@ -35,7 +35,7 @@ from ..errors import CourseError
 from ..parsing import to_json_dict
 from ..teaching.i18n import MESSAGES
 from ..teaching.json_diff import first_difference, short
-from ..teaching.wording import render_against, wording_of
+from ..teaching.wording import UNKNOWN, render_against, wording_of
 from .exact import inexact
 
 Kind = Literal["equal", "true", "rejects", "independent", "same"]
@@ -230,7 +230,7 @@ def said(observed: Point, trusted: Point, chosen: str | None = None) -> str:
     if isinstance(trusted.wording, Mapping):
         return render_against(trusted.wording, observed.wording, chosen)
     if observed.what and observed.what != trusted.what:
-        return observed.what  # a sentence the check builds from what the learner's code did: it has no template
+        return MESSAGES(UNKNOWN, chosen)  # a sentence from the kernel with no template: never shown as the course's
     return MESSAGES(trusted.what, chosen) if trusted.what else ""
 
 
