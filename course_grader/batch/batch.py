@@ -14,14 +14,16 @@ only the submission it was grading, which is graded once more alone before it
 gets an ``error`` row with the reason. Everything a batch writes to disk lives
 in one temporary folder, removed at the end, whatever its workers did
 (``worker_cleanup``). A submission the host starved of CPU in the batch
-(``cpu_clock.STARVED``) is graded once more alone, and its row says so.
+(``cpu_clock.STARVED``: its sandbox's own stall measured, never a limit its own
+processes stretched) is graded once more alone, and its row says so. No row is
+graded again alone more than once, whatever the reason (issue 43).
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +163,8 @@ class _Jobs:
     rows: dict[int, GradeResult]
     bar: Any
     """The progress bar (``tqdm``)."""
+    again: set[int] = field(default_factory=set)
+    """The rows already graded again alone: none is graded alone a second time."""
 
     def run(self, indexes: Iterable[int], jobs: int) -> dict[int, int | None]:
         """``run_jobs``: each row to ``done``, each hung job to ``hung``; returns the jobs whose worker died."""
@@ -190,6 +194,7 @@ class _Jobs:
     def again_alone(self, lost: dict[int, int | None]) -> None:
         """Each job whose worker died graded once more, alone in a fresh worker; its row says so, or that it died again."""
         for index, exitcode in lost.items():
+            self.again.add(index)
             again = self.run([index], 1)
             if index in again:
                 note, path = f"{died(again[index])}, also when graded again alone", self.paths[index]
@@ -198,8 +203,9 @@ class _Jobs:
                 self.noted(index, f"graded again alone after {died(exitcode)}")
 
     def again_if_starved(self, todo: Iterable[int]) -> None:
-        """Each job a limit stopped at its wall-clock backstop graded once more, alone; the second grade stands."""
-        for index in [index for index in todo if starved(self.rows[index])]:
+        """Each job the host starved at a limit's backstop graded once more, alone (once); the second grade stands."""
+        for index in [index for index in todo if starved(self.rows[index]) and index not in self.again]:
+            self.again.add(index)
             self.run([index], 1)
             self.noted(index, AGAIN_ALONE)
 
