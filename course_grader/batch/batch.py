@@ -15,14 +15,16 @@ gets an ``error`` row with the reason. Everything a batch writes to disk lives
 in one temporary folder, removed at the end, whatever its workers did
 (``worker_cleanup``). A submission the host starved of CPU in the batch
 (``cpu_clock.STARVED``: its sandbox's own stall measured, never a limit its own
-processes stretched) is graded once more alone, and its row says so. No row is
-graded again alone more than once, whatever the reason (issue 43).
+processes stretched) is graded once more alone, and its row says so; so is one
+whose sandbox failed for a reason outside the submission (``COULD_NOT_GRADE``:
+a kernel that would not start, no free uid). No row is graded again alone more
+than once, whatever the reason (issue 43).
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -39,7 +41,7 @@ from ..intake.lab_names import named_lab
 from ..intake.regular_file import refusal
 from ..intake.selection import Selection
 from ..intake.shard import shard_of
-from ..judging.grade import grade_notebook
+from ..judging.grade import COULD_NOT_GRADE, grade_notebook
 from ..judging.grade_options import GradeOptions
 from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult
@@ -50,6 +52,7 @@ from .ungraded import ungraded_row
 from .worker_pool import Grade, died, run_jobs
 
 AGAIN_ALONE = "graded again alone: in the batch, the host kept its sandbox waiting for a CPU"
+SANDBOX_AGAIN = "graded again alone: its sandbox failed for a reason outside the submission"
 
 
 def grade_folder(
@@ -145,8 +148,9 @@ def _grade_in_workers(
         with tqdm(total=len(todo), desc="grading", unit="notebook", disable=not progress) as bar:
             batch = _Jobs(paths, root, options, grade, str(work), deadline, rows, bar)
             batch.again_alone(batch.run(todo, jobs))
+            batch.again_if(todo, sandbox_failed, SANDBOX_AGAIN)
             if jobs > 1:  # alone, the host's CPUs are its own and the batch's; the second grade stands
-                batch.again_if_starved(todo)
+                batch.again_if(todo, starved, AGAIN_ALONE)
     return options
 
 
@@ -202,20 +206,33 @@ class _Jobs:
             else:
                 self.noted(index, f"graded again alone after {died(exitcode)}")
 
-    def again_if_starved(self, todo: Iterable[int]) -> None:
-        """Each job the host starved at a limit's backstop graded once more, alone (once); the second grade stands."""
-        for index in [index for index in todo if starved(self.rows[index]) and index not in self.again]:
+    def again_if(self, todo: Iterable[int], outside: Callable[[GradeResult], str | None], note: str) -> None:
+        """Each job ``outside`` names a reason outside the submission for graded once more, alone, if not already.
+
+        The second grade stands; its row says ``note`` and the first grade's reason.
+        """
+        for index in [index for index in todo if index not in self.again]:
+            why = outside(self.rows[index])
+            if why is None:
+                continue
             self.again.add(index)
             self.run([index], 1)
-            self.noted(index, AGAIN_ALONE)
+            self.noted(index, note if why == note else f"{note} ({why[:200]})")
 
     def noted(self, index: int, note: str) -> None:
         self.rows[index] = self.rows[index].model_copy(update={"notes": (note, *self.rows[index].notes)})
 
 
-def starved(result: GradeResult) -> bool:
-    """Whether a limit stopped the submission at its wall-clock backstop, not its own time (``cpu_clock``)."""
-    return any(note.startswith(cpu_clock.STARVED) for note in result.notes)
+def starved(result: GradeResult) -> str | None:
+    """``AGAIN_ALONE`` when the host starved the submission at a limit's wall-clock backstop (``cpu_clock``)."""
+    return AGAIN_ALONE if any(note.startswith(cpu_clock.STARVED) for note in result.notes) else None
+
+
+def sandbox_failed(result: GradeResult) -> str | None:
+    """The note saying the grader or its sandbox failed, not the submission (``COULD_NOT_GRADE``), or None."""
+    if result.status != "error":
+        return None
+    return next((note for note in result.notes if note.startswith(COULD_NOT_GRADE)), None)
 
 
 def flag_duplicates(
