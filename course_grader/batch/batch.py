@@ -46,6 +46,7 @@ from ..judging.grade_options import GradeOptions
 from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult
 from ..results.grades_csv import Candidate, duplicate_verdicts, row_key
+from ..results.records import append_record
 from ..results.scoring import score
 from ..sandbox import cpu_clock
 from .ungraded import ungraded_row
@@ -66,6 +67,7 @@ def grade_folder(
     course: Course = NO_COURSE,
     shard: tuple[int, int] | None = None,
     only: Selection | None = None,
+    journal: Path | None = None,
 ) -> list[GradeResult]:
     """Grade every submission under ``folder``: a row per entry ``discover`` finds and per unreadable folder, in path order.
 
@@ -75,6 +77,8 @@ def grade_folder(
     that row becomes ``timeout``. Duplicates are flagged by ``flag_duplicates``
     under the course's policy, except in a shard (``shard=(I, N)``: only the
     entries ``shard.shard_of`` gives to shard I), whose duplicates ``merge`` decides.
+    Each row is appended to ``journal`` as it is made (``records.append_record``):
+    a grader killed later leaves every finished row on disk.
     """
     root = str(folder)
     entries, unreadable = _entries(folder, options, shard, only)
@@ -83,8 +87,10 @@ def grade_folder(
     for index, item in enumerate(entries):
         if item.refused:
             rows[index] = ungraded_row(item.path, root, options, refusal(item.path, item.refused))
+            if journal is not None:
+                append_record(rows[index], journal)
     options = _grade_in_workers(
-        entries, rows, root, options, grade=grade, jobs=jobs, deadline=deadline, progress=progress
+        entries, rows, root, options, grade=grade, jobs=jobs, deadline=deadline, progress=progress, journal=journal
     )
     results = [when_submitted(rows[index], entries[index], course) for index in range(len(entries))]
     if shard is None:
@@ -128,6 +134,7 @@ def _grade_in_workers(
     jobs: int,
     deadline: float,
     progress: bool,
+    journal: Path | None = None,
 ) -> GradeOptions:
     """Every entry without a row yet graded in ``jobs`` workers, into ``rows``; returns the options they graded with.
 
@@ -146,7 +153,7 @@ def _grade_in_workers(
         todo = [index for index in range(len(entries)) if index not in rows]
         paths = {index: entries[index].path for index in todo}
         with tqdm(total=len(todo), desc="grading", unit="notebook", disable=not progress) as bar:
-            batch = _Jobs(paths, root, options, grade, str(work), deadline, rows, bar)
+            batch = _Jobs(paths, root, options, grade, str(work), deadline, rows, bar, journal)
             batch.again_alone(batch.run(todo, jobs))
             batch.again_if(todo, sandbox_failed, SANDBOX_AGAIN)
             if jobs > 1:  # alone, the host's CPUs are its own and the batch's; the second grade stands
@@ -167,6 +174,8 @@ class _Jobs:
     rows: dict[int, GradeResult]
     bar: Any
     """The progress bar (``tqdm``)."""
+    journal: Path | None = None
+    """Where each row goes as it comes in (``records.append_record``), or nowhere."""
     again: set[int] = field(default_factory=set)
     """The rows already graded again alone: none is graded alone a second time."""
 
@@ -187,6 +196,8 @@ class _Jobs:
 
     def done(self, index: int, result: GradeResult) -> None:
         self.rows[index] = result
+        if self.journal is not None:
+            append_record(result, self.journal)
         self.bar.update()
         self.bar.set_postfix_str(f"{result.student}: {result.status}", refresh=False)
 
