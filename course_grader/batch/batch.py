@@ -35,6 +35,7 @@ from course_lib.teaching import lab_registry
 
 from ..course.course import NO_COURSE, Course
 from ..course.submission_times import when_submitted
+from ..files import scratch_prefix
 from ..intake.discovery import Found, discover
 from ..intake.identity import submission_name
 from ..intake.lab_names import named_lab
@@ -141,7 +142,7 @@ def _grade_in_workers(
     Everything the workers write lives in one temporary folder, removed at the
     end whatever they did; the labs' views are built in it first.
     """
-    with tempfile.TemporaryDirectory(prefix="course-grade-batch-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix()) as scratch:
         views = Path(scratch) / "views"
         work = Path(scratch) / "w"  # short: a kernel's sockets live below it (a unix socket path has ~100 bytes)
         work.mkdir()

@@ -10,6 +10,8 @@
     course-grade autograder --lab 11.3 [--root /autograder]     (what the bundle runs)
     course-grade report grades.csv -o report.html               (the class picture, report.py)
     course-grade feedback grades.jsonl … -o DIR [--course FILE] (the pages again, from a batch's records)
+    course-grade secret [term.secret]                           (a new term secret, for the course file's seed)
+    course-grade clean                                          (what a killed course-grade left: cgroups, folders)
     ... --feedback DIR                                          (a page per student and lab, feedback.py)
 
 Everything that can be checked before grading is checked first (limits, the

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import autograder, bundle, export, feedback, merge, report, rescore, secret
+from . import autograder, bundle, clean, export, feedback, merge, report, rescore, secret
 
 VERBS: dict[str, Callable[[list[str]], int]] = {
     "merge": merge.main,
@@ -20,5 +20,6 @@ VERBS: dict[str, Callable[[list[str]], int]] = {
     "bundle": bundle.main,
     "autograder": autograder.main,
     "secret": secret.main,
+    "clean": clean.main,
 }
 """``course-grade NAME …``; anything else is a notebook or a folder to grade."""

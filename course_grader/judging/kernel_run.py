@@ -24,6 +24,7 @@ from course_lib.checklist.runner import select
 from course_lib.teaching import i18n
 from course_lib.teaching.lab_registry import Lab
 
+from ..files import scratch_prefix
 from ..messages import MESSAGES
 from ..sandbox.cell_run import CellRun
 from ..sandbox.kernel import Sandbox
@@ -59,7 +60,7 @@ class KernelRun:
 
 @functools.cache
 def _private_views() -> str:
-    folder = tempfile.mkdtemp(prefix="course-grade-views-")
+    folder = tempfile.mkdtemp(prefix=scratch_prefix())
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return folder
 
@@ -79,7 +80,7 @@ def run_notebook(lab: Lab, setup: tuple[str, ...], exercises: tuple[str, ...], o
     run = KernelRun()
     limits, language = options.sandbox.limits, options.judging.language
     names = list(lab.functions)
-    with tempfile.TemporaryDirectory(prefix="course-grade-") as folder:
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix()) as folder:
         box = Sandbox(
             Path(folder) / "home",
             limits,

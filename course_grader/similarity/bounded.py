@@ -19,6 +19,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Literal
 
+from ..batch.worker_pool import die_with
 from ..intake.roster import Names
 from ..judging.verdicts import GradeResult
 from ..sandbox import cgroup
@@ -44,9 +45,10 @@ def noted_within(
     receive, send = context.Pipe(duplex=False)
     child = context.Process(
         target=_compare,
-        args=(send, list(results), str(root), labs_dir, rest_of, memory_mb, group),
+        args=(send, list(results), str(root), labs_dir, rest_of, memory_mb, group, os.getpid()),
         name="course-grade-similarity",
     )
+    noted: object = None
     try:
         child.start()
         send.close()
@@ -54,6 +56,8 @@ def noted_within(
     except (EOFError, OSError):
         noted = None
     finally:
+        if child.is_alive() and noted is None:  # stopped while it compared (a signal): it goes too
+            child.kill()
         child.join()
         receive.close()
         if group is not None:
@@ -73,8 +77,10 @@ def _compare(
     rest_of: Names | Literal[False] | None,
     memory_mb: int,
     group: cgroup.SandboxCgroup | None,
+    parent: int,
 ) -> None:
     """The child: join the cgroup (else limit its address space), compare, send the rows back (or why not)."""
+    die_with(parent)
     if group is not None:
         group.join()
     else:
