@@ -1,4 +1,4 @@
-"""The whole test run (tests, notebooks, labs) keeps the session indexes it writes (``course_lib.store_index``) in a
+"""The whole test run (tests, notebooks, labs) keeps the session indexes it writes (``course_lib.reader.index``) in a
 folder of its own, so no test reads or fills the user's cache; notebooks run by nbval
 inherit it through the environment.
 
@@ -22,7 +22,7 @@ import pytest
 from _pytest.mark.expression import Expression  # how pytest itself reads -m (no public name for it)
 
 import course_grader  # noqa: F401 - first, so that no test's nbformat builds rfc3987_syntax's grammar (see its __init__)
-from course_lib.store_index import CACHE_ENV
+from course_lib.reader import CACHE_ENV
 
 _INDEXES = tempfile.mkdtemp(prefix="course-lib-test-indexes-")
 os.environ[CACHE_ENV] = _INDEXES

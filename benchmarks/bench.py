@@ -5,16 +5,19 @@ arguments, usage, tool details, model changes, a few compactions) of 1k, 10k and
 100k entries it times what users do, each in the same run as the baseline,
 plain stdlib ``json.loads`` of the same lines (dicts only, no checks at all):
 
-* first open + ``entries()``: ``JsonlSessionStore.open`` on a file it has never
-  read (no index: every line is validated, the index written), then every entry
-  (``list(...)``: the sequence ``entries()`` returns builds an entry when it is read);
+* first open + ``entries()``: ``SessionReader.open`` (``course_lib.reader``, the fast
+  reader long sessions are opened with) on a file it has never read (no index: every
+  line is validated, the index written), then every entry (``list(...)``: the sequence
+  ``entries()`` returns builds an entry when it is read);
 * reopen + ``entries()``: the same file again (its validated index vouches for
   every line), then every entry built;
-* resume, reopen + ``path_to(leaf)`` + ``build_context``: what an agent does on restart;
+* resume, reopen + ``resume_path(leaf)`` + ``build_context``: what an agent does on restart;
   only the system messages, the latest compaction and the entries it keeps are built;
 * explorer open: open + ``len`` + the newest 100 entries (the rows shown first) + one
-  ``build_context``, what the explorer reads on opening a session;
+  ``build_context`` of the newest entry's resume path, what the explorer reads on opening a session;
 * the lazy reopen alone (an extra row: nothing is built until asked for);
+* the plain store, ``JsonlSessionStore.open`` + ``entries()`` (an extra row: the chapter's
+  store, which parses every line with ``json`` and keeps the models, is no target);
 * pydantic-core's ``validate_json`` of the same lines and nothing else (an extra
   row: the models a reopen hands out, built at the validator's own speed, which
   bounds from below what any reopen that builds new models can take), and the same
@@ -38,7 +41,7 @@ within 30 ms at 10k and 300 ms at 100k, growth from 10k to 100k entries within
 ``json.loads``, one notebook graded within 1.5x its floor and a batch within 1.3 s per
 notebook on two cores. ``--help`` lists the options that measure less. Every ratio is computed from this run; nothing here is a test.
 The open rows are shown once more with the garbage collector on, as a user's
-process runs them (the store pauses it while it builds models in bulk), against
+process runs them (the reader pauses it while it builds models in bulk), against
 ``json.loads`` with the collector on too; that table informs, it is no target.
 
 Every measurement runs in a Python process of its own (``python bench.py --part
@@ -95,8 +98,8 @@ from course_lib.context import latest_compaction
 from course_lib.explorer import ProjectionExplorer
 from course_lib.importers import load_session
 from course_lib.parsing import ENTRY_ADAPTER
-from course_lib.store_index import CACHE_ENV, forget_index
-from course_lib.store_lines import validate_lines
+from course_lib.reader import CACHE_ENV, SessionReader, forget_index
+from course_lib.reader.lines import validate_lines
 
 SIZES = (1_000, 10_000, 100_000)
 EXPLORER_SIZES = (10_000, 100_000)
@@ -186,14 +189,14 @@ def json_loads_lines(path: Path) -> list[object]:
 
 def models_only(path: Path) -> list[object]:
     """What building the entries costs at pydantic-core's own speed: every line straight into
-    the models, no checks of the store's, no tree, no index (the least a reopen does)."""
+    the models, no checks of the reader's, no tree, no index (the least a reopen does)."""
     validate = ENTRY_ADAPTER.validator.validate_json
     return [validate(line, by_alias=True, by_name=False) for line in path.read_bytes().splitlines() if line.strip()]
 
 
 def checked_models(path: Path) -> list[object] | None:
-    """What validating the lines costs with no store around it: the store's own bulk check
-    (``store_lines.validate_lines``: jiter's read of each line for repeated keys, which
+    """What validating the lines costs with no reader around it: the reader's own bulk check
+    (``reader.lines.validate_lines``: jiter's read of each line for repeated keys, which
     pydantic-core does not refuse, then ``models_only``), nothing else (the least a first open does)."""
     return validate_lines([line for line in path.read_bytes().splitlines() if line.strip()])
 
@@ -228,7 +231,9 @@ class Row:
     them can take)."""
     checked_models: float = 0.0
     """``models_only`` plus jiter's read of each line for repeated keys: what validating the lines
-    costs with no store around it (information: the least a first open can take)."""
+    costs with no reader around it (information: the least a first open can take)."""
+    plain_open: float = 0.0
+    """The chapter's plain ``JsonlSessionStore.open`` + ``entries()`` (information, not a target)."""
     loads_collector: float = 0.0
     """The same three, with the garbage collector on as in a user's process (not a target)."""
     first_open_collector: float = 0.0
@@ -242,11 +247,12 @@ class Row:
 OPERATIONS = (
     ("first open + entries()", "first_open"),
     ("reopen + entries()", "reopen"),
-    ("reopen + path_to + build_context", "resume"),
+    ("reopen + resume_path + build_context", "resume"),
     ("explorer open", "explorer_open"),
     ("lazy reopen", "lazy_reopen"),
     ("models only: validate_json of the lines", "models_only"),
     ("models + repeated-key check of the lines", "checked_models"),
+    ("plain store: open + entries()", "plain_open"),
 )
 """The user-level rows of the table, each shown against json.loads of the same lines."""
 
@@ -304,7 +310,7 @@ def measure(n_entries: int, workdir: Path, *, repeat: int = 11) -> Row:
     write_jsonl(path, jsonl)
     leaf = path[-1].id
     for _ in ("validates every line and writes the index", "takes the index"):
-        if JsonlSessionStore.open(jsonl, fsync=False).entries() != path or len(json_loads_lines(jsonl)) != n_entries:
+        if SessionReader.open(jsonl).entries() != path or len(json_loads_lines(jsonl)) != n_entries:
             raise AssertionError(f"{jsonl} should reopen to the {n_entries} entries written (R9)")
     if resume(jsonl, leaf, budget) != result:
         raise AssertionError(f"resuming {jsonl} from {leaf} should give the same context as the path itself")
@@ -313,10 +319,13 @@ def measure(n_entries: int, workdir: Path, *, repeat: int = 11) -> Row:
 
     def first_open() -> None:
         forget_index(jsonl)
-        list(JsonlSessionStore.open(jsonl, fsync=False).entries())  # every model built (a lazy sequence otherwise)
+        list(SessionReader.open(jsonl).entries())  # every model built (a lazy sequence otherwise)
 
     def reopen() -> None:
-        list(JsonlSessionStore.open(jsonl, fsync=False).entries())
+        list(SessionReader.open(jsonl).entries())
+
+    if JsonlSessionStore.open(jsonl, fsync=False).entries() != path:
+        raise AssertionError(f"the plain store should read {jsonl} as the reader does (R9)")
 
     opens = timed(
         {
@@ -325,9 +334,10 @@ def measure(n_entries: int, workdir: Path, *, repeat: int = 11) -> Row:
             "reopen": reopen,
             "resume": lambda: resume(jsonl, leaf, budget),
             "explorer_open": lambda: explorer_open(jsonl, budget),
-            "lazy_reopen": lambda: JsonlSessionStore.open(jsonl, fsync=False),
+            "lazy_reopen": lambda: SessionReader.open(jsonl),
             "models_only": lambda: models_only(jsonl),
             "checked_models": lambda: checked_models(jsonl),
+            "plain_open": lambda: JsonlSessionStore.open(jsonl, fsync=False).entries(),
         }
     )
     collected = timed(
@@ -351,16 +361,20 @@ def measure(n_entries: int, workdir: Path, *, repeat: int = 11) -> Row:
 
 
 def resume(jsonl: Path, leaf: str, budget: dict[str, int]) -> object:
-    """What an agent does on restart: reopen the log, take the leaf's path, project it (R10, R15–R22)."""
-    active = JsonlSessionStore.open(jsonl, fsync=False).path_to(leaf)
+    """What an agent does on restart: reopen the log, take what the projection reads of the leaf's path
+    (``resume_path``: the result is the whole path's), project it (R10, R15–R22)."""
+    active = SessionReader.open(jsonl).resume_path(leaf)
     return build_context(active, estimate_tokens=estimate_tokens_chars, **budget)
 
 
 def explorer_open(jsonl: Path, budget: dict[str, int]) -> tuple[int, list[SessionEntry], object]:
     """What the explorer reads on opening a session: how many entries, the newest rows it shows
-    first (``SHOWN_ROWS``) and one projection; the store builds only the entries these read."""
-    entries = JsonlSessionStore.open(jsonl, fsync=False).entries()
-    return len(entries), entries[-SHOWN_ROWS:], build_context(entries, estimate_tokens=estimate_tokens_chars, **budget)
+    first (``SHOWN_ROWS``) and one projection of the newest entry's path; the reader builds only the
+    entries these read."""
+    reader = SessionReader.open(jsonl)
+    entries = reader.entries()
+    active = reader.resume_path(entries[-1].id)
+    return len(entries), entries[-SHOWN_ROWS:], build_context(active, estimate_tokens=estimate_tokens_chars, **budget)
 
 
 def measure_redraw(n_entries: int, *, repeat: int = 11) -> Redraw:
@@ -451,7 +465,7 @@ def verdicts(
     judged = [row for row in rows if row.entries in TARGET_SIZES]
     for name, attribute, limit, sizes in (
         ("first open + entries()", "first_open", FIRST_OPEN_LIMIT, TARGET_SIZES),
-        ("reopen + path_to + build_context", "resume", LAZY_LIMIT, LAZY_TARGET_SIZES),
+        ("reopen + resume_path + build_context", "resume", LAZY_LIMIT, LAZY_TARGET_SIZES),
         ("explorer open", "explorer_open", LAZY_LIMIT, LAZY_TARGET_SIZES),
     ):
         for row in judged:

@@ -1,7 +1,8 @@
 """Chapter 11 course pack: history stays, context is rebuilt per budget.
 
 The package ``__init__`` only re-exports the public API (the names below); each idea
-lives in its own module.
+lives in its own module. The top-level modules are the chapter's code, read whole in
+the order README.md beside this file gives, with the lab and the rules of each.
 """
 
 from .builders import PathBuilder
@@ -18,6 +19,7 @@ from .errors import (
 )
 from .estimators import estimate_tokens_chars
 from .grouping import InteractionGroup, group_interactions
+from .jsonl import ReadWarning, SessionReadResult, recover_jsonl
 from .models import (
     AgentMessage,
     AssistantMessage,
@@ -35,7 +37,7 @@ from .models import (
 )
 from .parsing import parse_session_entry, to_json_dict
 from .paths import path_to
-from .store import InMemorySessionStore, JsonlSessionStore, ReadWarning, SessionReadResult, recover_jsonl
+from .store import InMemorySessionStore, JsonlSessionStore
 from .system_prompt import current_system_message, current_system_prompt, system_message_text
 
 __all__ = [

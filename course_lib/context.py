@@ -20,7 +20,6 @@ from .errors import CompactionError, EstimateError, OptionError
 from .grouping import interaction_spans
 from .models import AgentMessage, CompactionEntry, MessageEntry, MetadataEntry, SessionEntry, SystemMessage, UserMessage
 from .parsing import copy_model, fresh_copy, parse_session_entry
-from .stored_entries import StoredEntries
 from .system_prompt import current_system_message
 
 _FLOAT_RANGE = 2**1023
@@ -148,7 +147,7 @@ def select_context(
 
 
 class _Scan(NamedTuple):
-    path: Sequence[SessionEntry]
+    path: list[SessionEntry]
     messages: list[MessageEntry]
     systems: list[SystemMessage]
     compaction: CompactionEntry | None
@@ -163,10 +162,6 @@ def _scan(active_path: Iterable[SessionEntry | Mapping[str, Any]]) -> _Scan:
     (100k entries do not fit in the CPU cache), so one walk instead of four
     keeps ``build_context`` growing in step with the history (``make bench``).
     """
-    if type(active_path) is StoredEntries:
-        scanned = _scan_stored(active_path)
-        if scanned is not None:
-            return scanned
     path: list[SessionEntry] = []
     messages: list[MessageEntry] = []
     systems: list[SystemMessage] = []
@@ -196,30 +191,6 @@ def _scan(active_path: Iterable[SessionEntry | Mapping[str, Any]]) -> _Scan:
                 compaction = entry
         path.append(entry)
     return _Scan(path, messages, systems, compaction)
-
-
-def _scan_stored(path: StoredEntries) -> _Scan | None:
-    """``_scan`` of a store's entries that builds only what the projection reads (R16, R18).
-
-    The kinds the store kept for its lines say where the system messages and the latest
-    compaction are: only those are built here, and ``resume_candidates`` then reads the
-    suffix the compaction keeps. Without a compaction every message is a candidate, and
-    the whole path is scanned as any other (``None``); so it is when an entry has a type of
-    a custom parser's own. The message list is left empty: with a compaction it is unused.
-    """
-    kinds = path.kinds()
-    latest = kinds.rfind("c")
-    if latest < 0 or "?" in kinds:
-        return None
-    systems = []
-    for position, kind in enumerate(kinds):
-        if kind == "s":
-            entry = path[position]
-            assert type(entry) is MessageEntry and type(entry.message) is SystemMessage  # its kind says so
-            systems.append(entry.message)
-    compaction = path[latest]
-    assert type(compaction) is CompactionEntry  # its kind says so
-    return _Scan(path, [], systems, compaction)
 
 
 def latest_compaction(path: Sequence[SessionEntry]) -> CompactionEntry | None:
@@ -258,9 +229,8 @@ def _kept_start(path: Sequence[SessionEntry], first_kept: str, compaction_id: st
     else ``None``. One walk from the end: the latest compaction and the entry it keeps from
     are near the end of a long path, so this reads only the tail."""
     compaction_seen = False
-    ids = path.ids() if type(path) is StoredEntries else None  # a store's ids, read without building its entries
     for position in range(len(path) - 1, -1, -1):
-        entry_id = path[position].id if ids is None else ids[position]
+        entry_id = path[position].id
         if entry_id == compaction_id:
             compaction_seen = True
         if entry_id == first_kept:

@@ -12,7 +12,7 @@ aliases, and only the aliases are accepted when parsing wire data.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -61,12 +61,6 @@ NonNegative = Annotated[int, Field(ge=0, le=LARGEST_FINITE_INT)] | Annotated[flo
 """A finite number >= 0. The bounds sit on each member so pydantic-core checks them natively;
 on the union ``int | float`` it would call a Python validator for every value."""
 
-_FiniteJson: Any = TypeAliasType(  # a schema for pydantic, never an annotation
-    "_FiniteJson",
-    bool | FiniteInt | float | Text | list["_FiniteJson"] | dict[Text, "_FiniteJson"] | None,  # type: ignore[misc]  # mypy cannot resolve the self-reference; pydantic does
-)
-
-
 _EXACT_KINDS = {kind: kind.__name__ for kind in (bool, int, float, str, list, dict, type(None))}
 
 
@@ -86,21 +80,28 @@ def _json_kind(value: Any) -> str:
     return type(value).__name__
 
 
-_FiniteJsonFromPython: Any = TypeAliasType(  # a schema for pydantic, never an annotation
-    "_FiniteJsonFromPython",
-    Annotated[
-        Annotated[list["_FiniteJsonFromPython"], Tag("list")]  # type: ignore[misc]  # as in _FiniteJson
-        | Annotated[dict[Text, "_FiniteJsonFromPython"], Tag("dict")]  # type: ignore[misc]  # as in _FiniteJson
-        | Annotated[Text, Tag("str")]
-        | Annotated[bool, Tag("bool")]
-        | Annotated[FiniteInt, Tag("int")]
-        | Annotated[float, Tag("float")]
-        | Annotated[None, Tag("NoneType")],
-        Discriminator(_json_kind, custom_error_type="invalid-json-value", custom_error_message="not a JSON value"),
-    ],
-)
-"""Pydantic's ``JsonValue`` for Python input, with the course's strings and numbers: a tag
-per kind keeps a refusal's field path short and its wording ours (R2)."""
+if TYPE_CHECKING:  # a type checker cannot follow a type that refers to itself; to it, free JSON is Any
+    _FiniteJson = Any
+    _FiniteJsonFromPython = Any
+else:  # pydantic can: the two schemas below, never annotations
+    _FiniteJson = TypeAliasType(
+        "_FiniteJson", bool | FiniteInt | float | Text | list["_FiniteJson"] | dict[Text, "_FiniteJson"] | None
+    )
+    # Pydantic's ``JsonValue`` for Python input, with the course's strings and numbers: a tag per kind keeps a
+    # refusal's field path short and its wording ours (R2).
+    _FiniteJsonFromPython = TypeAliasType(
+        "_FiniteJsonFromPython",
+        Annotated[
+            Annotated[list["_FiniteJsonFromPython"], Tag("list")]
+            | Annotated[dict[Text, "_FiniteJsonFromPython"], Tag("dict")]
+            | Annotated[Text, Tag("str")]
+            | Annotated[bool, Tag("bool")]
+            | Annotated[FiniteInt, Tag("int")]
+            | Annotated[float, Tag("float")]
+            | Annotated[None, Tag("NoneType")],
+            Discriminator(_json_kind, custom_error_type="invalid-json-value", custom_error_message="not a JSON value"),
+        ],
+    )
 
 
 class _FreeJson:

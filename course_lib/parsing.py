@@ -51,7 +51,7 @@ def to_json_dict(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {key: to_json_dict(item) for key, item in value.items()}
     if isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):
-        return [to_json_dict(item) for item in value]  # a store's entries() (stored_entries.StoredEntries)
+        return [to_json_dict(item) for item in value]  # any other sequence: a reader's lazy entries, say
     return value
 
 

@@ -1,14 +1,9 @@
 """Session stores: in memory and JSONL on disk (R7–R9).
 
-Both stores take a parsed snapshot on ``append`` through the same parser (R3, R7),
-so a compaction entry needs no special write code. The JSONL store treats a
-newline as the commit marker and never rewrites or truncates bytes that are
-already on disk (R8).
-
-This module says what the stores promise. How a file's bytes become entries, by the
-same rules for every way in, is ``store_read``; how the JSONL store keeps its promises
-fast on a long session (lines kept as bytes, validated in bulk, the validated index
-that spares a reopen) sits behind it in ``store_lines`` and ``store_index``.
+Both stores take a parsed snapshot on ``append`` through the same parser (R3, R7), so
+a compaction entry needs no special write code, and both hand out copies. The JSONL
+store treats a newline as the commit marker and never rewrites or truncates bytes that
+are already on disk (R8); how its lines are read and written is ``jsonl``.
 """
 
 from __future__ import annotations
@@ -18,18 +13,17 @@ import os
 import secrets
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO
 
 from pydantic import BaseModel
 
-from . import file_lock
+from . import file_lock, paths
 from .errors import SessionLockedError, SessionStoreError
+from .jsonl import Parser, ReadWarning, SessionReadResult, check_place, read_jsonl, wire_line
 from .models import SessionEntry
 from .parsing import fresh_copy, parse_session_entry
-from .paths import walk_path
-from .store_lines import KeptLine, Parser, hand_out, kind_of, wire_line
-from .store_read import ReadWarning, SessionReadResult, check_place, read_jsonl, recover_jsonl
-from .stored_entries import StoredEntries
+
+PathLike = str | os.PathLike[str]
 
 
 class InMemorySessionStore:
@@ -44,18 +38,18 @@ class InMemorySessionStore:
         """Parse a snapshot, check its place in the tree, commit it; returns a copy."""
         snapshot = self._parse(entry)
         self._check_place(snapshot)
-        kept = self._commit(snapshot)
-        self._entries.append(kept)
+        self._commit(snapshot)
+        self._entries.append(snapshot)
         self._ids.add(snapshot.id)
-        return snapshot if kept is not snapshot else fresh_copy(snapshot)  # the store kept its own line
+        return fresh_copy(snapshot)
 
     def entries(self) -> list[SessionEntry]:
         """Every entry as a copy (R7): a model nobody else holds."""
-        return hand_out(self._entries)
+        return [fresh_copy(entry) for entry in self._entries]
 
     def path_to(self, leaf_id: str) -> list[SessionEntry]:
-        """Root → leaf copies (R10); only the entries on the chain are built."""
-        return hand_out(walk_path(self._entries, leaf_id))
+        """Root → leaf copies (R10)."""
+        return paths.path_to(self._entries, leaf_id)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -63,20 +57,12 @@ class InMemorySessionStore:
     def _check_place(self, entry: Any) -> None:
         check_place(self._ids, entry)
 
-    def _commit(self, entry: Any) -> Any:
-        """Nothing to persist in memory: the store keeps the snapshot. The JSONL store writes
-        the line here and keeps that instead."""
-        return entry
+    def _commit(self, entry: Any) -> None:
+        """Nothing to persist in memory; the JSONL store writes the line here."""
 
 
 class JsonlSessionStore(InMemorySessionStore):
     """One entry per line; a newline commits it; existing bytes are never touched (R8, R9).
-
-    Reopening a file it has read before takes the verdict from the file's validated
-    index (``store_index``) and validates only the lines appended since. Every line is
-    kept as its bytes: a model built from them when it is handed out is the copy (R3).
-    The models validating a line produced at open are handed out once, by the first
-    ``entries()`` or ``path_to`` that reaches them: nobody else ever held them.
 
     Reading needs no lock. Appending does: the first append (or ``lock_for_appending``)
     locks the file itself until ``close``, so a second writer is refused under any name
@@ -87,19 +73,15 @@ class JsonlSessionStore(InMemorySessionStore):
         super().__init__(parse=parse)
         self.path = Path(path)
         self.fsync = fsync
-        self._file: Any = None
-        self._refusal: str | None = None
-        self._seen = _FileState(identity=None, size=0)
         self.warnings: tuple[ReadWarning, ...] = ()
+        self._file: BinaryIO | None = None
+        self._refusal: str | None = None
+        self._seen: tuple[tuple[int, int] | None, int] = (None, 0)
+        """The file read (device, inode) and the bytes read and written there: what appends expect."""
 
     @classmethod
     def open(
-        cls,
-        path: str | os.PathLike[str],
-        *,
-        fsync: bool = True,
-        parse: Parser = parse_session_entry,
-        lock: bool = False,
+        cls, path: PathLike, *, fsync: bool = True, parse: Parser = parse_session_entry, lock: bool = False
     ) -> JsonlSessionStore:
         """Load the committed entries; an unterminated tail blocks appends until dealt with (R8).
 
@@ -108,28 +90,19 @@ class JsonlSessionStore(InMemorySessionStore):
         """
         store = cls(Path(path), fsync=fsync, parse=parse)
         if lock:
-            handle = store._locked_handle()
+            store._file = store._locked_handle()
             try:
-                handle.seek(0)
-                store._load(handle.read(), _identity(handle))
+                store._load(store._file)
             except BaseException:
-                handle.close()
+                store.close()
                 raise
-            store._file = handle
-            return store
-        try:
+        elif store.path.exists():  # opening does not create anything; the first append will
             with open(store.path, "rb") as handle:
-                identity = _identity(handle)
-                data = handle.read()
-        except FileNotFoundError:
-            return store  # opening does not create anything; the first append will
-        store._load(data, identity)
+                store._load(handle)
         return store
 
     @classmethod
-    def recover_into(
-        cls, source: str | os.PathLike[str], target: str | os.PathLike[str], **options: Any
-    ) -> JsonlSessionStore:
+    def recover_into(cls, source: PathLike, target: PathLike, **options: Any) -> JsonlSessionStore:
         """Copy the committed entries of ``source`` to a new file; ``source`` stays as it is.
 
         All or nothing: the copy is written to a temporary file beside ``target`` and
@@ -145,41 +118,29 @@ class JsonlSessionStore(InMemorySessionStore):
         return cls.open(target_path, **options)
 
     def read(self) -> SessionReadResult:
-        """What is on disk now: committed entries (copies) and warnings such as a tail."""
-        if not self.path.exists():
-            return SessionReadResult(entries=[])
-        return read_jsonl(self.path.read_bytes(), self._parse, session=self.path).as_result()
-
-    def entries(self) -> StoredEntries:  # type: ignore[override]  # a read-only sequence equal to the list (issue 31)
-        """Every entry as a copy (R7): a model nobody else holds, built when it is read.
-
-        A read-only sequence equal to the list of the same entries (``StoredEntries``;
-        ``list(...)`` gives the list): ``len`` builds nothing, and reading the newest entries of
-        a long session, or the latest compaction and what it keeps, builds only those. The
-        in-memory store, which keeps models rather than lines, hands out a list.
-        """
-        return StoredEntries(list(self._entries))
-
-    def path_to(self, leaf_id: str) -> StoredEntries:  # type: ignore[override]  # as entries()
-        """Root → leaf copies (R10), as ``entries()``: only the chain's entries, each built when read."""
-        return StoredEntries(walk_path(self._entries, leaf_id))
+        """What is on disk now: the committed entries (built just now) and warnings such as a tail."""
+        return read_jsonl(self.path.read_bytes() if self.path.exists() else b"", self._parse)
 
     def lock_for_appending(self) -> JsonlSessionStore:
         """Become the file's only writer now, rather than at the first append (R8).
 
-        Refused with ``SessionLockedError`` while another writer holds the file, and with
-        ``SessionStoreError`` when the file is no longer exactly what this store read and
-        wrote (someone else appended or replaced it): appending to a stale view could
-        repeat ids or name parents that are not there.
+        Refused while another writer holds the file (``SessionLockedError``), and when the file is no
+        longer what this store read and wrote: appending to a stale view could repeat ids or parents.
         """
         if self._file is None:
-            handle = self._locked_handle()
-            try:
-                self._check_unchanged(handle)
-            except BaseException:
-                handle.close()
-                raise
-            self._file = handle
+            with contextlib.ExitStack() as closed_on_error:
+                handle = closed_on_error.enter_context(self._locked_handle())
+                now = os.fstat(handle.fileno())
+                identity, size = self._seen
+                replaced = identity is not None and (now.st_dev, now.st_ino) != identity
+                if replaced or now.st_size != size:
+                    raise SessionStoreError(
+                        f"{self.path}: the file changed after this store read it ({size} bytes read, "
+                        f"{now.st_size} there now{', another file' if replaced else ''}); someone else wrote "
+                        "to it, so this store refuses to append (open it again)"
+                    )
+                closed_on_error.pop_all()  # kept open, and locked, until close()
+            self._file, self._seen = handle, ((now.st_dev, now.st_ino), size)
         return self
 
     def close(self) -> None:
@@ -196,60 +157,46 @@ class JsonlSessionStore(InMemorySessionStore):
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _load(self, data: bytes, identity: tuple[int, int]) -> None:
-        result = read_jsonl(data, self._parse, session=self.path)
-        self._entries, self._ids = result.entries, result.ids
-        self._seen = _FileState(identity=identity, size=len(data))
+    def _load(self, handle: BinaryIO) -> None:
+        handle.seek(0)
+        data = handle.read()
+        result = read_jsonl(data, self._parse)
+        self._entries, self._ids = result.entries, {entry.id for entry in result.entries}
+        status = os.fstat(handle.fileno())
+        self._seen = ((status.st_dev, status.st_ino), len(data))
         self.warnings = result.warnings
         if result.warnings:
-            tail = result.warnings[0]
             self._refusal = (
-                f"{self.path}: {tail.message}; appends are refused until it is dealt with "
+                f"{self.path}: {result.warnings[0].message}; appends are refused until it is dealt with "
                 f"(inspect it, then start a clean file with JsonlSessionStore.recover_into)"
             )
 
-    def _locked_handle(self) -> Any:
+    def _locked_handle(self) -> BinaryIO:
         """The file opened for appending (created if missing) and locked, or ``SessionLockedError``."""
-        handle = open(self.path, "a+b")  # noqa: SIM115 - kept open, and locked, until close()
-        try:
-            locked = file_lock.try_lock(handle)
-        except BaseException:
-            handle.close()
-            raise
-        if not locked:
-            handle.close()
-            raise SessionLockedError(
-                f"session {self.path.name} already has a writer; a second writer is refused so lines are "
-                "never interleaved (read it with JsonlSessionStore.open(...).read(), or wait)",
-                session=self.path.name,
-            )
+        with contextlib.ExitStack() as closed_on_error:
+            handle = closed_on_error.enter_context(open(self.path, "a+b"))
+            if not file_lock.try_lock(handle):
+                raise SessionLockedError(
+                    f"session {self.path.name} already has a writer; a second writer is refused so lines are "
+                    "never interleaved (read it with JsonlSessionStore.open(...).read(), or wait)",
+                    session=self.path.name,
+                )
+            closed_on_error.pop_all()
         return handle
-
-    def _check_unchanged(self, handle: Any) -> None:
-        now = os.fstat(handle.fileno())
-        identity, size = self._seen
-        replaced = identity is not None and (now.st_dev, now.st_ino) != identity
-        if replaced or now.st_size != size:
-            raise SessionStoreError(
-                f"{self.path}: the file changed after this store read it ({size} bytes read, "
-                f"{now.st_size} there now{', another file' if replaced else ''}); someone else wrote "
-                "to it, so this store refuses to append (open it again)"
-            )
-        self._seen = _FileState(identity=(now.st_dev, now.st_ino), size=size)
 
     def _check_place(self, entry: Any) -> None:
         if self._refusal is not None:
             raise SessionStoreError(self._refusal, entry_id=getattr(entry, "id", None))
         super()._check_place(entry)
 
-    def _commit(self, entry: Any) -> Any:
+    def _commit(self, entry: Any) -> None:
         """Write one line in append mode, flush and fsync; any failure closes the store (R8).
 
         Taking the lock comes first: a refused writer has written nothing and stays open.
-        With the course parser the store keeps the line it wrote rather than the model.
         """
         line = wire_line(entry)
         self.lock_for_appending()
+        assert self._file is not None  # lock_for_appending holds it
         try:
             self._file.write(line)
             self._file.flush()
@@ -258,24 +205,7 @@ class JsonlSessionStore(InMemorySessionStore):
         except Exception as exc:
             self._refusal = f"{self.path}: a write failed ({exc}); the store refuses further appends"
             raise SessionStoreError(self._refusal, entry_id=entry.id) from exc
-        self._seen = _FileState(identity=self._seen.identity, size=self._seen.size + len(line))
-        return (
-            KeptLine(entry.id, entry.parent_id, line[:-1], 0, kind_of(entry))
-            if self._parse is parse_session_entry
-            else entry
-        )
-
-
-class _FileState(NamedTuple):
-    """Which file a store read (device, inode) and how many bytes it has read and written there."""
-
-    identity: tuple[int, int] | None
-    size: int
-
-
-def _identity(handle: Any) -> tuple[int, int]:
-    status = os.fstat(handle.fileno())
-    return (status.st_dev, status.st_ino)
+        self._seen = (self._seen[0], self._seen[1] + len(line))
 
 
 def _exists(path: Path) -> str:
@@ -285,10 +215,9 @@ def _exists(path: Path) -> str:
 def _create_whole(target: Path, data: bytes, *, fsync: bool) -> None:
     """Create ``target`` holding ``data``, all or nothing, never replacing a file (R8).
 
-    The bytes go to a temporary file in the same folder, are fsynced, and the file then
-    takes the target's name in one step that fails if the name is taken: ``os.link`` on
-    POSIX (``os.replace`` would overwrite), ``os.rename`` on Windows (which refuses an
-    existing target). Fsyncing the folder makes the new name itself durable.
+    The bytes go to a temporary file beside it, fsynced, which then takes the name in one step that
+    fails if the name is taken (``os.link``; ``os.replace`` would overwrite; Windows' ``os.rename``
+    refuses too). Fsyncing the folder makes the new name itself durable.
     """
     temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
     try:
@@ -298,10 +227,7 @@ def _create_whole(target: Path, data: bytes, *, fsync: bool) -> None:
             if fsync:
                 os.fsync(handle.fileno())
         try:
-            if os.name == "nt":  # pragma: no cover - Windows only
-                os.rename(temporary, target)
-            else:
-                os.link(temporary, target)
+            (os.rename if os.name == "nt" else os.link)(temporary, target)
         except FileExistsError:
             raise SessionStoreError(_exists(target)) from None
     finally:
@@ -313,12 +239,3 @@ def _create_whole(target: Path, data: bytes, *, fsync: bool) -> None:
             os.fsync(folder)
         finally:
             os.close(folder)
-
-
-__all__ = [
-    "InMemorySessionStore",
-    "JsonlSessionStore",
-    "ReadWarning",
-    "SessionReadResult",
-    "recover_jsonl",
-]

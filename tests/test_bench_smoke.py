@@ -87,12 +87,13 @@ def test_measure_runs_every_timing_on_a_tiny_session(tmp_path: Path) -> None:
         row.lazy_reopen,
         row.explorer_open,
         row.models_only,
+        row.plain_open,
         row.build,
         row.floor,
     )
     assert all(seconds > 0 for seconds in timings)
     lines = bench.table([row]).splitlines()
-    assert [line.split(" (")[0].rsplit(" ", 2)[0].strip() for line in lines[1:9]] == [
+    assert [line.split(" (")[0].rsplit(" ", 2)[0].strip() for line in lines[1 : 2 + len(bench.OPERATIONS)]] == [
         "json.loads of the lines",
         *(name for name, _ in bench.OPERATIONS),
     ]
@@ -100,7 +101,7 @@ def test_measure_runs_every_timing_on_a_tiny_session(tmp_path: Path) -> None:
 
 
 def test_resume_gives_the_context_of_the_path_itself(tmp_path: Path) -> None:
-    """The timed resume does the real work: reopen, the leaf's path, the projection (R9, R10)."""
+    """The timed resume does the real work: reopen, what the projection reads of the leaf's path, the projection (R9, R10)."""
     path = generate_session(101)
     jsonl = tmp_path / "session.jsonl"
     bench.write_jsonl(path, jsonl)
@@ -174,7 +175,7 @@ def test_verdicts_follow_the_numbers() -> None:
     assert checks == {
         "first open + entries() takes 2.00x json.loads at 10000 entries": True,
         "first open + entries() takes 2.03x json.loads at 100000 entries": False,
-        "reopen + path_to + build_context takes 1.50x json.loads at 10000 entries": False,
+        "reopen + resume_path + build_context takes 1.50x json.loads at 10000 entries": False,
         "explorer open takes 0.45x json.loads at 10000 entries": True,
         "build_context is 1.00x its floor at 1000 entries": True,
         "build_context is 3.00x its floor at 10000 entries": True,
@@ -183,7 +184,7 @@ def test_verdicts_follow_the_numbers() -> None:
         "the explorer redraws in 300.00 ms after a budget slider moves at 100000 entries": True,
         "first open + entries() grows 15.2x from 10000 to 100000 entries": True,  # <= 1.2 x 15
         "reopen + entries() grows 13.6x from 10000 to 100000 entries": True,
-        "reopen + path_to + build_context grows 13.3x from 10000 to 100000 entries": True,
+        "reopen + resume_path + build_context grows 13.3x from 10000 to 100000 entries": True,
         "explorer open grows 14.4x from 10000 to 100000 entries": True,
         "build_context grows 13.3x from 10000 to 100000 entries": False,  # the floor grew 10x: <= 12x
         "importing a 50 MB pi log takes 2.40x json.loads": True,

@@ -25,6 +25,7 @@ every offender.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -298,6 +299,33 @@ def test_every_module_reads_in_one_sitting() -> None:
     """Each module one idea, short enough to read whole; each function short enough to hold in mind."""
     long = [f"{path.relative_to(ROOT)}: {found}" for path in every_source() for found in too_long(path)]
     assert not long, "\n".join(long)
+
+
+def test_the_core_reads_whole() -> None:
+    """The chapter's core, ``course_lib``'s top-level modules, at most ``CORE_LINES`` lines in all: what only
+    the course's tooling needs (a faster reader, a real tokenizer) lives in the folders beside it."""
+    lengths = {path.name: len(path.read_text(encoding="utf-8").splitlines()) for path in (ROOT / LEARNER).glob("*.py")}
+    assert sum(lengths.values()) <= CORE_LINES, sorted(lengths.items(), key=lambda item: -item[1])
+
+
+def test_the_reading_order_names_every_module_of_the_core_once() -> None:
+    """``course_lib/README.md`` orders the chapter's modules, each with its lab and rules: none left out, none twice."""
+    readme = (ROOT / LEARNER / "README.md").read_text(encoding="utf-8")
+    table = [line for line in readme.splitlines() if line.startswith("| ") and "`" in line.split("|")[2]]
+    named = [name for line in table for name in re.findall(r"\[`(\w+\.py)`\]", line.split("|")[2])]
+    core = sorted(path.name for path in (ROOT / LEARNER).glob("*.py") if path.name != "__init__.py")
+    assert sorted(named) == core and len(set(named)) == len(named), (named, core)
+
+
+def test_the_core_needs_no_suppression() -> None:
+    """A learner reads the core whole: no ``type: ignore`` and no ``noqa`` to puzzle over."""
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / LEARNER).glob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if "type: ignore" in line or "noqa" in line
+    ]
+    assert not found
 
 
 def test_a_long_function_is_seen(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@
     course-grade export grades.csv --roster roster.csv -o gradebook.csv [--format canvas|moodle]
     course-grade bundle --lab 11.3 -o autograder.zip
     course-grade autograder --lab 11.3 [--root /autograder]     (what the bundle runs)
+    course-grade dry-run autograder.zip NOTEBOOK.ipynb          (the bundle as Gradescope runs it, in a sandbox)
     course-grade report grades.csv -o report.html               (the class picture, report.py)
     course-grade feedback grades.jsonl … -o DIR [--course FILE] (the pages again, from a batch's records)
     course-grade secret [term.secret]                           (a new term secret, for the course file's seed)

@@ -167,7 +167,8 @@ PYTHON_FIX = (
 )
 COPY_FIX = (
     "the learner's kernel could read the lab's reference there: make it unreadable to other users "
-    "(chmod -R o-rwx on the course checkout, or remove the copy), or dry-run in a container without it (docs/grading.md)"
+    "(chmod -R o-rwx on the course checkout, or remove the copy), or dry-run with course-grade dry-run, whose sandbox "
+    "mounts no checkout (docs/grading.md)"
 )
 PSEUDO_FILE_SYSTEMS = (Path("/proc"), Path("/sys"), Path("/dev"), Path("/run"))
 """Not searched for copies of the reference: no file there holds one."""

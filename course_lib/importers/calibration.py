@@ -26,16 +26,9 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..errors import CourseError
-from ..estimators import (
-    CJK_CHARACTER,
-    CJK_TOKENS_PER_CHAR,
-    cl100k_encoding,
-    estimate_tokens_bpe,
-    estimate_tokens_chars,
-    estimate_tokens_cjk,
-    message_texts,
-)
+from ..estimators import CJK_CHARACTER, CJK_TOKENS_PER_CHAR, estimate_tokens_chars, estimate_tokens_cjk, message_texts
 from . import SAMPLE_LANGUAGES, load_session, sample_path
+from .bpe import cl100k_encoding, estimate_tokens_bpe
 
 RESOLUTION = 100
 """The coefficient is kept to 1/RESOLUTION tokens per character."""

@@ -21,16 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CourseError, SessionEntryError, SessionPathError, SessionStoreError
-from ..estimators import (
-    CJK_TOKENS_PER_CHAR,
-    TokenizerDataError,
-    estimate_tokens_bpe,
-    estimate_tokens_chars,
-    estimate_tokens_cjk,
-)
+from ..estimators import CJK_TOKENS_PER_CHAR, estimate_tokens_chars, estimate_tokens_cjk
 from ..store import JsonlSessionStore
 from ..teaching.i18n import MESSAGES
 from . import FORMATS, ImportedSession, SessionImportError, load_session
+from .bpe import TokenizerDataError, estimate_tokens_bpe
 
 DEFAULTS = {"max_tokens": 200_000, "reserved_output": 16_384, "safety_margin": 2_000}
 ESTIMATORS = {"chars": estimate_tokens_chars, "cjk": estimate_tokens_cjk, "bpe": estimate_tokens_bpe}

@@ -1,7 +1,7 @@
-"""The course's own JSONL, read by the store's reader (R8): committed entries, an unterminated tail reported.
+"""The course's own JSONL, read by the fast reader (R8): committed entries, an unterminated tail reported.
 
 The leaf is the last entry in the file; entries off its path are reported as
-skipped (an abandoned branch). Bad lines raise the store's errors, which name
+skipped (an abandoned branch). Bad lines raise the readers' errors, which name
 the line; they are re-raised as ``SessionImportError`` with that line.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..errors import SessionEntryError, SessionStoreError
 from ..paths import path_to
-from ..store import JsonlSessionStore
+from ..reader import SessionReader
 from ..teaching.i18n import MESSAGES
 from .report import ImportedSession, SessionImportError, Skip
 from .tree import OFF_PATH
@@ -19,7 +19,7 @@ from .tree import OFF_PATH
 
 def load(path: Path) -> ImportedSession:
     try:
-        read = JsonlSessionStore(path).read()  # the entries just parsed, not copies of them
+        read = SessionReader(path).read()  # the entries just built, not copies of them
     except (SessionEntryError, SessionStoreError) as exc:
         raise SessionImportError(str(exc), line=exc.line) from None
     entries = read.entries

@@ -44,7 +44,7 @@ from IPython.display import HTML, display
 
 from course_lib import build_context, estimate_tokens_chars
 from course_lib.teaching import i18n
-from course_lib.estimators import estimate_tokens_bpe
+from course_lib.importers.bpe import estimate_tokens_bpe
 from course_lib.explorer import ProjectionExplorer, budget_bar_svg, project, table_page
 from course_lib.importers import FORMATS, load_session, sample_path
 

@@ -5,7 +5,8 @@ and lists of free JSON. These tests try every ordinary mutation (assigning an
 attribute, which a frozen model refuses, and changing every dict and list that can
 be reached) through every way the package hands an object out, and check that the
 session, and every other object handed out, stays as it was; and that a handed-out
-object is never the one the session keeps.
+object is never the one the session keeps. (The fast reader, ``course_lib.reader``, is
+held to the same promises by tests/lib/reader/test_reader_contract.py.)
 """
 
 from __future__ import annotations
@@ -40,11 +41,9 @@ from course_lib import (
     parse_session_entry,
     path_to,
     recover_jsonl,
-    store_index,
     to_json_dict,
 )
 from course_lib.parsing import changeable_fields, fresh_copy
-from course_lib.store_index import CACHE_ENV
 
 LEAF = "r3"
 BUDGET = {"max_tokens": 10_000, "reserved_output": 0, "safety_margin": 0}
@@ -103,13 +102,6 @@ def _models(value: Any) -> list[BaseModel]:
     return found
 
 
-@pytest.fixture(autouse=True)
-def indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every file gets an index, so the reopens below take the index's path (R8, R9)."""
-    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "indexes"))
-    monkeypatch.setattr(store_index, "MIN_BYTES", 0)
-
-
 def write_session(tmp_path: Path) -> Path:
     target = tmp_path / "session.jsonl"
     target.write_text("".join(json.dumps(wire) + "\n" for wire in session_wire()))
@@ -140,18 +132,6 @@ HANDED_OUT: dict[str, Callable[[Path], tuple[Callable[[], list[Any]], Callable[[
     )(),
     "jsonl first open path_to()": lambda tmp: (
         lambda p=write_session(tmp): (lambda s=JsonlSessionStore.open(p): (lambda: s.path_to(LEAF), s.entries))()
-    )(),
-    "jsonl reopen entries()": lambda tmp: (
-        lambda p=write_session(tmp): (
-            JsonlSessionStore.open(p).entries(),
-            (lambda s=JsonlSessionStore.open(p): (s.entries, s.entries))(),
-        )[1]
-    )(),
-    "jsonl reopen path_to()": lambda tmp: (
-        lambda p=write_session(tmp): (
-            JsonlSessionStore.open(p).entries(),
-            (lambda s=JsonlSessionStore.open(p): (lambda: s.path_to(LEAF), s.entries))(),
-        )[1]
     )(),
     "jsonl read()": lambda tmp: (
         lambda p=write_session(tmp): (lambda s=JsonlSessionStore.open(p): (lambda: s.read().entries, s.entries))()
@@ -187,18 +167,6 @@ def test_r3_r7_what_append_returns_is_not_what_the_store_keeps(kind: str, tmp_pa
     assert sum(mutate_everything(entry) for entry in returned) >= 8  # and what append handed back
     assert to_json_dict(store.entries()) == session_wire()
     assert all(a is not b for a, b in zip(returned, store.entries()))
-
-
-@pytest.mark.parametrize("name", ["jsonl first open entries()", "jsonl reopen entries()"])
-def test_r7_a_jsonl_store_hands_out_new_models_every_time(name: str, tmp_path: Path) -> None:
-    """The models validating the file produced at open go out once; later calls build new ones."""
-    hand_out, _ = HANDED_OUT[name](tmp_path)
-    rounds = [hand_out() for _ in range(3)]
-    ids = [
-        {id(part) for entry in entries for part in [entry, *mutable_containers(entry).values()]} for entries in rounds
-    ]
-    assert not ids[0] & ids[1] and not ids[1] & ids[2] and not ids[0] & ids[2]
-    assert rounds[0] == rounds[1] == rounds[2]
 
 
 def test_r10_r13_path_to_and_groups_are_copies_whatever_is_changed() -> None:

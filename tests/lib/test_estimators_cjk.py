@@ -24,12 +24,12 @@ from course_lib.estimators import (
     CJK_TOKENS_PER_CHAR,
     Message,
     cjk_characters,
-    estimate_tokens_bpe,
     estimate_tokens_chars,
     estimate_tokens_cjk,
     message_texts,
 )
 from course_lib.importers import FORMATS, SAMPLE_LANGUAGES, calibration, load_session, sample_path
+from course_lib.importers.bpe import estimate_tokens_bpe
 from course_lib.importers.cli import main as course_session
 
 ROOT = Path(__file__).resolve().parents[2]

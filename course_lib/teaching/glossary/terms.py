@@ -233,7 +233,7 @@ PROJECTION_TERMS: tuple[Term, ...] = (
             "build_context(estimate_tokens=…)",
             "estimate_tokens_chars()",
             "estimators.estimate_tokens_cjk()",
-            "estimators.estimate_tokens_bpe()",
+            "importers.bpe.estimate_tokens_bpe()",
             "fixtures.teaching_estimator()",
         ),
         (),

@@ -7,6 +7,8 @@ and ``run_autograder`` as Gradescope runs them, see ``gradescope_dry_run.py``)
 with an honest solution, a submission that imports the reference from the
 installed package, a detached process that rewrites ``results.json``, two
 uploaded notebooks, and the capstone's solution. Run as root, as Gradescope does.
+``course-grade dry-run`` runs them in a sandbox that sees only the bundle: it
+grades where another readable checkout stops the dry run by hand.
 """
 
 from __future__ import annotations
@@ -439,6 +441,61 @@ def test_the_dry_run_refuses_while_the_course_checkout_is_readable(dry_run) -> N
     assert str(ROOT / "course_lib") in data["output"] and "chmod -R o-rwx" in data["output"]
     hidden, _ = grader.submit({"lab_11_3_build_context.ipynb": notebook}, cwd=folder)  # the checkout out of reach
     assert hidden["score"] == 0 and "the reference was out of reach: uid 6" in _text(hidden), _text(hidden)
+
+
+@pytest.fixture
+def readable_checkout() -> object:
+    """Another course checkout on the machine, readable by every user (a clone under a default umask)."""
+    folder = public_folder("course-grade-other-checkout-")
+    try:
+        shutil.copytree(ROOT / "course_lib", folder / "course_lib", ignore=shutil.ignore_patterns("__pycache__"))
+        for path in [folder, *folder.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        reference = folder / "course_lib" / "context.py"
+        read = subprocess.run(["cat", str(reference)], user=65534, group=65534, extra_groups=[], capture_output=True)
+        assert read.returncode == 0 and b"def build_context" in read.stdout  # another user reads the reference
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _pack_dry_run(bundle: Path, notebook: object, folder: Path) -> tuple[dict, str]:
+    """``course-grade dry-run BUNDLE NOTEBOOK --results …``, as docs/grading.md gives it; its results.json and output."""
+    upload, results = folder / "lab_11_3_build_context.ipynb", folder / "results.json"
+    nbformat.write(notebook, upload)
+    finished = subprocess.run(
+        [sys.executable, "-m", "course_grader", "dry-run", str(bundle), str(upload), "--results", str(results)],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        timeout=900,
+    )
+    assert finished.returncode == 0, finished.stderr
+    return json.loads(results.read_text()), finished.stdout
+
+
+@pytest.mark.slow
+def test_the_packs_dry_run_grades_beside_another_readable_checkout(dry_run, readable_checkout, tmp_path) -> None:
+    """Issue 44: a dry run by hand scores 0 while any checkout is readable; ``course-grade dry-run`` grades.
+
+    By hand, the strict check (kept for Gradescope) names the other checkout and
+    grades nothing. The pack's dry run of a bundle of the same lab, on the same
+    machine, gives the solution full marks, and the attack that read the
+    reference from the readable checkout finds it out of reach."""
+    autograder, folder = dry_run
+    attack = IMPORTS_THE_REFERENCE.format(installed=str(readable_checkout))
+    notebook = edited(solution("11.3"), "build_context", lambda source: source + "\n" + attack)
+    by_hand, _ = autograder("11.3").submit({"lab_11_3_build_context.ipynb": notebook}, cwd=folder, hide=False)
+    assert by_hand["score"] == 0 and "the learner's account can read a copy of the lab's reference" in _text(by_hand)
+    named = str(readable_checkout / "course_lib") in by_hand["output"] or "places in all" in by_hand["output"]
+    assert named, _text(by_hand)  # the first ten places are named: on a machine of many checkouts, maybe not this one
+    bundle = tmp_path / "autograder-11.3.zip"
+    assert cli.main(["bundle", "--lab", "11.3", "-o", str(bundle), "--seed", str(SECRET_SEED)]) == 0
+    data, said = _pack_dry_run(bundle, solution("11.3"), tmp_path)
+    assert data["score"] == len(data["tests"]) == 7 and "not set up" not in _text(data), _text(data)
+    assert "sandbox: learner account" in said and f"wrote {tmp_path / 'results.json'}: score 7 of 7" in said
+    attacked, _ = _pack_dry_run(bundle, notebook, tmp_path)
+    assert attacked["score"] == 0 and "the reference was out of reach: uid 6" in _text(attacked), _text(attacked)
 
 
 REWRITER = """

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import json
 import zipfile
+from decimal import Decimal
 from pathlib import Path
 
+import pytest
 from term_secrets import TERM
 
 from course_grader import GradeResult, TestResult, load_course, score
-from course_grader.course.course import NO_COURSE
+from course_grader.course.course import NO_COURSE, Course
+from course_grader.course.course_file import lab_tests
+from course_grader.course.course_settings import CourseSettings, LabSettings
 from course_grader.packaging.bundle import build_bundle
 from course_grader.packaging.scoring_file import SCORING, read_scoring
 from course_grader.results.gradescope import to_gradescope
+from course_grader.results.scoring import points_per_test
 from course_lib.teaching.lab_registry import LABS
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
@@ -36,15 +41,58 @@ def test_results_json_gives_the_course_files_score() -> None:
     course = load_course(COURSE)
     data = to_gradescope(PARTLY, course)
     assert data["score"] == score(PARTLY, course).points == 4.44
-    assert round(sum(test["max_score"] for test in data["tests"]), 2) == 10
+    assert total(data, "max_score") == 10
     worth = {test["number"]: test["max_score"] for test in data["tests"]}
-    assert worth["H1"] == worth["H2"] == 2.2222 and worth["7"] == worth["H3"] == 1.1111  # 2 of 9 weights, 1 of 9
+    assert (worth["H1"], worth["H2"], worth["7"], worth["H3"]) == (2.2223, 2.2222, 1.1111, 1.1111)  # 2 of 9, 1 of 9
     assert data["output"].startswith("Lab 11.3: 4.44/10")
 
 
 def test_results_json_never_names_the_runs_secret() -> None:
     """What a learner may be shown says nothing of what the hidden cases were drawn from (issue 43)."""
     assert TERM not in json.dumps(to_gradescope(PARTLY.model_copy(update={"seed": TERM}), NO_COURSE))
+
+
+def total(data: dict, field: str) -> Decimal:
+    """What Gradescope's page adds up: the tests' numbers as results.json writes them, summed without rounding."""
+    return sum((Decimal(json.dumps(test[field])) for test in data["tests"]), Decimal(0))
+
+
+SETTINGS = {
+    "no course file": LabSettings(),
+    "10 points": LabSettings(points=10),
+    "10 points, H1 and H2 weigh 2": LabSettings(points=10, weights={"H1": 2, "H2": 2}),
+    "7.5 points, the first test weighs 3": LabSettings(
+        points=7.5, weights=dict.fromkeys(("1", "4", "7", "10", "12", "16"), 3)
+    ),
+    "100 points, H1 weighs nothing": LabSettings(points=100, weights={"H1": 0}),
+    "1 point": LabSettings(points=1),
+    "weights only": LabSettings(weights={"H1": 2.5, "H2": 0.5}),
+}
+
+
+@pytest.mark.parametrize("lab", LABS)
+@pytest.mark.parametrize("setting", SETTINGS)
+def test_every_labs_tests_add_up_to_its_maximum(lab: str, setting: str) -> None:
+    """Issue 44: Lab 11.3's seven tests of 10/7 points were written 1.4286 each, 10.0002 in all against 10.
+
+    Now they add up exactly, in every lab under every setting: the maxima to the
+    lab's points (or its weights' sum), a full solution's scores to the same, and
+    each test within 0.0001 of its exact share (a test weighing nothing stays 0)."""
+    course = Course(settings=CourseSettings(labs={lab: SETTINGS[setting]}))
+    tests = lab_tests(LABS[lab])
+    full = GradeResult(
+        submission="a.ipynb",
+        student="a",
+        lab=lab,
+        status="ok",
+        tests=tuple(TestResult(name=name, number=number, lab=lab, score=1.0) for number, name in tests),
+    )
+    exact = points_per_test(full, course)
+    maximum = Decimal(str(score(full, course).max_points))
+    data = to_gradescope(full, course)
+    assert total(data, "max_score") == total(data, "score") == maximum == Decimal(str(data["score"]))
+    assert all(abs(test["max_score"] - exact[test["number"]]) < 1e-4 for test in data["tests"])
+    assert all(test["max_score"] == 0 for test in data["tests"] if not exact[test["number"]])
 
 
 def test_without_a_course_file_a_test_is_a_point() -> None:

@@ -1,9 +1,9 @@
-"""The validated index of a JSONL session: why reopening need not re-validate (R8, R9).
+"""The validated index of a JSONL session: why the fast reader's reopen need not re-validate (R8, R9).
 
 Validating a line means parsing it strictly (R1) and reading it once more for
 repeated keys; on a long session that is most of the time a reopen takes. Yet a
 line that passed once passes again: the verdict depends only on its bytes and on
-the code that judged them. So after reading a file the store records the verdict
+the code that judged them. So after reading a file the reader records the verdict
 in a small index: how many bytes it covers, their sha256, the code's fingerprint,
 and each entry's id and parent (what the tree checks of R7 need) and kind. A reopen that
 finds the same bytes under the same fingerprint takes the verdict, checks only the
@@ -50,34 +50,36 @@ class SessionIndex(BaseModel):
     ids: list[str]
     parents: list[str | None]
     kinds: Annotated[str, Field(pattern=r"^[smcd]*$")]
-    """One letter per entry (``store_lines.KINDS``): where the compactions and system messages are,
+    """One letter per entry (``reader.lines.KINDS``): where the compactions and system messages are,
     so a reader of the newest entries builds no others (R16, R18)."""
 
 
 JUDGING_MODULES = (
     "models.py",
     "parsing.py",
-    "store.py",
-    "store_read.py",
-    "store_lines.py",
-    "store_index.py",
-    "stored_entries.py",
+    "jsonl.py",
+    "reader/entries.py",
+    "reader/index.py",
+    "reader/lines.py",
+    "reader/read.py",
+    "reader/session.py",
 )
-"""The modules whose code decides whether a line is valid and what an index records; every
-``store*.py`` module is one of them (tests/lib/test_store_index.py checks it)."""
+"""The modules (under ``course_lib``) whose code may decide whether a line is valid and what an
+index records: the models, the parser, the core's line reader and every module of the reader
+(tests/lib/reader/test_reader_index.py checks that none is left out)."""
 
 
 @functools.cache
 def fingerprint() -> str:
-    """The code that judges a line: the models, the parser, the store and its lines, and pydantic's versions.
+    """The code that judges a line: the models, the parser, the readers of lines, and pydantic's versions.
 
     Any change to them makes every older index a stranger, so a verdict is never
     taken from code that might have judged differently.
     """
     digest = hashlib.sha256(f"{INDEX_FORMAT} {pydantic.VERSION} {pydantic_core.__version__}".encode())
-    here = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]
     for name in JUDGING_MODULES:
-        digest.update((here / name).read_bytes())
+        digest.update((package / name).read_bytes())
     return digest.hexdigest()
 
 
@@ -120,7 +122,7 @@ def save_index(session: Path, data: bytes, size: int, ids: list[str], parents: l
     where = index_path(session) if len(data) >= MIN_BYTES else None
     if where is None:
         return
-    index = SessionIndex.model_construct(  # the store's own values, checked when the index is read back
+    index = SessionIndex.model_construct(  # the reader's own values, checked when the index is read back
         format=INDEX_FORMAT,
         fingerprint=fingerprint(),
         size=size,

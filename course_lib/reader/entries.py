@@ -1,8 +1,8 @@
-"""Entries built when read: the read-only sequence a store's ``entries()`` and ``path_to`` return (R3, R7, R10).
+"""Entries built when read: the sequence the fast reader's ``entries()`` and ``path_to`` return (R3, R7, R10).
 
 Reading the newest entries of a long session, or resuming from its latest
-compaction, builds only those models; everything else
-stays the bytes ``store_lines`` keeps, until someone reads it.
+compaction (``SessionReader.resume_path``), builds only those models; everything
+else stays the bytes ``reader.lines`` keeps, until someone reads it.
 """
 
 from __future__ import annotations
@@ -11,31 +11,30 @@ import operator
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
-from .models import SessionEntry
-from .store_lines import KeptLine, hand_out, hand_out_one, kind_of
+from ..models import SessionEntry
+from .lines import KeptLine, hand_out, hand_out_one
 
 _UNBUILT: Any = object()
 
 
 class StoredEntries(Sequence[SessionEntry]):
-    """What ``entries()`` and ``path_to`` return: the entries as a read-only sequence, each model
-    built when it is first read (R3, R7, R10).
+    """What the reader's ``entries()`` and ``path_to`` return: the entries as a read-only sequence,
+    each model built when it is first read (R3, R7, R10).
 
-    It behaves as the list it replaces: ``len`` (nothing is built), indices (negative too),
-    slices (lists), iteration, ``in``, ``reversed``, and equality with a list of the same
-    entries. Each entry is built once per sequence, from the store's kept line (or copied from
-    its snapshot): a model nobody else holds, as the list's were. Reading a few entries of a
-    long session (the newest rows, the latest compaction and what it keeps) builds only
-    those; iterating builds the rest in one bulk build (``hand_out``). A line the index
+    It behaves as the list the plain store returns: ``len`` (nothing is built), indices
+    (negative too), slices (lists), iteration, ``in``, ``reversed``, and equality with a list of
+    the same entries. Each entry is built once per sequence, from the reader's kept line: a model
+    nobody else holds, as the plain store's copies are. Reading a few entries of a long session
+    (the newest rows, the latest compaction and what it keeps) builds only those; iterating builds the rest in one bulk build (``hand_out``). A line the index
     vouched for that no longer matches it is refused when it is read, naming its line.
     ``list(...)`` gives a real list.
     """
 
     __slots__ = ("_items", "_built", "_missing")
 
-    def __init__(self, items: list[Any]) -> None:
+    def __init__(self, items: list[KeptLine]) -> None:
         self._items = items
-        """The store's kept lines (or snapshots) at the time of the call: later appends do not show."""
+        """The reader's kept lines at the time of the call."""
         self._built: list[Any] = [_UNBUILT] * len(items)
         self._missing = len(items)
 
@@ -93,11 +92,3 @@ class StoredEntries(Sequence[SessionEntry]):
 
     def __repr__(self) -> str:
         return repr(list(self))
-
-    def ids(self) -> list[str]:
-        """Each entry's id, read from the kept lines (or the snapshots): nothing is built."""
-        return [item.id for item in self._items]
-
-    def kinds(self) -> str:
-        """Each entry's letter in ``KINDS``, read from the kept lines: nothing is built."""
-        return "".join(item.kind if type(item) is KeptLine else kind_of(item) for item in self._items)

@@ -1,4 +1,4 @@
-"""The store's bulk builds leave the process's garbage collector as they found it, and leave what
+"""The fast reader's bulk builds leave the process's garbage collector as they found it, and leave what
 they built where the young collections do not walk it (issue 31: collections avoided, not postponed)."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from wire_samples import little_session_wire
 
-from course_lib import JsonlSessionStore, SessionEntryError, recover_jsonl, store_lines
+from course_lib import SessionEntryError
+from course_lib.reader import SessionReader, lines, recover_jsonl
 
 
 @pytest.fixture
@@ -37,9 +38,9 @@ def state() -> tuple[bool, tuple[int, ...], int]:
 
 
 def every_way_in(session: Path) -> None:
-    JsonlSessionStore.open(session, fsync=False).entries()
-    list(JsonlSessionStore.open(session, fsync=False).entries())
-    JsonlSessionStore(session).read()
+    SessionReader.open(session).entries()
+    list(SessionReader.open(session).entries())
+    SessionReader(session).read()
     recover_jsonl(session.read_text(encoding="utf-8"))
 
 
@@ -66,7 +67,7 @@ def test_the_state_is_restored_when_a_line_is_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps(little_session_wire()[0]) + "\n{not json\n", encoding="utf-8")
     before = state()
     with pytest.raises(SessionEntryError, match="line 2"):
-        JsonlSessionStore.open(path, fsync=False)
+        SessionReader.open(path)
     assert state() == before
 
 
@@ -89,13 +90,13 @@ def test_no_collection_walks_what_a_bulk_build_made(tmp_path: Path) -> None:
     gc.enable()
     gc.callbacks.append(seen)
     try:
-        store = JsonlSessionStore.open(path, fsync=False)  # about 15 containers per line: far past a young threshold
+        reader = SessionReader.open(path)  # about 15 containers per line: far past a young threshold
     finally:
         gc.callbacks.remove(seen)
-    assert len(store.entries()) == 301 and collections == []
+    assert len(reader.entries()) == 301 and collections == []
 
 
 def test_settled_leaves_nothing_young() -> None:
     young: list[list[int]] = [[] for _ in range(1000)]
-    store_lines.settled()
+    lines.settled()
     assert gc.get_count()[0] < 10 and gc.get_freeze_count() == 0 and len(young) == 1000

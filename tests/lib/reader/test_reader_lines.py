@@ -1,4 +1,4 @@
-"""The JSONL store's bulk builds (``course_lib.store_lines``) pause Python's cyclic garbage
+"""The fast reader's bulk builds (``course_lib.reader.lines``) pause Python's cyclic garbage
 collector while they run and restore it after, whatever happens (R8, R9)."""
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 from wire_samples import little_session_wire
 
-from course_lib import JsonlSessionStore, SessionEntryError, recover_jsonl, store_index, store_lines
-from course_lib.store_index import CACHE_ENV
+from course_lib import SessionEntryError
+from course_lib.reader import CACHE_ENV, SessionReader, index, lines, recover_jsonl
 
 
 @pytest.fixture(autouse=True)
 def indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "indexes"))
-    monkeypatch.setattr(store_index, "MIN_BYTES", 0)
+    monkeypatch.setattr(index, "MIN_BYTES", 0)
 
 
 @pytest.fixture(autouse=True)
@@ -41,23 +41,20 @@ def session(tmp_path: Path) -> Path:
 def seen(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether the collector ran while the validator built models, one flag per call."""
     flags: list[bool] = []
-    validate = store_lines._VALIDATE_JSON
+    validate = lines._VALIDATE_JSON
 
     def recording(data: bytes, **options: Any) -> Any:
         flags.append(gc.isenabled())
         return validate(data, **options)
 
-    monkeypatch.setattr(store_lines, "_VALIDATE_JSON", recording)
+    monkeypatch.setattr(lines, "_VALIDATE_JSON", recording)
     return flags
 
 
 WAYS_IN: dict[str, Callable[[Path], object]] = {
-    "first open + entries()": lambda path: JsonlSessionStore.open(path, fsync=False).entries(),
-    "reopen + entries()": lambda path: (
-        JsonlSessionStore.open(path, fsync=False),
-        JsonlSessionStore.open(path, fsync=False).entries(),
-    ),
-    "read()": lambda path: JsonlSessionStore(path).read(),
+    "first open + entries()": lambda path: list(SessionReader.open(path).entries()),
+    "reopen + entries()": lambda path: (SessionReader.open(path), list(SessionReader.open(path).entries())),
+    "read()": lambda path: SessionReader(path).read(),
     "recover_jsonl": lambda path: recover_jsonl(path.read_text(encoding="utf-8")),
 }
 
@@ -73,7 +70,7 @@ def test_every_bulk_build_runs_with_the_collector_paused_and_restores_it(
 
 def test_a_collector_the_caller_paused_stays_paused(session: Path, seen: list[bool]) -> None:
     gc.disable()
-    JsonlSessionStore.open(session, fsync=False).entries()
+    list(SessionReader.open(session).entries())
     assert seen and not gc.isenabled()
 
 
@@ -82,13 +79,13 @@ def test_the_collector_runs_again_after_a_refused_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps(little_session_wire()[0]) + "\n{not json\n", encoding="utf-8")
     with pytest.raises(SessionEntryError, match="line 2"):
-        JsonlSessionStore.open(path, fsync=False)
+        SessionReader.open(path)
     assert gc.isenabled()
 
 
 def test_the_pause_ends_when_the_build_raises() -> None:
     def build() -> None:
-        with store_lines.collector_paused():
+        with lines.collector_paused():
             assert not gc.isenabled()
             raise RuntimeError("boom")
 

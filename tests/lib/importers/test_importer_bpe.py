@@ -1,4 +1,4 @@
-"""estimate_tokens_bpe: tiktoken's cl100k_base built offline from a verified ranks file."""
+"""estimate_tokens_bpe (``course_lib.importers.bpe``): tiktoken's cl100k_base built offline from a verified ranks file."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ from typing import Any
 
 import pytest
 
-from course_lib import AssistantMessage, TextContent, ToolCall, Usage, UserMessage, estimators
-from course_lib.estimators import (
+from course_lib import AssistantMessage, TextContent, ToolCall, Usage, UserMessage
+from course_lib.estimators import estimate_tokens_chars, message_texts
+from course_lib.importers import bpe
+from course_lib.importers.bpe import (
     CL100K_PATTERN,
     CL100K_SHA256,
     CL100K_SPECIAL_TOKENS,
     TokenizerDataError,
     cl100k_encoding,
     estimate_tokens_bpe,
-    estimate_tokens_chars,
-    message_texts,
     verified_ranks,
 )
 
@@ -111,6 +111,6 @@ def test_a_ranks_file_with_another_hash_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_missing_ranks_package_gives_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(estimators, "RANKS_DISTRIBUTION", "no-such-ranks-package")
+    monkeypatch.setattr(bpe, "RANKS_DISTRIBUTION", "no-such-ranks-package")
     with pytest.raises(TokenizerDataError, match="no-such-ranks-package"):
         verified_ranks()
