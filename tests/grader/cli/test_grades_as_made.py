@@ -3,7 +3,8 @@
 Before, the CSV and the records were written once, after the similarity pass:
 a grader OOM-killed there lost every honest neighbour's grade. Now each row is
 appended to ``grades.partial.jsonl`` as it comes in (the records' format), and
-the CSV and records are written before the similarity pass starts.
+the CSV and records are written before the similarity pass starts. What the
+killed run left in its temporary folder, the next run removes before it grades.
 """
 
 from __future__ import annotations
@@ -57,8 +58,15 @@ def test_a_grader_killed_mid_batch_leaves_every_finished_row(tmp_path: Path) -> 
     assert sorted(row.student for row in finished) == ["a", "b", "c"], [row.notes for row in finished]
     assert all(row.status == "ok" and row.score == row.max_score > 0 for row in finished)
     assert not out.exists()  # the batch never got to its CSV: the journal is what is left, whole
-    cleaned = subprocess.run(
-        [sys.executable, "-m", "course_grader", "clean"], env={**os.environ, "TMPDIR": str(scratch)}, check=True
+    assert any(scratch.iterdir())  # what the killed run left: its temporary folder
+    again = subprocess.run(  # the next run removes it before it grades (course-grade clean: test_stopping.py)
+        [sys.executable, "-m", "course_grader", str(folder / "a" / "lab_11_1_compaction_record.ipynb"), "--no-sandbox"],
+        env={**os.environ, "TMPDIR": str(scratch)},
+        cwd=tmp_path,  # one notebook's results.json
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    assert cleaned.returncode == 0 and list(scratch.iterdir()) == [] and journal.exists()  # litter gone, rows kept
+    assert "a stopped course-grade left" in again.stderr, again.stderr
+    assert list(scratch.iterdir()) == [] and journal.exists()  # litter gone, rows kept
     scratch.rmdir()

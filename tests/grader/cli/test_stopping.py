@@ -110,5 +110,3 @@ def test_what_a_killed_run_leaves_the_next_one_removes(
     )
     assert cleaned.returncode == 0 and all(f"removed {folder}" in cleaned.stdout for folder in left), cleaned.stdout
     assert not any(folder.exists() for folder in ours) and list(scratch.iterdir()) == []
-    again = subprocess.run([sys.executable, "-m", "course_grader", "clean"], capture_output=True, text=True)
-    assert "nothing was left behind" in again.stdout or "removed" in again.stdout  # others' runs may have left some
