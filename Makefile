@@ -10,7 +10,7 @@ START  := notebooks/00_start_here.ipynb
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg
 
-.PHONY: venv lab check tidy test test-sandboxed test-pythons test-unit test-notebooks test-browser grading-tools bench checklist notebooks learner-labs rules glossary translations mutants book clean
+.PHONY: venv lab check tidy test test-sandboxed test-pythons test-unit test-notebooks test-browser test-hub grading-tools bench checklist notebooks learner-labs rules glossary translations mutants book clean
 
 venv: $(STAMP)
 
@@ -90,6 +90,17 @@ test-browser: $(STAMP)
 	@$(ENSURE_DEBIAN_PACKAGE) fonts-wqy-microhei "the Chinese pages in the browser test (make test-browser)" /usr/share/fonts/truetype/wqy "1 package, 2 MB"
 	COURSE_BROWSER_TEST=1 $(BIN)/python -m pytest -p no:nbval tests/browser -v
 
+# The live lab on a real JupyterHub (tests/hub, issue 46): jupyterhub from the [hub] extra, configurable-http-proxy from
+# the npm registry installed into HUB_TOOLS (a local folder, never globally), Debian's chromium for the instructor's
+# page. About a minute; not part of `make test`.
+HUB_TOOLS := build/hub-tools
+PROXY_BIN := $(HUB_TOOLS)/node_modules/.bin/configurable-http-proxy
+test-hub: $(STAMP)
+	@$(ENSURE_DEBIAN_PACKAGE) chromium "the hub test (make test-hub)" /usr/bin/chromium "about 130 packages on Debian 12"
+	@$(ENSURE_DEBIAN_PACKAGE) npm "configurable-http-proxy for the hub test (make test-hub)" /usr/bin/npm "Node.js and npm"
+	test -x $(PROXY_BIN) || npm install --prefix $(HUB_TOOLS) --no-audit --no-fund --loglevel=error configurable-http-proxy@5
+	COURSE_HUB_TEST=1 CONFIGURABLE_HTTP_PROXY=$(PROXY_BIN) $(BIN)/python -m pytest -p no:nbval tests/hub -v
+
 # The course as a website in build/book (BOOK_DIR): the learner notebooks and labs with their committed outputs,
 # the rules and the guides, a search box and launch buttons (book/settings.toml; BOOK_JUPYTERHUB_URL=… overrides);
 # in English (BOOK_DIR/en/) and Chinese (BOOK_DIR/zh/: labs/zh, notebooks/zh, docs/zh), built side by side.
@@ -120,7 +131,7 @@ translations: $(STAMP)
 checklist: $(STAMP)
 	$(BIN)/python -m course_lib.checklist
 
-# What users wait for, each as a ratio to its floor in the same run (README, "Other commands"); about 15 minutes.
+# What users wait for, each as a ratio to its floor in the same run (README, "Other commands"); about 15 minutes, and 2.5 more for the live lab.
 # BENCH_ARGS measures less, e.g. `make bench BENCH_ARGS="--sizes 1000,10000 --notebooks 6"` (--help lists them).
 bench: $(STAMP) grading-tools
 	$(BIN)/python benchmarks/bench.py $(BENCH_ARGS)

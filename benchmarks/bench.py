@@ -32,6 +32,9 @@ importing a generated 50 MB pi log against ``json.loads`` over the same lines.
 
 ``grading.py`` adds one notebook graded by the command against its floor (the sandbox
 started and its kernel running the same cells) and a batch of 20 per notebook.
+``live.py`` adds the live lab under a room's load (issue 46): 120 simulated learners
+each posting a checklist run every 2 s for 2 minutes while 5 instructor pages are
+open: post latency, the delay from a post to the pages, the server's memory.
 
 It prints each target with PASS or MISS: first open + ``entries()`` within 2x
 ``json.loads`` at 10k and 100k entries, resume and explorer open within 0.5x at 10k,
@@ -39,7 +42,8 @@ It prints each target with PASS or MISS: first open + ``entries()`` within 2x
 within 30 ms at 10k and 300 ms at 100k, growth from 10k to 100k entries within
 1.2x of its baseline's own growth in the same run, the import within 3x of
 ``json.loads``, one notebook graded within 1.5x its floor and a batch within 1.3 s per
-notebook on two cores. ``--help`` lists the options that measure less. Every ratio is computed from this run; nothing here is a test.
+notebook on two cores, the live lab's p99 post latency under 50 ms, a post on the pages
+within 1 s and the server's memory under 200 MB. ``--help`` lists the options that measure less. Every ratio is computed from this run; nothing here is a test.
 The open rows are shown once more with the garbage collector on, as a user's
 process runs them (the reader pauses it while it builds models in bulk), against
 ``json.loads`` with the collector on too; that table informs, it is no target.
@@ -85,6 +89,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from grading import Grading, grading_lines, grading_verdicts, measure_grading
+from live import LEARNERS, SECONDS, LiveLoad, live_lines, live_references, live_verdicts, measure_live
 from sessions import candidates, generate_session, tenth_budget, write_pi_log
 
 from course_lib import (
@@ -563,11 +568,12 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.2f} ms"
 
 
-Measured = Row | Redraw | Import | Grading
+Measured = Row | Redraw | Import | Grading | LiveLoad
 
 
 def run_part(part: str) -> Measured:
-    """One measurement in this process: ``size:N``, ``explorer:N``, ``import:MEGABYTES`` or ``grading:NOTEBOOKS``."""
+    """One measurement in this process: ``size:N``, ``explorer:N``, ``import:MEGABYTES``, ``grading:NOTEBOOKS``
+    or ``live:LEARNERS:SECONDS``."""
     kind, _, amount = part.partition(":")
     with tempfile.TemporaryDirectory(prefix="course-bench-") as tmp:
         os.environ[CACHE_ENV] = str(Path(tmp) / "index")  # the indexes live and die with the files
@@ -581,10 +587,15 @@ def run_part(part: str) -> Measured:
             return measure_import(float(amount), Path(tmp))
         if kind == "grading":
             return measure_grading(Path(tmp), notebooks=int(amount))
-    raise ValueError(f"unknown part {part!r}: size:N, explorer:N, import:MEGABYTES or grading:NOTEBOOKS")
+        if kind == "live":
+            learners, _, seconds = amount.partition(":")
+            return measure_live(int(learners), float(seconds))
+    raise ValueError(
+        f"unknown part {part!r}: size:N, explorer:N, import:MEGABYTES, grading:NOTEBOOKS or live:N:SECONDS"
+    )
 
 
-_KINDS = {"size": Row, "explorer": Redraw, "import": Import, "grading": Grading}
+_KINDS = {"size": Row, "explorer": Redraw, "import": Import, "grading": Grading, "live": LiveLoad}
 
 
 def in_fresh_process(part: str) -> Measured:
@@ -621,6 +632,8 @@ def main(
     megabytes: float = IMPORT_MEGABYTES,
     processes: int = PROCESSES,
     notebooks: int = BATCH_NOTEBOOKS,
+    learners: int = LEARNERS,
+    live_seconds: float = SECONDS,
 ) -> int:
     rows: list[Row] = []
     for n in sizes:
@@ -634,16 +647,23 @@ def main(
     assert imported is None or isinstance(imported, Import)
     grading = in_fresh_process(f"grading:{notebooks}") if notebooks else None
     assert grading is None or isinstance(grading, Grading)
-    print(table(rows))
-    print()
-    print(extras(redraws, imported))
+    live = in_fresh_process(f"live:{learners}:{live_seconds}") if learners else None
+    assert live is None or isinstance(live, LiveLoad)
+    if rows:
+        print(table(rows))
+        print()
+    if redraws or imported is not None:
+        print(extras(redraws, imported))
     if grading is not None:
         print("\n".join(grading_lines(grading)))
+    if live is not None:
+        print("\n".join(live_lines(live)))
     print()
     checks = verdicts(rows, redraws, imported) + (grading_verdicts(grading) if grading is not None else [])
+    checks += live_verdicts(live) if live is not None else []
     for passed, sentence in checks:
         print(f"{'PASS' if passed else 'MISS'}  {sentence}")
-    for sentence in references(rows, redraws):
+    for sentence in (references(rows, redraws) if rows else []) + (live_references(live) if live is not None else []):
         print(f"INFO  {sentence}")
     missed = sum(not passed for passed, _ in checks)
     print(f"\n{len(checks) - missed} of {len(checks)} targets met in this run")
@@ -663,6 +683,10 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--import-mb", type=float, default=IMPORT_MEGABYTES, help="0 for no import row")
     parser.add_argument("--processes", type=int, default=PROCESSES, help="fresh processes per size (best of them)")
     parser.add_argument("--notebooks", type=int, default=BATCH_NOTEBOOKS, help="the batch's size; 0: no grading rows")
+    parser.add_argument(
+        "--live-learners", type=int, default=LEARNERS, help="the live lab's simulated learners; 0: no live lab rows"
+    )
+    parser.add_argument("--live-seconds", type=float, default=SECONDS, help="how long the live lab's room posts")
     return parser.parse_args(list(argv))
 
 
@@ -678,5 +702,7 @@ if __name__ == "__main__":
             megabytes=chosen.import_mb,
             processes=chosen.processes,
             notebooks=chosen.notebooks,
+            learners=chosen.live_learners,
+            live_seconds=chosen.live_seconds,
         )
     )

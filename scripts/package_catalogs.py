@@ -35,6 +35,8 @@ HEADERS = {
     "rules": "# The course's rules (course_lib/teaching/rules.py) and the rules page's prose (docs/rules.md) in another language.",
     "course_grader": "# The grader's messages in another language (its feedback pages, class report, score explanations, "
     "hidden tests' messages).",
+    "course_live": "# The live lab server's messages in another language (the instructor's page, its picture, its command line, "
+    "the refusals learners read).",
 }
 """Each catalog this script writes, by domain name, and the first line of its header."""
 HEADER = "# Written by scripts/package_catalogs.py; translate the msgstr lines only (docs/translating.md)."

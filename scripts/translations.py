@@ -166,7 +166,7 @@ def package_messages(package: str, templates: bool = False) -> list[Key]:
     return sorted({key_of(context, message) for _file, _line, message, _comments, context in found}, key=str)
 
 
-LOCALE_HOMES = {"course_lib": "course_lib/teaching", "course_grader": "course_grader"}
+LOCALE_HOMES = {"course_lib": "course_lib/teaching", "course_grader": "course_grader", "course_live": "course_live"}
 """The folder whose ``locale/`` holds each package's catalogs (``course_lib``'s sit with its tooling, ``teaching``)."""
 
 
@@ -228,8 +228,10 @@ PACKAGE_DOMAINS: tuple[Domain, ...] = (
     package_domain("course_lib"),
     rules_domain(),
     package_domain("course_grader", templates=True),
+    package_domain("course_live"),
 )
-"""The packages' own catalogs: course_lib's messages, the rules, the grader's pages, report and score explanations."""
+"""The packages' own catalogs: course_lib's messages, the rules, the grader's pages, report and score explanations,
+the live lab's page and command line."""
 
 DOMAINS: tuple[Domain, ...] = (*PACKAGE_DOMAINS, *notebook_domains())
 """Every domain with a catalog; each part of the course adds its own here."""

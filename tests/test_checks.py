@@ -79,7 +79,8 @@ def test_every_test_folder_is_a_root_of_its_own_for_mypy() -> None:
 
 
 def test_the_tests_mirror_the_packages() -> None:
-    """``tests/lib/<part>`` names a part of ``course_lib``; ``tests/grader/<stage>`` a stage of the grader.
+    """``tests/lib/<part>`` names a part of ``course_lib``; ``tests/grader/<stage>`` a stage of the grader; ``tests/live``
+    is ``course_live``, the live lab's server (a flat package: no folders below it).
 
     Not ``tests/course_lib``: with ``tests/`` on ``sys.path`` (pytest's ``pythonpath``, the scripts and
     subprocesses that import the shared helpers), a folder named like a package is a namespace package that an
@@ -90,5 +91,13 @@ def test_the_tests_mirror_the_packages() -> None:
         for folder in (ROOT / "tests" / tests).rglob("*"):
             if folder.is_dir() and folder.name != "__pycache__":
                 assert (ROOT / package / folder.relative_to(ROOT / "tests" / tests)).is_dir(), folder
-    shadowing = {path.name for path in (ROOT / "tests").iterdir()} & {"course_lib", "course_grader", "benchmarks"}
+    assert not [
+        folder for folder in (ROOT / "tests" / "live").iterdir() if folder.is_dir() and folder.name != "__pycache__"
+    ]
+    shadowing = {path.name for path in (ROOT / "tests").iterdir()} & {
+        "course_lib",
+        "course_grader",
+        "course_live",
+        "benchmarks",
+    }
     assert not shadowing

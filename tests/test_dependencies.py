@@ -6,7 +6,10 @@ the labs and notebooks import), ``[lab]`` (JupyterLab, widgets), ``[sessions]``
 import of ``course_lib`` and ``course_grader`` and asks the installed metadata
 which distribution provides it: each must be among what its package's install
 brings (those requirements and what they in turn require), so an import that
-needs the grader's extra cannot slip into what learners install.
+needs the grader's extra cannot slip into what learners install. The live lab's
+server (``course_live``, issue 46) brings ``[live]`` (Starlette, uvicorn), and only its
+hub login (``hub_login.py``) needs ``[hub]`` (JupyterHub's ``HubOAuth``); the learner's
+side of the live lab is ``course_lib``'s and needs neither.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ LEARNER_EXTRAS = ("lab", "sessions")
 """What a learner may add to the package: ``make lab``'s JupyterLab and widgets, and real token counts. Their own
 names only, not what they require in turn (JupyterLab brings nbformat and jinja2, which are the grader's)."""
 GRADER_ONLY = {"nbclient", "nbformat", "tqdm", "jinja2", "copydetect"}
+LIVE_ONLY = {"starlette", "uvicorn", "jupyterhub"}
+HUB_LOGIN = "course_live/hub_login.py"
+"""The one module of the live lab's server that needs ``[hub]``, imported only by ``course-live serve --hub``."""
 
 
 def requirements(*extras: str) -> set[str]:
@@ -52,10 +58,13 @@ def closure(names: frozenset[str]) -> frozenset[str]:
     return frozenset(seen)
 
 
-def third_party_imports(package: str) -> dict[str, str]:
-    """Every top-level module ``package`` imports that is neither the standard library's nor ours, with a place."""
+def third_party_imports(package: str, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """Every top-level module ``package`` imports that is neither the standard library's nor ours, with a place
+    (the files ``skip`` names, relative to the repository, left out)."""
     found: dict[str, str] = {}
     for path in sorted((ROOT / package).rglob("*.py")):
+        if str(path.relative_to(ROOT)) in skip:
+            continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
@@ -65,16 +74,16 @@ def third_party_imports(package: str) -> dict[str, str]:
                 continue
             for name in names:
                 top = name.split(".")[0]
-                if top not in sys.stdlib_module_names and top not in ("course_lib", "course_grader"):
+                if top not in sys.stdlib_module_names and top not in ("course_lib", "course_grader", "course_live"):
                     found.setdefault(top, f"{path.relative_to(ROOT)}:{node.lineno}")
     return found
 
 
-def unprovided(package: str, allowed: frozenset[str]) -> list[str]:
+def unprovided(package: str, allowed: frozenset[str], skip: tuple[str, ...] = ()) -> list[str]:
     providers = metadata.packages_distributions()
     return [
         f"{where} imports {module} (from {', '.join(providers.get(module, ['nothing installed']))})"
-        for module, where in third_party_imports(package).items()
+        for module, where in third_party_imports(package, skip).items()
         if not {canonicalize_name(d) for d in providers.get(module, [])} & allowed
     ]
 
@@ -94,9 +103,23 @@ def test_the_grader_imports_only_what_its_extra_brings() -> None:
     assert not wrong, "\n".join(wrong)
 
 
+def test_the_live_server_imports_only_what_its_extra_brings() -> None:
+    """``[live]`` alone for the server; ``[hub]`` too for its hub login, the one module that imports JupyterHub."""
+    wrong = unprovided("course_live", closure(frozenset(requirements("live"))), skip=(HUB_LOGIN,))
+    wrong += unprovided("course_live", closure(frozenset(requirements("live", "hub"))))
+    assert not wrong, "\n".join(wrong)
+    assert "jupyterhub" not in third_party_imports("course_live", skip=(HUB_LOGIN,))
+
+
 def test_a_learners_install_brings_no_grader_library() -> None:
     assert not learner_install() & GRADER_ONLY
     assert requirements("grader") >= GRADER_ONLY
+
+
+def test_a_learners_install_brings_no_live_server_library() -> None:
+    """The learner's side of the live lab posts with urllib: a learner installs no web server."""
+    assert not learner_install() & LIVE_ONLY
+    assert requirements("live", "hub") >= LIVE_ONLY
 
 
 def test_an_import_from_the_grader_extra_is_seen_in_the_learner_package() -> None:

@@ -448,8 +448,10 @@ def test_the_kubernetes_jobs_grade_merge_and_publish_on_this_machine(term: Term,
     assert sorted(path.name for path in (volume / "shards").iterdir()) == [
         "shard-1.csv",
         "shard-1.jsonl",
+        "shard-1.run.json",  # the run beside each CSV (results/run_file.py)
         "shard-2.csv",
         "shard-2.jsonl",
+        "shard-2.run.json",
         "shard-3.csv",
     ]
     (merging,) = merge["args"]

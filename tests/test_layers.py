@@ -13,7 +13,11 @@ sessions with; the command lines (``cli``, ``__main__``) sit on top. Inside
 ``course_grader``, the folders are the grading pipeline in order: intake →
 sandbox → judging → course → results → batch → similarity → publish →
 packaging → cli, over a base
-(``errors``, ``safe_text``, ``files``) that every stage may use. Each layer may
+(``errors``, ``safe_text``, ``files``) that every stage may use. ``course_live`` (the
+live lab's server, issue 46) sits beside the grader: it may read all of ``course_lib``
+(the rules, the labs, the checklist's catalogue) and nothing of the grader, and neither
+package ever imports it (the learner's side of the live lab is ``course_lib``'s own,
+``checklist/live.py``). Each layer may
 import only what lies below it; this test reads every import statement (and
 every ``importlib`` target) to hold that. Within a layer, no two modules import
 each other (not even lazily), and no module imports another's private name.
@@ -32,7 +36,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LEARNER, GRADER = "course_lib", "course_grader"
+LEARNER, GRADER, LIVE = "course_lib", "course_grader", "course_live"
+OURS = (LEARNER, GRADER, LIVE)
 TOOLING = ("teaching", "reader", "checklist", "explorer", "importers", "lifecycle")
 """``course_lib``'s folders: the course's tooling, beside the chapter's modules."""
 PARTS = ("checklist", "explorer", "importers", "lifecycle")
@@ -56,6 +61,7 @@ ALLOWED: dict[str, set[str]] = {
         for i, stage in enumerate(STAGES)
     },
     f"{GRADER} package": {"core", *TOOLING, f"{GRADER} base", *(f"{GRADER}.{s}" for s in STAGES)},
+    LIVE: {"core", *TOOLING, LIVE},
 }
 """Which layers each layer may import; ``course_lib`` as a whole never names ``course_grader``.
 
@@ -69,6 +75,8 @@ knows how a result is published or packaged. The package's own ``__init__`` and
 
 def layer(module: str) -> str:
     parts = module.split(".")
+    if parts[0] == LIVE:
+        return LIVE
     if parts[0] == GRADER:
         if len(parts) > 1 and parts[1] in STAGES:
             return f"{GRADER}.{parts[1]}"
@@ -116,7 +124,7 @@ def violations(module: str, source: str, *, is_package: bool = False) -> list[st
     own, package = layer(module), module if is_package else module.rpartition(".")[0]
     found = []
     for line, name in imported(source, package):
-        target = _resolved(name) if name.split(".")[0] in (LEARNER, GRADER) else None
+        target = _resolved(name) if name.split(".")[0] in OURS else None
         if target is not None and layer(target) not in ALLOWED[own]:
             found.append(f"line {line}: {module} ({own}) imports {target} ({layer(target)})")
     return sorted(set(found))
@@ -127,7 +135,7 @@ def sources(package: str) -> list[Path]:
 
 
 def _real_modules() -> set[str]:
-    return {module_name(path) for package in (LEARNER, GRADER) for path in sources(package)}
+    return {module_name(path) for package in OURS for path in sources(package)}
 
 
 MODULES = _real_modules()
@@ -141,7 +149,7 @@ def _resolved(name: str) -> str | None:
 
 
 def every_source() -> list[Path]:
-    return sources(LEARNER) + sources(GRADER)
+    return sources(LEARNER) + sources(GRADER) + sources(LIVE)
 
 
 def test_every_import_points_down() -> None:
@@ -166,6 +174,17 @@ def test_the_learner_package_never_names_the_grader() -> None:
     assert not named
 
 
+def test_neither_package_names_the_live_server() -> None:
+    """``course_live`` is the instructor's server: no learner's kernel, sandbox or grader holds or needs it."""
+    named = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sources(LEARNER) + sources(GRADER)
+        for line, name in imported(path.read_text(encoding="utf-8"), module_name(path).rpartition(".")[0])
+        if name.split(".")[0] == LIVE
+    ]
+    assert not named
+
+
 @pytest.mark.parametrize(
     ("module", "source"),
     [
@@ -180,6 +199,9 @@ def test_the_learner_package_never_names_the_grader() -> None:
         ("course_grader.sandbox.kernel", "import course_grader.publish.pages\n"),
         ("course_grader.errors", "from .intake import notebook\n"),
         ("course_grader.publish.report", "from ..cli import app\n"),
+        ("course_lib.checklist.live", "from course_live import posts\n"),
+        ("course_grader.cli.app", "import course_live.server\n"),
+        ("course_live.export", "from course_grader.safe_text import FORMULA_STARTS\n"),
     ],
 )
 def test_a_wrong_way_import_is_seen(module: str, source: str) -> None:
@@ -213,7 +235,7 @@ def dependencies(path: Path) -> dict[str, int]:
             target = ".".join([*base, *([node.module] if node.module else [])])
             names = [f"{target}.{a.name}" if f"{target}.{a.name}" in MODULES else target for a in node.names]
         for name in names:
-            resolved = _resolved(name) if name.split(".")[0] in (LEARNER, GRADER) else None
+            resolved = _resolved(name) if name.split(".")[0] in OURS else None
             if resolved is not None and resolved != module:
                 found.setdefault(resolved, node.lineno)
     return found
@@ -250,7 +272,7 @@ def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
 
 def test_no_import_cycle_anywhere() -> None:
     """Not even through a lazy import inside a function: a cycle is two modules that cannot be read apart."""
-    graph = {module_name(path): dependencies(path) for package in (LEARNER, GRADER) for path in sources(package)}
+    graph = {module_name(path): dependencies(path) for package in OURS for path in sources(package)}
     described = [
         " → ".join(group)
         + ": "
@@ -271,7 +293,7 @@ def test_no_private_name_crosses_a_module() -> None:
         f"{path.relative_to(ROOT)}:{node.lineno}: {alias.name}"
         for path in every_source()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in (LEARNER, GRADER))
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in OURS)
         for alias in node.names
         if alias.name.startswith("_") and not alias.name.startswith("__")
     ]

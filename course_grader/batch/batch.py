@@ -46,7 +46,8 @@ from ..judging.grade import COULD_NOT_GRADE, grade_notebook
 from ..judging.grade_options import GradeOptions
 from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult
-from ..results.grades_csv import Candidate, duplicate_verdicts, row_key
+from ..results.duplicates import Candidate, duplicate_verdicts
+from ..results.grades_csv import row_key
 from ..results.records import append_record
 from ..results.scoring import score
 from ..sandbox import cpu_clock
@@ -252,15 +253,15 @@ def flag_duplicates(
 ) -> list[GradeResult]:
     """Two or more rows for one student and lab: every row stays, each names the others and the one that counts.
 
-    Which one counts is ``policy`` (the course file's ``duplicates``; ``grades_csv.duplicate_verdicts``):
-    by default the latest ``submitted`` (the manifest's time, else the file's
-    modification time), a tie going to the last in path order.
+    Which one counts is ``policy`` (the course file's ``duplicates``) and its ``[[decisions]]``
+    (``duplicates.duplicate_verdicts``): by default the latest ``submitted`` (the times file's, else the
+    file's modification time), never one handed in to another lab's assignment over the lab's own, a tie flagged.
     """
     candidates = [
-        Candidate(r.student, r.lab, r.submission, r.submitted, r.submitted_from, score(r, course).score)
+        Candidate(r.student, r.lab, r.submission, r.submitted, r.submitted_from, score(r, course).score, r.handed_in)
         for r in results
     ]
     flagged = list(results)
-    for index, (counts, note) in duplicate_verdicts(candidates, policy).items():
+    for index, (counts, note) in duplicate_verdicts(candidates, policy, course.decided).items():
         flagged[index] = results[index].model_copy(update={"notes": (note, *results[index].notes), "counts": counts})
     return flagged

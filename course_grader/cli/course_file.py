@@ -43,10 +43,11 @@ def roster(parser: argparse.ArgumentParser, arguments: argparse.Namespace, cours
 
 
 def names(course: Course, roster: Roster | None) -> Names | None:
-    """LMS names are read once there is a course file or a roster; without either, who is decided as before."""
+    """LMS names are read once there is a course file or a roster; without either, who is decided as before. What the
+    course's worksheets say of each participant id (its email, ID number) tells two students with one name apart."""
     if roster is None and course.path is None:
         return None
-    return Names.of(course.settings.names, course.settings.pattern, roster)
+    return Names.of(course.settings.names, course.settings.pattern, roster, course.known)
 
 
 def seed(parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: Course = NO_COURSE) -> str:

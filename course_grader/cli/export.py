@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from course_lib.teaching import lab_registry
 
+from ..course.course_roster import check_students
 from ..errors import GradingError
 from ..publish import gradebook
 from ..results.grades_csv import read_frame
@@ -79,6 +80,7 @@ def main(argv: list[str]) -> int:
         parser.error("export needs the class: --roster FILE, or a course file (--course) naming one")
     writable(parser, arguments.output, "-o")
     try:
+        check_students(course, roster, (), "the roster")
         grades = read_frame(arguments.grades)
         book = gradebook.build(
             grades, roster, layout=arguments.format, missing=arguments.missing, course=course, labs=arguments.labs
@@ -92,6 +94,8 @@ def main(argv: list[str]) -> int:
     )
     if book.not_due:
         print(f"left empty, not due yet: {', '.join(book.not_due)}")
+    for line in book.overridden:
+        print(line)
     if book.unknown:
         print(
             f"warning: {book.unknown} counting rows name no roster student (unknown): they are in no one's row",

@@ -40,8 +40,9 @@ def write_pages(
 ) -> None:
     """``--feedback DIR``: the pages in ``language``; ``scorer`` makes each page's score (default: 1 point per passed test)."""
     if arguments.feedback is not None:
+        whole = not (getattr(arguments, "only", None) or getattr(arguments, "shard", None))  # else: part of the term
         pages = write_feedback(
-            results, arguments.feedback, scorer=scorer, rules_base=arguments.rules_url, language=language
+            results, arguments.feedback, scorer=scorer, rules_base=arguments.rules_url, language=language, whole=whole
         )
         print(f"wrote {len(pages) - 1} feedback pages to {arguments.feedback} (list: {pages[-1]})")
         if arguments.lms_zip:

@@ -101,7 +101,7 @@ def main(argv: list[str]) -> int:
     _refuse_missing_templates(parser, arguments, [lab_named(path) for path in batch.submissions])
     _announce(arguments, batch.course, options)
     with stopped_cleanly():
-        return grade_batch.run(arguments, options, batch, shard)
+        return grade_batch.run(arguments, batch, shard)
 
 
 def _shard(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> tuple[int, int] | None:

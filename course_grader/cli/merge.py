@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import GradingError
-from ..results.grades_csv import write_frame
+from ..judging.verdicts import GradeResult
+from ..results.grades_csv import NOTES_SEPARATOR, write_frame
 from ..results.records import companion, write_records
-from ..results.term_merge import join, joined_records
+from ..results.run_file import write_run
+from ..results.term_merge import Joined, join, joined_records
+from ..similarity.similarity_notes import renamed
 from .refusals import writable
 
 
@@ -44,10 +48,14 @@ def main(argv: list[str]) -> int:
         results, missing = joined_records(joined)
     except GradingError as exc:
         parser.error(str(exc))
+    if joined.moved:  # a file now someone else's: the similarity notes naming it say who (similarity_notes.renamed)
+        joined, results = _renamed(joined, results)
     write_frame(joined.frame, arguments.output)
     for line in joined.messages():
         print(line, file=sys.stderr)
     print(joined.summary(arguments.output))
+    if joined.run is not None:  # what a later merge checks its regrades by (results.run_file)
+        write_run(joined.run, arguments.output)
     if results is not None:  # the results too, for the report and the pages
         print(f"wrote {write_records(results, companion(arguments.output))}")
     else:
@@ -56,3 +64,18 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _renamed(joined: Joined, results: list[GradeResult] | None) -> tuple[Joined, list[GradeResult] | None]:
+    """The joined rows and records with the notes naming a moved file's student (``Joined.moved``) said again."""
+    frame = joined.frame.copy()
+    frame["notes"] = [
+        NOTES_SEPARATOR.join(renamed(note, joined.moved) for note in cell.split(NOTES_SEPARATOR)) if cell else cell
+        for cell in frame["notes"]
+    ]
+    if results is not None:
+        results = [
+            result.model_copy(update={"notes": tuple(renamed(note, joined.moved) for note in result.notes)})
+            for result in results
+        ]
+    return replace(joined, frame=frame), results

@@ -19,18 +19,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from course_lib.teaching import lab_registry
+from course_lib.teaching import i18n, lab_registry
 
-from ..intake.roster import STYLES
+from ..intake.roster import STYLES, KnownId, Names, assignment
 from ..judging.secret import resolved
+from ..messages import MESSAGES
 from ..sandbox.limits import Limits
 from .course_settings import CourseSettings, LabSettings
-from .lms_times import Form, TimesFile
+from .lms_times import FORM_NAMES, Form, TimesFile
 from .manifest import match_manifest
 from .times_matching import Timed, match_times
 
@@ -53,15 +55,45 @@ class Course(BaseModel):
     submitted_from: dict[str, Form] = {}
     """Which form of file gave each ``submitted_at`` (``moodle-worksheet``, ``canvas-submissions``); ``manifest``
     when not listed."""
+    handed_in: dict[str, str] = {}
+    """The lab of the assignment each file was handed in to, where its lab's own times file says (its attachment
+    in Canvas's attempts, its participant id in Moodle's worksheet); a folder named for a lab says it too
+    (``assignment_of``)."""
+    caveats: dict[str, str] = {}
+    """Why a file's time is not its own (one time for several of a student's files), for its row's notes."""
     fingerprint: str = ""
-    """The settings and the manifest, hashed (SHA-256, 16 hex digits; comments and layout aside): the grades record
-    it, so ``merge`` and ``feedback`` can tell that shards or pages were scored by the same course file. Empty for
-    the empty course."""
+    """What scores a row, hashed (SHA-256, 16 hex digits; comments and layout aside): the settings but who the files
+    are (``IDENTITY``) and the times files. The grades record it, so ``merge`` and ``feedback`` can tell that shards
+    or pages were scored by the same course file. Empty for the empty course."""
+    identity: str = ""
+    """Who the files are, as the run read them (``Names.digest``: the roster and the LMS names), once a run sets it
+    (``identified``): the stamp's second part, so ``merge`` tells a regrade under another roster from another score."""
+    known: tuple[KnownId, ...] = ()
+    """What the worksheets say of each participant id (its name, ID number, email): who a Moodle name is."""
+    entry_lines: dict[str, tuple[int, ...]] = {}
+    """The line of each ``[[extensions]]``, ``[[overrides]]`` and ``[[decisions]]`` entry, in order."""
 
     @property
     def stamp(self) -> str:
-        """How a grades CSV records the course file (its ``course`` column): ``<fingerprint> <path>``, or empty."""
-        return f"{self.fingerprint} {self.path}" if self.path is not None else ""
+        """How a grades CSV records the course file (its ``course`` column): ``<fingerprint>[.<identity>] <path>``,
+        or empty."""
+        token = f"{self.fingerprint}.{self.identity}" if self.identity else self.fingerprint
+        return f"{token} {self.path}" if self.path is not None else ""
+
+    def identified(self, names: Names | None) -> Course:
+        """The course as a run under ``names`` uses it: its stamp records who they make the files."""
+        return self.model_copy(update={"identity": names.digest()}) if names is not None and self.path else self
+
+    @property
+    def decided(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """The ``[[decisions]]``: (student, lab) → (the file that counts, the reason)."""
+        return {(d.student, d.lab): (d.counts, d.reason) for d in self.settings.decisions}
+
+    def entry(self, table: str, index: int) -> str:
+        """Where a refusal of the ``index``-th entry of ``[[table]]`` points: ``course file F, line 31 ([[overrides]] 2)``."""
+        lines = self.entry_lines.get(table, ())
+        line = f", line {lines[index]}" if index < len(lines) else ""
+        return f"course file {self.path}{line} ([[{table}]] {index + 1})"
 
     @property
     def language(self) -> str:
@@ -79,7 +111,9 @@ class Course(BaseModel):
 
     @property
     def manifest_path(self) -> Path | None:
-        return self._relative(self.settings.late.manifest) if self.settings.late.submitted == "manifest" else None
+        """``[late] manifest`` when it is one file (``submitted_at`` holds its rows), else ``None``."""
+        named = self.settings.late.manifest
+        return self._relative(named) if self.settings.late.submitted == "manifest" and isinstance(named, str) else None
 
     def for_submissions(self, files: Iterable[str], root: str | os.PathLike[str], *, strict: bool = True) -> Course:
         """The course with its manifest's entries matched to the files graded (their paths under ``root``).
@@ -110,9 +144,23 @@ class Course(BaseModel):
                 "submitted_at": {file: t.when for file, t in timed.items()},
                 "manifest_lines": {file: t.line for file, t in timed.items()},
                 "submitted_from": {file: t.form for file, t in timed.items() if t.form != "manifest"},
+                "handed_in": {file: t.assignment for file, t in timed.items() if t.assignment is not None},
+                "caveats": {file: t.caveat for file, t in timed.items() if t.caveat},
                 "times": (),
             }
         )
+
+    def assignment_of(self, file: str, language: str = i18n.DEFAULT) -> tuple[str, str] | None:
+        """The lab of the assignment ``file`` was handed in to and what says so in ``language`` (its folder, its
+        times file), if anything does."""
+        folder = assignment(file)
+        if folder is not None:
+            return folder.lab, MESSAGES("its folder {folder}/", language).format(folder=folder.folder)
+        lab = self.handed_in.get(file)
+        if lab is None:
+            return None
+        form = MESSAGES(FORM_NAMES[self.submitted_from.get(file, "manifest")], language)
+        return lab, MESSAGES("its {form}, {file}", language).format(form=form, file=self.times_file(lab))
 
     @property
     def name_patterns(self) -> tuple[str, ...]:
@@ -122,7 +170,9 @@ class Course(BaseModel):
     def times_file(self, lab: str) -> str:
         """The name of the times file for ``lab``'s submissions (its own, else ``[late] manifest``'s), or empty."""
         named = self.lab(lab).manifest or self.settings.late.manifest
-        return Path(named).name if named else ""
+        if not named:
+            return ""
+        return Path(named).name if isinstance(named, str) else ", ".join(Path(name).name for name in named)
 
     @property
     def roster_path(self) -> Path | None:
@@ -144,6 +194,26 @@ class Course(BaseModel):
 
     def column(self, lab: str) -> str:
         return self.lab(lab).column or lab_registry.lab(lab).label
+
+
+IDENTITY = frozenset({"roster", "names", "pattern"})
+"""The course file's keys that say who the files are, not what they score: its stamp's second part records them."""
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """A grades CSV's ``course`` cell read: the fingerprint of what scored the row, who its files were read as, and
+    the course file's path (``Course.stamp``; an older grader's has no identity, none has no course file)."""
+
+    fingerprint: str
+    identity: str
+    path: str
+
+    @classmethod
+    def read(cls, cell: str) -> Stamp:
+        token, _, path = cell.partition(" ")
+        fingerprint, _, identity = token.partition(".")
+        return cls(fingerprint or "none", identity, path)
 
 
 NO_COURSE = Course()

@@ -13,6 +13,7 @@ which course file scored them.
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from pathlib import Path
 
@@ -23,11 +24,14 @@ from course_lib.checklist.runner import select
 from course_lib.teaching import i18n, lab_registry
 from course_lib.teaching.lab_registry import Lab
 
+from ..intake.lab_names import in_sentence, lab_in_name
+from ..intake.roster import KnownId
 from ..judging.hidden_cases import hidden_tests
-from .course import Course
+from .course import IDENTITY, Course
 from .course_settings import CourseFileError, CourseSettings
+from .lms_times import TimesFile
 from .submission_times import iso
-from .times_files import named_times, read_times
+from .times_files import named_times, pages, read_times
 
 
 def _where(error: ErrorDetails) -> str:
@@ -38,7 +42,8 @@ def load_course(path: str | Path) -> Course:
     """The course file at ``path``, validated; ``CourseFileError`` names the file and the key of the first problem."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except OSError as exc:
         raise CourseFileError(f"course file {path}: cannot be read ({exc.strerror or exc})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -51,39 +56,118 @@ def load_course(path: str | Path) -> Course:
     wrong = weight_problems(settings) + override_problems(settings) + late_problems(settings)
     if wrong:
         raise CourseFileError(f"course file {path}: {'; '.join(wrong)}")
-    course = Course(settings=settings, path=path.resolve())
+    course = Course(settings=settings, path=path.resolve(), entry_lines=entry_lines(text))
     times = [
-        read_times(path.resolve().parent / file, key, lab, settings.late.zone)
+        read_times(pages(path.resolve().parent, file, key), key, lab, settings.late.zone)
         for key, file, lab in named_times(settings)
     ]
-    # [late]'s pack manifest is submitted_at from the start (as before the LMS's forms); the rest wait for the files
-    pack = times[0] if times and times[0].lab is None and times[0].form == "manifest" else None
-    digest = hashlib.sha256(fingerprinted(settings).encode())
-    for times_file in times:
-        rows = sorted(times_file.rows, key=lambda row: row.key)
-        if times_file is not pack:
-            digest.update(f"\n{times_file.key}\t{times_file.form}".encode())
-        for row in rows:
-            digest.update(f"\n{row.key}\t{iso(row.when)}".encode("utf-8", "surrogateescape"))
+    if wrong := assignment_problems(times):
+        raise CourseFileError(f"course file {path}: {'; '.join(wrong)}")
+    # [late]'s pack manifest of one file is submitted_at from the start (as before the LMS's forms); the rest wait
+    # for the files
+    single = isinstance(settings.late.manifest, str)
+    pack = times[0] if times and times[0].lab is None and times[0].form == "manifest" and single else None
     return course.model_copy(
         update={
             "submitted_at": {row.key: row.when for row in pack.rows} if pack else {},
             "manifest_lines": {row.key: row.line for row in pack.rows} if pack else {},
             "times": tuple(t for t in times if t is not pack),
-            "fingerprint": digest.hexdigest()[:16],
+            "fingerprint": fingerprint(settings, times, pack),
+            "known": known_ids(times),
         }
     )
 
 
+def fingerprint(settings: CourseSettings, times: list[TimesFile], pack: TimesFile | None) -> str:
+    """What scores a row, hashed (16 hex digits): the settings but who the files are (``fingerprinted``), and every
+    time the times files give (each attempt's too)."""
+    digest = hashlib.sha256(fingerprinted(settings).encode())
+    for times_file in times:
+        if times_file is not pack:
+            digest.update(f"\n{times_file.key}\t{times_file.form}".encode())
+        for row in sorted(times_file.rows, key=lambda row: row.key):
+            digest.update(f"\n{row.key}\t{iso(row.when)}".encode("utf-8", "surrogateescape"))
+        for attempt in sorted(times_file.attempts, key=lambda attempt: attempt.attachment):
+            digest.update(f"\n{attempt.attachment}\t{attempt.user}\t{iso(attempt.when)}".encode())
+    return digest.hexdigest()[:16]
+
+
+def known_ids(times: list[TimesFile]) -> tuple[KnownId, ...]:
+    """What the worksheets say of each participant id: the full name and identity fields (the first that says)."""
+    found: dict[str, KnownId] = {}
+    for times_file in times:
+        for row in times_file.rows:
+            if times_file.form == "moodle-worksheet" and row.identity and row.key not in found:
+                source = f"the grading worksheet {(row.path or times_file.path).name}"
+                found[row.key] = KnownId(user=row.key, name=row.name, identity=row.identity, source=source)
+    return tuple(found.values())
+
+
+def assignment_problems(times: list[TimesFile]) -> list[str]:
+    """A lab's times file that is another assignment's: one assignment's (Canvas ``assignment_id``) for two labs, an
+    assignment whose name (``include[]=assignment``) or a file whose name names another lab."""
+    problems = []
+    first: dict[str, TimesFile] = {}
+    for times_file in times:
+        if times_file.lab is None:
+            continue
+        lab = in_sentence(times_file.lab)
+        if times_file.assignment:
+            other = first.setdefault(times_file.assignment, times_file)
+            if other is not times_file:
+                problems.append(
+                    f"key {times_file.key}: {times_file.path.name} holds the submissions of assignment "
+                    f"{times_file.assignment}, as {other.key}'s {other.path.name} does: one of them is the other "
+                    "lab's file (each lab's times come from its own assignment)"
+                )
+        titled = title_lab(times_file.title)
+        if titled is not None and titled != times_file.lab:
+            problems.append(
+                f"key {times_file.key}: {times_file.path.name} holds the submissions of the assignment "
+                f"{times_file.title!r}, not {lab}'s"
+            )
+        for page in dict.fromkeys([times_file.path, *(row.path for row in times_file.rows if row.path)]):
+            named = lab_in_name(page)
+            if named is not None and named != times_file.lab:
+                problems.append(f"key {times_file.key}: {page.name} is named for {in_sentence(named)}, not {lab}")
+    return problems
+
+
+_TITLE_LAB = re.compile(r"\blab\s*(\d+)[\s_.-](\d+)|\b(capstone)\b", re.IGNORECASE)
+
+
+def title_lab(title: str) -> str | None:
+    """The lab an LMS assignment's name names (``Lab 11.3 – build_context``, ``The capstone``), if one."""
+    match = _TITLE_LAB.search(title)
+    if match is None:
+        return None
+    lab = f"{match.group(1)}.{match.group(2)}" if match.group(1) else "capstone"
+    return lab if lab in lab_registry.LABS else None
+
+
+_ENTRY = re.compile(r"^[ \t]*\[\[[ \t]*(extensions|overrides|decisions)[ \t]*\]\]", re.MULTILINE)
+
+
+def entry_lines(text: str) -> dict[str, tuple[int, ...]]:
+    """The line of each ``[[extensions]]``, ``[[overrides]]`` and ``[[decisions]]`` entry, in order: what a refusal
+    of one names."""
+    lines: dict[str, list[int]] = {}
+    for match in _ENTRY.finditer(text):
+        lines.setdefault(match.group(1), []).append(text.count("\n", 0, match.start()) + 1)
+    return {table: tuple(found) for table, found in lines.items()}
+
+
 def fingerprinted(settings: CourseSettings) -> str:
-    """The settings as the fingerprint hashes them: ``language`` only when it is not English.
+    """The settings as the fingerprint hashes them: ``language`` only when it is not English, and not who the files
+    are (``IDENTITY``: the roster and how LMS names are read), which the stamp's second part records.
 
     The run's language is recorded where its settings are (the grades' ``course``
     column holds the fingerprint), so ``feedback`` and ``report`` speak it again and a
     file whose language changed since grading is not the one the grades were made by;
-    an English course file keeps the fingerprint it had before the key existed.
+    an English course file has the fingerprint it has without the key. A course file
+    whose roster changed scores the same: ``merge`` takes a regrade made under it.
     """
-    return settings.model_dump_json(exclude={"language"} if settings.language == i18n.DEFAULT else None)
+    return settings.model_dump_json(exclude={*IDENTITY, *(("language",) if settings.language == i18n.DEFAULT else ())})
 
 
 def late_problems(settings: CourseSettings) -> list[str]:

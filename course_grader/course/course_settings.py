@@ -22,7 +22,7 @@ from course_lib.teaching import i18n, lab_registry
 from ..errors import GradingError
 from ..judging.secret import names_file, weakness
 from ..sandbox.limits import Limits
-from .per_student import Extension, Override, twice
+from .per_student import Decision, Extension, Override, twice
 
 
 class CourseFileError(GradingError):
@@ -64,9 +64,10 @@ class LabSettings(LimitSettings):
     """When the lab is due (TOML date-time with an offset, e.g. ``2026-10-09T23:59:00+02:00``)."""
     column: str | None = None
     """The lab's column name in the exported gradebook (default ``Lab 11.3``, ``The capstone``)."""
-    manifest: str | None = None
+    manifest: str | tuple[str, ...] | None = None
     """This lab's submission times (one LMS assignment per lab), relative to the course file: a file of a form
-    ``[late] manifest`` takes, read for this lab's files only (``[late] submitted = "manifest"``)."""
+    ``[late] manifest`` takes (or its pages: several files, or a folder of them), read for the files handed in to
+    this lab's assignment only (``[late] submitted = "manifest"``)."""
 
     @field_validator("deadline")
     @classmethod
@@ -84,9 +85,10 @@ class LatePolicy(_Strict):
 
     submitted: Literal["manifest", "file-name", "none"] = "none"
     """Where a submission's time comes from: a times file (the manifest), the LMS name's ``LATE`` flag, or nowhere."""
-    manifest: str | None = None
+    manifest: str | tuple[str, ...] | None = None
     """The times file, relative to the course file, recognised by its header: the pack's CSV ``file,submitted_at``
-    (``file`` the path under the submissions folder), Moodle's grading worksheet, or Canvas's submissions JSON."""
+    (``file`` the path under the submissions folder), Moodle's grading worksheet, or Canvas's submissions JSON; or
+    its pages (a list of files, or a folder of them: the Canvas API answers in pages of 100)."""
     timezone: str | None = None
     """The IANA time zone Moodle's worksheet times are in (``Europe/Berlin``): the Moodle user's, who downloaded it."""
     percent_per_day: Percent = 0
@@ -94,6 +96,9 @@ class LatePolicy(_Strict):
     grace_minutes: Annotated[float, Field(ge=0)] = 0
     flag_percent: Percent | None = None
     """The penalty for a ``LATE`` flag when no time is known (default: one day's, ``percent_per_day``)."""
+    wrong_assignment: Literal["stricter", "assignment", "lab"] = "stricter"
+    """The deadline of a file handed in to another lab's assignment: the stricter of that assignment's and the lab's
+    own (default), the assignment's alone, or the lab's alone (``scoring``)."""
     flag: Literal["flat", "lms"] = "flat"
     """What a ``LATE`` flag alone does: ``flat``, cost ``flag_percent``; ``lms``, nothing here, since the LMS's own
     late policy deducts (Canvas's usual way: it knows the time); the row's explanation says which applied."""
@@ -139,10 +144,15 @@ class CourseSettings(_Strict):
     labs: dict[str, LabSettings] = {}
     extensions: tuple[Extension, ...] = ()
     overrides: tuple[Override, ...] = ()
+    decisions: tuple[Decision, ...] = ()
 
     @model_validator(mode="after")
     def _once_each(self) -> CourseSettings:
-        repeated = twice(self.extensions, "extensions") + twice(self.overrides, "overrides")
+        repeated = (
+            twice(self.extensions, "extensions")
+            + twice(self.overrides, "overrides")
+            + twice(self.decisions, "decisions")
+        )
         if repeated:
             raise ValueError("; ".join(repeated))
         return self
@@ -152,6 +162,9 @@ class CourseSettings(_Strict):
 
     def override(self, student: str, lab: str) -> Override | None:
         return next((o for o in self.overrides if o.student == student and o.lab == lab), None)
+
+    def decision(self, student: str, lab: str) -> Decision | None:
+        return next((d for d in self.decisions if d.student == student and d.lab == lab), None)
 
     @field_validator("seed", mode="before")
     @classmethod

@@ -6,7 +6,15 @@ submission came at this time", keyed by a path (the manifest) or by the id
 the LMS's download names carry (Moodle's participant id, Canvas's user id).
 Read into ``TimeRow``s, they are matched to the files graded the same way
 (``times_matching``), and every refusal names the file, the line and the
-column the instructor has to look at.
+column the instructor has to look at. A times file may come in pages (the
+Canvas API's, ``?page=2``): each row keeps the page it was read from.
+
+What the LMS says beyond one time per student is kept too: Canvas's
+``submission_history`` gives each attempt its own time and the attachments it
+uploaded (``Attempt``: a download name carries the attachment's id), and a
+worksheet's identity columns (``Email address``, ``ID number``) say who a
+participant id is (``TimeRow.identity``), so two students with one name are
+told apart without a roster written by hand.
 """
 
 from __future__ import annotations
@@ -17,15 +25,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from course_lib.teaching.i18n import message
+
 from .course_settings import CourseFileError
 
 Form = Literal["manifest", "moodle-worksheet", "canvas-submissions"]
 """A times file's form, and the ``submitted_from`` of a row it gave the time of."""
 FORM_NAMES: dict[str, str] = {
-    "manifest": "manifest",
-    "moodle-worksheet": "Moodle grading worksheet",
-    "canvas-submissions": "Canvas submissions JSON",
+    "manifest": message("manifest"),
+    "moodle-worksheet": message("Moodle grading worksheet"),
+    "canvas-submissions": message("Canvas submissions JSON"),
 }
+"""How a form is named (English in errors and notes; a message for the score's explanation in the run's language)."""
 
 
 class SubmissionTimesError(CourseFileError):
@@ -45,6 +56,27 @@ class TimeRow(BaseModel):
     column: int
     who: str
     """How an error names the row: ``'alice/lab_11_3.ipynb'``, ``Participant 1234567 (Judy Smith)``, ``user 48213``."""
+    path: Path | None = None
+    """The page it was read from, when the times file came in several (the ``TimesFile``'s own path otherwise)."""
+    name: str = ""
+    """The full name the LMS shows (a worksheet's ``Full name``)."""
+    identity: tuple[str, ...] = ()
+    """What else the LMS says identifies the student: a worksheet's ``ID number``, ``Email address``, ``Username``."""
+
+
+class Attempt(BaseModel):
+    """One attempt of a Canvas submission (``submission_history``, or the submission's own attachments): its time,
+    its number and each attachment it uploaded, whose id the download name carries (``login_48213_9981299_…``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    attachment: str
+    user: str
+    attempt: int | None
+    when: datetime
+    line: int
+    column: int
+    path: Path | None = None
 
 
 class TimesFile(BaseModel):
@@ -58,14 +90,20 @@ class TimesFile(BaseModel):
     """The course file's key that names it (``late.manifest``, ``labs.11.3.manifest``): what an error says."""
     lab: str | None = None
     rows: tuple[TimeRow, ...] = ()
+    attempts: tuple[Attempt, ...] = ()
+    """Canvas's attempts with their attachments (``submission_history``): each download's own time."""
+    assignment: str = ""
+    """The LMS assignment the file is of, where it says (Canvas's ``assignment_id``)."""
+    title: str = ""
+    """The assignment's name, where the file holds it (Canvas's ``assignment.name``, ``include[]=assignment``)."""
 
     @property
     def where(self) -> str:
         return where(self.form, self.path, self.key)
 
-    def at(self, row: TimeRow) -> str:
+    def at(self, row: TimeRow | Attempt) -> str:
         """An error's place: ``Moodle grading worksheet lab_11_3.csv (labs.11.3.manifest), line 4, column 8``."""
-        return f"{self.where}, line {row.line}, column {row.column}"
+        return f"{where(self.form, row.path or self.path, self.key)}, line {row.line}, column {row.column}"
 
 
 def where(form: Form, path: Path, key: str) -> str:

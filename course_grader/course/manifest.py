@@ -3,7 +3,9 @@
 An instructor writes a manifest by hand or from an LMS export, so its paths
 come in many spellings: ``./alice/x.ipynb``, ``Alice/X.ipynb`` or
 ``submissions/alice/x.ipynb`` all mean ``alice/x.ipynb`` (``manifest_key``),
-and are matched as that. What cannot be matched is refused, naming its line:
+and are matched as that, Unicode's two spellings of a letter and case aside
+(``folded``: a manifest row typed or exported in NFC names the NFD file a
+Mac's unzip of a Moodle download leaves). What cannot be matched is refused, naming its line:
 a time that is not ISO 8601 with a time zone, a file given twice, an entry
 that names no submission, several, or one another line already gave a time
 (docs/grading.md, *The course file*).
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import os
+import unicodedata
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -75,15 +78,15 @@ def match_manifest(
     """
     names = list(dict.fromkeys(files))
     exact = set(names)
-    folded: dict[str, list[str]] = {}
+    by_fold: dict[str, list[str]] = {}
     for name in names:
-        folded.setdefault(name.casefold(), []).append(name)
+        by_fold.setdefault(folded(name), []).append(name)
     prefixes = _root_prefixes(root)
     matched: dict[str, datetime] = {}
     lines: dict[str, int] = {}
     for entry, when in submitted_at.items():
         line = manifest_lines.get(entry, 0)
-        found = _match_entry(entry, exact, folded, prefixes, loose=not strict)
+        found = _match_entry(entry, exact, by_fold, prefixes, loose=not strict)
         problem = ""
         if isinstance(found, str) and found in matched:
             problem = (
@@ -109,6 +112,12 @@ def _entry_at(manifest_lines: dict[str, int], line: int) -> str:
     return next((entry for entry, at in manifest_lines.items() if at == line), "")
 
 
+def folded(path: str) -> str:
+    """A path as paths are compared when not exactly equal: Unicode normalised (NFC) and case folded, as roster names
+    are (a manifest typed or exported in NFC names the NFD file a Mac's unzip leaves)."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", path).casefold())
+
+
 def manifest_key(entry: str) -> str:
     """A manifest path as a path under the submissions folder: ``/`` separators, no ``./``, no doubled ``/``."""
     parts = [part for part in entry.strip().replace("\\", "/").split("/") if part not in ("", ".")]
@@ -123,28 +132,28 @@ def _root_prefixes(root: str | os.PathLike[str]) -> tuple[str, ...]:
 
 
 def _match_entry(
-    entry: str, exact: set[str], folded: dict[str, list[str]], prefixes: tuple[str, ...], *, loose: bool = False
+    entry: str, exact: set[str], by_fold: dict[str, list[str]], prefixes: tuple[str, ...], *, loose: bool = False
 ) -> str | list[str]:
     """The one file ``entry`` names, else the files it could name (none, or several in another letter case).
 
-    ``loose`` (no submissions folder known, e.g. pages from records): a path with any
-    folder in front of exactly one file's path names that file.
+    Exactly first, then ``folded`` (Unicode's two spellings of a letter and case aside). ``loose`` (no submissions
+    folder known, e.g. pages from records): a path with any folder in front of exactly one file's path names that file.
     """
     key = manifest_key(entry)
     forms = [entry.strip(), key]
     for prefix in prefixes:
-        if key.casefold().startswith(prefix.casefold() + "/"):
+        if folded(key).startswith(folded(prefix) + "/"):
             forms.append(key[len(prefix) + 1 :])
     for form in forms:
         if form in exact:
             return form
     for form in forms:
-        candidates = folded.get(form.casefold(), [])
+        candidates = by_fold.get(folded(form), [])
         if len(candidates) == 1:
             return candidates[0]
         if candidates:
             return candidates
     if loose:
-        ends = [name for name in exact if key.casefold().endswith("/" + name.casefold())]
+        ends = [name for name in exact if folded(key).endswith("/" + folded(name))]
         return ends[0] if len(ends) == 1 else ends
     return []

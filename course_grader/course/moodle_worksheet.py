@@ -7,7 +7,10 @@ the bulk download's file names carry: ``Judy Smith_1234567_assignsubmission_file
 ``Last modified (submission)``, which Moodle writes with ``userdate()`` in its
 English ``strftimedaydatetime`` (``Tuesday, 6 October 2026, 11:59 PM``), in
 the time zone of the Moodle user who downloaded it and without an offset;
-``-`` when nothing was submitted. So the course file names that zone
+``-`` when nothing was submitted. The site's identity fields (``ID number``,
+``Email address``, ``Username``: the ones the site shows) say who each
+participant is, so two students with one full name are told apart
+(``TimeRow.identity``). So the course file names that zone
 (``[late] timezone``) and each time is read in it with zoneinfo, summer time
 included. A wall time the zone skips (the hour the clocks jump forward)
 cannot have come from Moodle and is refused; one it repeats (the hour they go
@@ -20,6 +23,7 @@ import csv
 import io
 import re
 from datetime import UTC, datetime
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from .lms_times import SubmissionTimesError, TimeRow, once_each
@@ -27,6 +31,8 @@ from .lms_times import SubmissionTimesError, TimeRow, once_each
 IDENTIFIER = "Identifier"
 MODIFIED = "Last modified (submission)"
 NAME = "Full name"
+IDENTITY = ("ID number", "Email address", "Username")
+"""The identity fields a site may show beside the full name (``showuseridentity``), in the order a roster trusts them."""
 MOODLE_TIME = "%A, %d %B %Y, %I:%M %p"
 """English Moodle's ``strftimedaydatetime`` (its language pack's ``langconfig``), which ``userdate()`` writes."""
 EXAMPLE = "Tuesday, 6 October 2026, 11:59 PM"
@@ -39,7 +45,7 @@ def is_worksheet(header: list[str]) -> bool:
     return IDENTIFIER in header and MODIFIED in header
 
 
-def read_worksheet(text: str, where: str, zone: ZoneInfo | None) -> list[TimeRow]:
+def read_worksheet(text: str, where: str, zone: ZoneInfo | None, path: Path | None = None) -> list[TimeRow]:
     """The participants with a submission time, read in ``zone``; ``SubmissionTimesError`` names a bad cell."""
     if zone is None:
         raise SubmissionTimesError(
@@ -50,6 +56,7 @@ def read_worksheet(text: str, where: str, zone: ZoneInfo | None) -> list[TimeRow
     header = [cell.strip() for cell in next(reader, [])]
     ident, modified = header.index(IDENTIFIER), header.index(MODIFIED)
     name = header.index(NAME) if NAME in header else None
+    identity = [header.index(field) for field in IDENTITY if field in header]
     rows: list[TimeRow] = []
     seen: list[tuple[str, int, int, str]] = []
     line = reader.line_num + 1
@@ -72,7 +79,18 @@ def read_worksheet(text: str, where: str, zone: ZoneInfo | None) -> list[TimeRow
             when = moodle_time(cells[modified], zone)
         except NotAMoodleTimeError as exc:
             raise SubmissionTimesError(f"{where}, line {start}, column {modified + 1} ({MODIFIED}): {exc}") from None
-        rows.append(TimeRow(key=match.group(1), when=when, line=start, column=modified + 1, who=who))
+        rows.append(
+            TimeRow(
+                key=match.group(1),
+                when=when,
+                line=start,
+                column=modified + 1,
+                who=who,
+                path=path,
+                name=cells[name] if name is not None else "",
+                identity=tuple(cells[index] for index in identity if cells[index] not in ("", NO_SUBMISSION)),
+            )
+        )
     once_each(seen, where)
     return rows
 

@@ -1,4 +1,5 @@
-"""One student's exceptions to the course file: a later deadline for a lab, or a score set by hand, with a reason.
+"""One student's exceptions to the course file: a later deadline for a lab, a score set by hand, or which of their
+files counts, with a reason.
 
 Why in the course file and not in the grades: an extension or an appeal is
 decided after grading, often after the gradebook went out, and must survive
@@ -22,7 +23,7 @@ class _Exception(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     student: Annotated[str, Field(min_length=1)]
-    """The roster id (the grades CSV's ``student``)."""
+    """The roster id (the grades CSV's ``student``); one that names no student is refused (``course_roster``)."""
     lab: str
     reason: Annotated[str, Field(min_length=1)]
     """Why: shown in the score's explanation, so the student and a second grader see it."""
@@ -56,6 +57,17 @@ class Override(_Exception):
     """
 
     score: Annotated[float, Field(ge=0)]
+
+
+class Decision(_Exception):
+    """``[[decisions]]``: which of this student's files for this lab counts, where the grader would not choose alone.
+
+    A file handed in to another lab's assignment never replaces the one handed in to the lab's own without it, and
+    two files the LMS gives one time (a tie) are flagged until it names one (``results.grades_csv``).
+    """
+
+    counts: Annotated[str, Field(min_length=1)]
+    """The file, as the grades CSV's ``file`` column names it (the path under the submissions folder)."""
 
 
 def twice(entries: tuple[_Exception, ...], table: str) -> list[str]:

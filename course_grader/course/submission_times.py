@@ -13,20 +13,48 @@ import math
 from datetime import UTC, datetime, timedelta
 
 from ..intake.discovery import Found
+from ..intake.lab_names import in_sentence, the_assignment
 from ..judging.verdicts import GradeResult
 from .course import Course
 
 
 def when_submitted(result: GradeResult, entry: Found, course: Course) -> GradeResult:
-    """When the file came: the course's times file says, else its modification time (to the microsecond, as the CSV)."""
+    """When the file came (the course's times file says, else its modification time, to the microsecond as the
+    CSV), and to which lab's assignment; a note when that is another lab's, or when the time is not its own."""
+    handed = handed_in(result, course)
+    notes = tuple(note for note in (handed[1], course.caveats.get(result.submission, "")) if note)
+    update: dict[str, object] = {"handed_in": handed[0], "notes": (*notes, *result.notes)}
     given = course.submitted_at.get(result.submission)
     if given is not None:
         source = course.submitted_from.get(result.submission, "manifest")
-        return result.model_copy(update={"submitted": iso(given), "submitted_from": source})
+        return result.model_copy(update={**update, "submitted": iso(given), "submitted_from": source})
     if not entry.modified:
-        return result
+        return result.model_copy(update=update)
     moment = datetime.fromtimestamp(0, UTC) + timedelta(microseconds=entry.modified // 1000)
-    return result.model_copy(update={"submitted": iso(moment), "submitted_from": "modified"})
+    return result.model_copy(update={**update, "submitted": iso(moment), "submitted_from": "modified"})
+
+
+RULES = {
+    "stricter": "late or not by the stricter of the two deadlines",
+    "assignment": "late or not by {assignment}'s deadline",
+    "lab": "late or not by {lab}'s own deadline",
+}
+"""What the note says of a file handed in to another lab's assignment, by ``[late] wrong_assignment``."""
+
+
+def handed_in(result: GradeResult, course: Course) -> tuple[str, str]:
+    """The lab of the assignment ``result``'s file was handed in to (empty: unknown), and a note if it is another's."""
+    assigned = course.assignment_of(result.submission)
+    if assigned is None:
+        return "", ""
+    lab, how = assigned
+    if result.lab is None or lab == result.lab:
+        return lab, ""
+    rule = RULES[course.settings.late.wrong_assignment].format(assignment=in_sentence(lab), lab=in_sentence(result.lab))
+    return lab, (
+        f"handed in to {the_assignment(lab)} ({how}), but the notebook is {in_sentence(result.lab)}: "
+        f"graded as {in_sentence(result.lab)}, {rule} ([late] wrong_assignment)"
+    )
 
 
 def days_late(submitted: datetime, deadline: datetime, grace_minutes: float = 0) -> int:

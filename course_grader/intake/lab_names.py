@@ -34,6 +34,17 @@ def lab_in_name(path: str | Path) -> str | None:
     return None
 
 
+def in_sentence(lab: str) -> str:
+    """How a sentence names a lab after its start: ``Lab 11.3``, ``the capstone`` (``Lab.label`` begins one)."""
+    label = lab_registry.lab(lab).label
+    return label[:1].lower() + label[1:] if label.startswith("The ") else label
+
+
+def the_assignment(lab: str) -> str:
+    """How a sentence names a lab's LMS assignment: ``the Lab 11.3 assignment``, ``the capstone assignment``."""
+    return f"the {in_sentence(lab).removeprefix('the ')} assignment"
+
+
 def named_lab(path: str | Path) -> Lab | None:
     """The registry's entry for the lab a file name names (``lab_in_name``): what the grader passes on, not the id."""
     named = lab_in_name(path)
@@ -85,6 +96,6 @@ def lab_conflict(notebook: NotebookNode, path: str | Path, graded: str) -> str |
         return None
     decided = "the file name decides" if graded == named else "the lab this autograder grades"
     return (
-        f"the file name says {lab_registry.lab(named).label} but the notebook's metadata (course.lab) says "
-        f"{lab_registry.lab(claimed).label}: graded as {lab_registry.lab(graded).label} ({decided})"
+        f"the file name says {in_sentence(named)} but the notebook's metadata (course.lab) says "
+        f"{in_sentence(claimed)}: graded as {in_sentence(graded)} ({decided})"
     )

@@ -22,8 +22,11 @@ in through that assignment (``assignment``): its LMS name is read inside it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -124,17 +127,72 @@ class LmsName(BaseModel):
     submission: str = ""
 
 
+class KnownId(BaseModel):
+    """What an LMS file of the course says of one of the ids its download names carry (a Moodle participant id):
+    the student's name there and the identity fields beside it (``ID number``, ``Email address``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    user: str
+    name: str = ""
+    identity: tuple[str, ...] = ()
+    source: str = ""
+    """Where it says so: ``the grading worksheet lab_11_4-worksheet.csv``."""
+
+
 class Names(BaseModel):
-    """How the batch reads who a file belongs to: the LMS patterns (tried in order) and the roster, if any."""
+    """How the batch reads who a file belongs to: the LMS patterns (tried in order) and the roster, if any.
+
+    ``known`` adds what the LMS's other files say of an id (a worksheet's email of a participant), so a name two
+    students share is resolved by it; ``shared`` holds the names (``_key``) two ids of one assignment carry in
+    the folder, kept apart by their ids where nothing else resolves them.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     patterns: tuple[str, ...] = ()
     roster: Roster | None = None
+    known: tuple[KnownId, ...] = ()
+    shared: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, style: str = "auto", pattern: str | None = None, roster: Roster | None = None) -> Names:
-        return cls(patterns=(pattern,) if pattern else STYLES[style], roster=roster)
+    def of(
+        cls,
+        style: str = "auto",
+        pattern: str | None = None,
+        roster: Roster | None = None,
+        known: tuple[KnownId, ...] = (),
+    ) -> Names:
+        return cls(patterns=(pattern,) if pattern else STYLES[style], roster=roster, known=known)
+
+    def known_id(self, user: str) -> KnownId | None:
+        return next((known for known in self.known if known.user == user), None)
+
+    def ambiguous(self, name: str) -> bool:
+        """Whether two students carry ``name`` here: two ids of one assignment, or two identities the LMS gives it."""
+        identities = {known.identity[:1] for known in self.known if known.identity and _key(known.name) == _key(name)}
+        return _key(name) in self.shared or len(identities) > 1
+
+    def with_listing(self, files: Iterable[str]) -> Names:
+        """These names, with the names two ids carry in one assignment of ``files`` (paths under the folder)."""
+        ids: dict[tuple[str | None, str], set[str]] = {}
+        for file in files:
+            handed_in = assignment(file)
+            parsed = read_lms_name(handed_in.inner if handed_in is not None else file, self.patterns)
+            if parsed is not None and parsed.name and parsed.user:
+                lab = handed_in.lab if handed_in is not None else lab_in_name(file)
+                ids.setdefault((lab, _key(parsed.name)), set()).add(parsed.user)
+        return self.model_copy(update={"shared": frozenset(name for (_, name), users in ids.items() if len(users) > 1)})
+
+    def digest(self) -> str:
+        """Who these names make each file's (the roster's students and file name, the patterns, the LMS's ids), hashed:
+        the ``course`` stamp's second part, so ``merge`` can tell a regrade under another roster (8 hex digits).
+        ``shared`` is the folder's, not the roster's: left out."""
+        roster = (self.roster.model_dump(exclude={"path"}), Path(self.roster.path).name) if self.roster else None
+        said = json.dumps(
+            [self.patterns, roster, [k.model_dump() for k in self.known], sorted(self.shared)], sort_keys=True
+        )
+        return hashlib.sha256(said.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
 def lms_name(path: str | Path, root: str | Path | None, patterns: tuple[str, ...]) -> LmsName | None:
@@ -204,51 +262,83 @@ def attribute(path: str | Path, root: str | Path | None, names: Names | None) ->
     """Who ``path`` belongs to, how that was decided, and notes: by its LMS name and the roster, else ``identify``.
 
     Without a roster an LMS name still gives the student: its login or full
-    name (two Judy Smiths then share one, and their files are flagged as
-    duplicates, never merged silently). With a roster, the user id (unique),
-    the login and the full name are tried in that order; a name no pattern
-    reads is looked up by its folder or file name (``identify``).
+    name, unless two ids of one assignment carry that name (then the id the
+    LMS's files give it, its ID number or email, else the name and the id:
+    two students with one name are never one). With a roster, the user id
+    (unique), the login, the full name and what the LMS's files say of the id
+    (a worksheet's email or ID number, which tells two students with one name
+    apart) are tried; a name no pattern reads is looked up by its folder or
+    file name (``identify``).
     """
-    handed_in = None
     if names is not None and root is not None:
         handed_in = assignment(submission_name(path, root))
         if handed_in is not None:  # the LMS named the file inside the assignment's folder: read it there
             root = Path(root) / handed_in.folder
     who, source = identify(path, root)
     parsed = lms_name(path, root, names.patterns) if names is not None else None
-    who, source, notes = _attributed(who, source, parsed, names)
-    named = lab_in_name(path)
-    if handed_in is not None and named is not None and named != handed_in.lab:
-        notes = (
-            *notes,
-            f"handed in through the {lab_registry.lab(handed_in.lab).label} assignment (its folder "
-            f"{handed_in.folder}/) but its file name says {lab_registry.lab(named).label}: it is late or not by "
-            f"{lab_registry.lab(handed_in.lab).label}'s deadline",
-        )
-    return who, source, notes
-
-
-def _attributed(who: str, source: str, parsed: LmsName | None, names: Names | None) -> tuple[str, str, tuple[str, ...]]:
     if names is None or (parsed is None and names.roster is None):
         return who, source, ()
-    if parsed is not None:
-        kind = "Canvas" if parsed.pattern == CANVAS else "Moodle" if parsed.pattern == MOODLE else "LMS"
-        candidates = [c for c in (parsed.user, parsed.login, parsed.name) if c]
-        source = f"{kind} name"
-        if names.roster is None:
+    if parsed is None:
+        return _on_roster(names, [who], source, who)
+    kind = "Canvas" if parsed.pattern == CANVAS else "Moodle" if parsed.pattern == MOODLE else "LMS"
+    source = f"{kind} name"
+    known = names.known_id(parsed.user) if parsed.user else None
+    apart = f"{parsed.login or parsed.name}_{parsed.user}" if parsed.user and (parsed.login or parsed.name) else ""
+    if names.roster is None:
+        if not (parsed.name and names.ambiguous(parsed.name)):
             return parsed.login or parsed.name or parsed.user, source, ()
-    else:
-        candidates = [who]
-    assert names.roster is not None
-    found, how = names.roster.find(*candidates)
+        if known is not None and known.identity:
+            note = f"{parsed.name!r} is the name of two students here: {known.source} gives {kind} id {parsed.user} as {known.identity[0]!r}, which names this one"
+            return known.identity[0], f"{source} ({known.identity[0]}, from {known.source})", (note,)
+        note = f"{parsed.name!r} is the name of two students of one assignment here: kept apart by their {kind} ids ({apart})"
+        return apart or parsed.name, source, (note,)
+    candidates = [parsed.user, parsed.login, parsed.name, *(known.identity if known is not None else ())]
+    return _on_roster(
+        names, [c for c in candidates if c], source, apart or parsed.login or parsed.name or parsed.user, parsed, known
+    )
+
+
+def _on_roster(
+    names: Names,
+    candidates: list[str],
+    source: str,
+    shown: str,
+    parsed: LmsName | None = None,
+    known: KnownId | None = None,
+) -> tuple[str, str, tuple[str, ...]]:
+    """The roster student the candidates name, how, and a note where a name two students share was resolved."""
+    roster = names.roster
+    assert roster is not None
+    found, how = roster.find(*candidates)
     if found is not None:
-        return found, f"{source} ({how}) on the roster", ()
-    shown = candidates[0] if parsed is None else (parsed.login or parsed.name or parsed.user)
-    if _key(shown) in {_key(student.id) for student in names.roster.students}:
+        if known is None or how not in known.identity:
+            return found, f"{source} ({how}) on the roster", ()
+        sharing = roster.names().get(_key(parsed.name), ()) if parsed is not None and parsed.name else ()
+        notes: tuple[str, ...] = ()
+        if len(sharing) > 1:
+            notes = (
+                f"{parsed.name!r} names {len(sharing)} students on the roster ({', '.join(sharing)}): "  # type: ignore[union-attr]
+                f"{known.source} gives id {known.user} as {how!r}, which names {found}",
+            )
+        return found, f"{source} ({how}, from {known.source}) on the roster", notes
+    if _key(shown) in {_key(student.id) for student in roster.students}:
         shown = f"{UNKNOWN}:{shown}"  # never a roster student's id: the gradebook and duplicates go by the id
     said = how if how.startswith("conflict") else f"unknown student: {how}"
     return (
         shown,
         f"{UNKNOWN} ({source})",
-        (f"{said} ({Path(names.roster.path).name}); graded, but no roster student gets this grade",),
+        (f"{said} ({Path(roster.path).name}){UNKNOWN_NOTE_END}",),
+    )
+
+
+UNKNOWN_NOTE_END = "; graded, but no roster student gets this grade"
+"""How the note on a row of no roster student ends (``is_attribution_note`` finds it by it)."""
+
+
+def is_attribution_note(note: str) -> bool:
+    """A note ``attribute`` writes (who a file is, under which roster): ``merge`` writes it again under another roster."""
+    return (
+        note.endswith(UNKNOWN_NOTE_END)
+        or (" is the name of two students" in note)
+        or (" students on the roster (" in note and " gives id " in note)
     )

@@ -74,6 +74,9 @@ class GradeResult(BaseModel):
     submitted_from: str = ""
     """Which ``submitted`` is: a times file's form (``manifest``, ``moodle-worksheet``, ``canvas-submissions``) or
     ``modified``; empty outside a batch."""
+    handed_in: str = ""
+    """The lab of the assignment the file was handed in to, where its folder or its lab's LMS times file says (a
+    batch); empty when nothing says. Another lab's than ``lab``: handed in to the wrong assignment."""
 
     @property
     def score(self) -> float:

@@ -8,11 +8,9 @@ there, so the guarantees of the bubblewrap path are kept another way
 
 - setup installs course_lib (the wheel written here, ``wheel.py``) into a
   root-only folder, ``ROOT/course``, and only its dependencies into the venv;
-  the kernel runs as an unused uid (``learner_account.py``) that can read
-  neither, and gets the lab's view of the package (``view.py``); no other copy of the
-  reference on the machine may be readable by it either (a course checkout on a dry
-  run's machine: ``learner_account.reference_copies``), and ``choose_python.sh`` picks
-  a Python that account can run;
+  the kernel runs as an unused uid (``learner_account.py``) that can read neither, and gets the
+  lab's view of the package (``view.py``); no other copy of the reference on the machine may be
+  readable by it (``learner_account.reference_copies``); ``choose_python.sh`` picks a Python it can run;
 - before ``results.json`` is written every process of that uid is killed, and
   the results folder is root's;
 - the hidden cases come from the bundle's secret (``source/secret``, root-only,
@@ -364,8 +362,9 @@ def _grade_as_learner(path: Path, lab: Lab, root: Path, options: GradeOptions) -
 
 
 def _copies(readable: list[Path], shown: int = 10) -> str:
-    """Where the readable copies are, one entry per package folder (``…/course_lib``) or archive."""
+    """Where the readable copies are, one per package folder or archive: the grader's own first, then path order."""
     places = list(dict.fromkeys(next((p for p in path.parents if p.name == PACKAGE.name), path) for path in readable))
+    places.sort(key=lambda place: (place != PACKAGE, str(place)))
     more = f"; {len(places)} places in all" if len(places) > shown else ""
     return "; ".join(map(str, places[:shown])) + more
 

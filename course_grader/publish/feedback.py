@@ -9,6 +9,7 @@ records; all go through ``feedback_page.render_page``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections import defaultdict
@@ -21,10 +22,11 @@ from course_lib.teaching import i18n, lab_registry
 from ..checkout import CHECKOUT
 from ..errors import GradingError
 from ..files import write_atomically
+from ..intake.lab_names import the_assignment
 from ..judging.verdicts import GradeResult
-from ..safe_text import shown
+from ..safe_text import shown, valid
 from .feedback_page import NAME_LIMIT, lab_heading, render_page
-from .lms_feedback import LMS_NAMES, Lms, write_lms_zip
+from .lms_feedback import LMS_NAMES, Lms, write_lms_zips
 from .page_names import lab_suffix, page_names
 from .page_score import Scorer, points_per_test
 from .pages import render
@@ -58,6 +60,7 @@ def write_feedback(
     scorer: Scorer | None = None,
     rules_base: str | None = None,
     language: str = i18n.DEFAULT,
+    whole: bool = True,
 ) -> list[Path]:
     """A page per student and lab in ``folder`` (made if missing), and ``index.html`` listing them (for the instructor).
 
@@ -66,14 +69,19 @@ def write_feedback(
     Pages are named ``<student>_lab_11_3.html`` (``_capstone``, or
     ``_not_graded`` for a file that is not a lab notebook); ``page_names``
     keeps a hostile student id from naming a path or another student's page.
-    Returns the pages written, index last.
+    A page an earlier run wrote here and this one supersedes is removed
+    (``stale_pages``): one whose submission now has another page (regraded
+    under another student id), and, when the results are the ``whole`` term's,
+    one no result has any more. Returns the pages written, index last.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     base = rules_base if rules_base is not None else default_rules_base(folder, language)
     written: list[Path] = []
     rows = []
-    for result, path in page_paths(results, folder):
+    paths = page_paths(results, folder)
+    stale_pages(folder, {path.name: valid(result.submission) for result, path in paths}, whole=whole)
+    for result, path in paths:
         score = scorer(result) if scorer else points_per_test(result, language)
         write_atomically(path, render_page(result, score=score, rules_base=base, language=language))
         written.append(path)
@@ -91,6 +99,38 @@ def write_feedback(
     return [*written, index]
 
 
+WRITTEN = ".course-grade-pages.json"
+"""Beside the pages: each page this folder holds and the submission it shows, so a later run can tell what it
+supersedes (``stale_pages``)."""
+
+
+def stale_pages(folder: Path, pages: dict[str, str], *, whole: bool) -> list[str]:
+    """Remove the pages of an earlier run that ``pages`` (name → submission, about to be written) supersede.
+
+    A page whose submission now shows on another page is stale (Kevin's file,
+    graded as ``kpark`` and then, after a roster change, as ``S1099``); so is,
+    for the ``whole`` term's pages, one whose submission no result has any more.
+    Only pages listed in ``WRITTEN`` are touched: the grader never deletes a
+    file it did not write. Returns the names removed.
+    """
+    listed = folder / WRITTEN
+    try:
+        earlier: dict[str, str] = json.loads(listed.read_text(encoding="utf-8")) if listed.is_file() else {}
+    except (OSError, ValueError):
+        earlier = {}
+    showing = set(pages.values())
+    removed = [
+        name
+        for name, submission in earlier.items()
+        if name not in pages and (whole or submission in showing) and "/" not in name and name.endswith(".html")
+    ]
+    for name in removed:
+        (folder / name).unlink(missing_ok=True)
+    kept = {} if whole else {name: file for name, file in earlier.items() if name not in removed}
+    write_atomically(listed, json.dumps({**kept, **pages}, indent=1, sort_keys=True) + "\n")
+    return removed
+
+
 def page_paths(results: Iterable[GradeResult], folder: Path) -> list[tuple[GradeResult, Path]]:
     """Each page's result and file, by student then lab in course order (``counting``, ``page_names``)."""
     shown_results = counting(results)
@@ -106,14 +146,20 @@ def page_paths(results: Iterable[GradeResult], folder: Path) -> list[tuple[Grade
 
 
 def lms_zip(results: Iterable[GradeResult], folder: Path, lms: Lms) -> str:
-    """``--lms-zip``: the pages just written, zipped as ``lms`` takes them back; the line that says so."""
-    path, left_out = write_lms_zip(page_paths(results, folder), folder, lms)
-    line = f"wrote {path}: the pages for {lms}'s bulk feedback upload"
+    """``--lms-zip``: the pages just written, zipped per assignment as ``lms`` takes them back; the lines that say so."""
+    written, left_out = write_lms_zips(page_paths(results, folder), folder, lms)
+    lines = [
+        f"wrote {path}: {count} pages for {lms}'s bulk feedback upload of "
+        f"{the_assignment(lab) if lab is not None else 'no lab assignment'}"
+        for path, lab, count in written
+    ]
+    if not written:
+        lines.append(f"no page for {lms}: none of these submissions was named by its download")
     if left_out:
         shown_names = ", ".join(shown(name, NAME_LIMIT) for name in left_out[:5])
         more = f" and {len(left_out) - 5} more" if len(left_out) > 5 else ""
-        line += f"; not in it, as {lms} did not name their download: {shown_names}{more}"
-    return line
+        lines.append(f"not in a zip, as {lms} did not name their download: {shown_names}{more}")
+    return "\n".join(lines)
 
 
 def main(argv: list[str]) -> int:
@@ -176,7 +222,7 @@ def lms_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--lms-zip",
         choices=LMS_NAMES,
-        help="also zip the pages for the LMS to take back, each named as that student's download was: canvas for an "
-        "assignment's Re-Upload Submissions, moodle for 'Upload multiple feedback files in a zip' "
-        "(DIR/feedback-canvas.zip, DIR/feedback-moodle.zip)",
+        help="also zip the pages for the LMS to take back, one zip per assignment, each page named as that student's "
+        "download was: canvas for an assignment's Re-Upload Submissions, moodle for 'Upload multiple feedback files "
+        "in a zip' (DIR/feedback-canvas-lab_11_3.zip, DIR/feedback-moodle-capstone.zip, …)",
     )

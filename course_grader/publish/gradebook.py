@@ -3,7 +3,8 @@
 Why from the grades CSV and the roster alone: grading may have run on
 several machines (``merge``) or weeks ago; the gradebook is the counting row
 (``counts``) of each student and lab, its ``score`` (after weights and the
-late penalty, ``scoring.py``). A student with no submission for a lab gets an
+late penalty, ``scoring.py``), or the course file's override for a lab the
+student handed nothing in for (its reason said on stderr). A student with no submission for a lab gets an
 empty cell (``missing="empty"``: the LMS shows it ungraded) or 0
 (``missing="zero"``), but 0 only in a lab that is due: its deadline has
 passed, or, with no deadline in the course file, somebody's work in it was
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Literal
 from course_lib.teaching import lab_registry
 
 from ..course.course import NO_COURSE, Course
+from ..course.course_roster import said_without_submission, without_submission
 from ..files import write_atomically
 from ..intake.roster import UNKNOWN, Roster, Student
 from ..results.grades_csv import GradesCsvError, neutralised
@@ -67,6 +69,8 @@ class Gradebook:
     """Cells with no submission (empty or 0, as asked)."""
     not_due: tuple[str, ...] = ()
     """Labs whose empty cells stay empty under ``missing="zero"``: not due yet (see the module's rules)."""
+    overridden: tuple[str, ...] = ()
+    """A line per cell an override fills where the student handed nothing in (``course_roster.without_submission``)."""
 
 
 def _number(value: float) -> str:
@@ -81,8 +85,10 @@ def _identity(layout: Layout, student: Student) -> tuple[str, ...]:
 
 
 def labs_of(grades: pd.DataFrame, course: Course) -> tuple[str, ...]:
-    """The labs graded or set in the course file, in course order."""
-    named = {lab for lab in grades["lab"] if lab} | set(course.settings.labs)
+    """The labs graded, set in the course file or given a score by one of its overrides, in course order."""
+    named = (
+        {lab for lab in grades["lab"] if lab} | set(course.settings.labs) | {o.lab for o in course.settings.overrides}
+    )
     return tuple(lab for lab in lab_registry.LABS if lab in named)
 
 
@@ -140,6 +146,8 @@ def build(
     named = counting["student"].isin(ids) & ~counting["student_from"].str.startswith(UNKNOWN)
     unknown = int((~named).sum())
     scores = {(row.student, row.lab): float(row.score) for row in counting[named].itertuples()}
+    overridden = [o for o in without_submission(course, scores) if o.student in ids and o.lab in chosen]
+    scores |= {(o.student, o.lab): o.score for o in overridden}
     buffer = io.StringIO()
     writer = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
     # every header cell as the rows' text cells: a course file's own column = "=1+1" is not a formula (issue 43)
@@ -158,7 +166,8 @@ def build(
             cells.append(_number(value) if value is not None else "0" if lab in zero else "")
         writer.writerow([*(neutralised(text) for text in _identity(layout, student)), *cells])
     not_due = tuple(lab for lab in chosen if lab not in zero) if missing == "zero" else ()
-    return Gradebook(buffer.getvalue(), len(roster.students), chosen, unknown, empty, not_due)
+    said = tuple(said_without_submission(o) for o in overridden)
+    return Gradebook(buffer.getvalue(), len(roster.students), chosen, unknown, empty, not_due, said)
 
 
 def write(gradebook: Gradebook, path: str | Path) -> None:

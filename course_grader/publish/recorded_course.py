@@ -16,7 +16,7 @@ from pathlib import Path
 
 from course_lib.teaching import i18n
 
-from ..course.course import Course
+from ..course.course import Course, Stamp
 from ..course.course_file import load_course
 from ..errors import GradingError
 from ..judging.verdicts import GradeResult
@@ -134,7 +134,8 @@ def one_stamp(stamps: dict[str, str], given: Path | None) -> str | None:
 
 def stamped_course(stamp: str | None, given: Path | None) -> Course:
     """The course file ``stamp`` names (or ``given``), refused when it is not the one the grades were scored by."""
-    fingerprint, _, recorded = (stamp or "").partition(" ")
+    read = Stamp.read(stamp or "")
+    fingerprint, recorded = read.fingerprint, read.path
     try:
         course = load_course(given if given is not None else recorded)
     except GradingError as exc:

@@ -59,12 +59,18 @@ from .report_statistics import item_stats, rule_matrix, rule_shares
 
 
 def build_report(grades: Grades, results: list[GradeResult] | None, source: str, language: str = i18n.DEFAULT) -> str:
-    """The report page, as a complete HTML document in ``language`` (its charts' text too, where a font can draw it)."""
+    """The report page, as a complete HTML document in ``language`` (its charts' text too, where a font can draw it).
+
+    Every number is of the roster's students: a submission of no roster student (``unknown``, in nobody's
+    gradebook row) is listed apart and counted in no mean, chart or statistic.
+    """
+    known = ~grades.frame["student_from"].astype(str).str.startswith(UNKNOWN)
+    apart, everyone = grades.frame[~known], grades
+    grades = Grades(grades.frame[known].reset_index(drop=True), grades.tests, grades.rows_read)
     matrix = rule_matrix(grades)
     shares = rule_shares(grades)
     labs = [lab_summary(grades.frame[grades.frame["lab"] == lab], lab, language) for lab in lab_registry.LABS]
     labs = [summary for summary in labs if summary is not None]
-    known = ~grades.frame["student_from"].astype(str).str.startswith(UNKNOWN)
     charts = chart_language(language)
     return render(
         "report.html.j2",
@@ -72,8 +78,25 @@ def build_report(grades: Grades, results: list[GradeResult] | None, source: str,
         source=shown(source, NAME_LIMIT),
         rows_read=grades.rows_read,
         counted=len(grades.frame),
-        students=grades.frame.loc[known, "student"].nunique(),
-        unknown=int((~known).sum()),
+        students=grades.frame["student"].nunique(),
+        unknown=len(apart),
+        apart=[
+            {
+                "lab": lab_heading(lab, language),
+                "student": shown(str(student), NAME_LIMIT),
+                "file": shown(str(file), NAME_LIMIT),
+                "score": float(score) if "score" in apart.columns else float(percent),
+                "why": shown(str(source), NAME_LIMIT),
+            }
+            for lab, student, file, score, percent, source in zip(
+                apart["lab"],
+                apart["student"],
+                apart["file"],
+                apart["score"] if "score" in apart.columns else apart["percent"],
+                apart["percent"],
+                apart["student_from"],
+            )
+        ],
         labs=labs,
         distribution=data_url(picture(lambda: distribution_chart(grades, charts), charts)) if labs else None,
         heatmap=data_url(picture(lambda: heatmap_chart(matrix, charts), charts)) if not matrix.empty else None,
@@ -84,7 +107,7 @@ def build_report(grades: Grades, results: list[GradeResult] | None, source: str,
             if results is not None
             else None
         ),
-        similar=similar_cells(grades, results),
+        similar=similar_cells(everyone, results),
         similarity=similarity,
         isnan=math.isnan,
     )

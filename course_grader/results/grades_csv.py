@@ -3,9 +3,9 @@
 Why one module: a batch writes this CSV from its results, and ``course-grade
 merge`` writes it again from shard CSVs; both must give the same bytes for
 the same grades (docs/grading.md, *Grading past one machine*). So the columns,
-the type of each (``typed``), the row order (``row_key``, by path), which of a
-student's duplicates counts (``duplicate_verdicts``) and the writer are
-written once, here, and both paths go through them.
+the type of each (``typed``), the row order (``row_key``, by path) and the
+writer are written once, here, and both paths go through them (which of a
+student's duplicates counts is ``duplicates``).
 
 Safe to open in a spreadsheet: every text cell is quoted, and one that would
 start a formula is prefixed with ``'`` (``neutralised``; OWASP, *CSV
@@ -18,9 +18,7 @@ import csv
 import io
 import math
 import re
-from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,15 +31,16 @@ if TYPE_CHECKING:  # pandas loads where a frame is made, so the grader starts wi
     import pandas as pd
 
 FIRST = ["student", "student_from", "file", "lab"]
-COURSE = ["points", "max_points", "late", "penalty", "score", "submitted", "submitted_from"]
-"""The course's view of a row (``scoring.Score``, and when the file came): after the test columns."""
+COURSE = ["points", "max_points", "late", "penalty", "score", "submitted", "submitted_from", "handed_in"]
+"""The course's view of a row (``scoring.Score``, when the file came and to which lab's assignment): after the
+test columns."""
 LAST = ["total", "max_score", "percent", "status", "counts", "seconds", "budget", "sandbox", "seed", "notes"]
 RECORDED = ["course"]
 """After ``notes``: the course file the row was scored by (``Course.stamp``: its fingerprint and path; empty
 without one), so ``merge`` refuses shards of two course files and ``feedback`` scores pages by the same one."""
 SHARD_COLUMN = re.compile(
     r"shard (\d+)/(\d+), duplicates: (latest|earliest|best)"
-    r"(?:; seed ([A-Za-z0-9_-]+); course ([0-9a-f]+|none); folder ([0-9a-f]+) \((\d+) entries\))?"
+    r"(?:; seed ([A-Za-z0-9_-]+); course ([0-9a-f]+(?:\.[0-9a-f]+)?|none); folder ([0-9a-f]+) \((\d+) entries\))?"
 )
 """Only in a shard's CSV, as its last column's name (its cells empty, so an empty shard says it too): which shard
 (``--shard I/N``) and the duplicates policy, so ``merge`` can check it has them all and decide across them; since
@@ -55,6 +54,7 @@ TEXT = {
     "late",
     "submitted",
     "submitted_from",
+    "handed_in",
     "status",
     "sandbox",
     "notes",
@@ -182,80 +182,5 @@ def shard_column(index: int, total: int, policy: str, run: str = "") -> str:
     return f"shard {index}/{total}, duplicates: {policy}" + (f"; {run}" if run else "")
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """What deciding between a student's files for one lab needs: who, which lab, which file, when, how well."""
-
-    student: str
-    lab: str | None
-    file: str
-    submitted: str
-    submitted_from: str
-    score: float
-
-
-WHY = {"latest": "the latest", "earliest": "the earliest", "best": "the best score"}
-POLICIES = tuple(WHY)
-"""The course file's ``duplicates``: which of a student's files for one lab counts."""
-DUPLICATE = "duplicate: "
-"""How a duplicate's note starts (``duplicate_verdicts``); it comes first in the row's notes."""
 NOTES_SEPARATOR = " | "
 """Between a row's notes in the CSV's ``notes`` cell."""
-
-
-def duplicate_verdicts(candidates: Sequence[Candidate], policy: str = "latest") -> dict[int, tuple[bool, str]]:
-    """For each row of a student who has two or more files for one lab: whether it counts, and the note saying so.
-
-    ``latest`` (default): the latest ``submitted`` counts, a tie going to the
-    last in path order; ``earliest``: the earliest, a tie to the first;
-    ``best``: the highest score, a tie to the latest. Rows with no lab (not a
-    readable notebook) take no part.
-    """
-    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for index, candidate in enumerate(candidates):
-        if candidate.lab:
-            groups[(candidate.student, candidate.lab)].append(index)
-    verdicts: dict[int, tuple[bool, str]] = {}
-    for (student, lab), indexes in groups.items():
-        if len(indexes) < 2:
-            continue
-        indexes.sort(key=lambda i: row_key(candidates[i].file))
-        if policy == "earliest":
-            counting = min(indexes, key=lambda i: (candidates[i].submitted, row_key(candidates[i].file)))
-        elif policy == "best":
-            counting = max(
-                indexes, key=lambda i: (candidates[i].score, candidates[i].submitted, row_key(candidates[i].file))
-            )
-        else:
-            counting = max(indexes, key=lambda i: (candidates[i].submitted, row_key(candidates[i].file)))
-        chosen = candidates[counting]
-        word = "modified" if chosen.submitted_from in ("", "modified") else "submitted"
-        why = WHY[policy] if policy == "best" else f"{WHY[policy]} {word}"
-        for index in indexes:
-            others = ", ".join(candidates[i].file for i in indexes if i != index)
-            verdict = "this one counts" if index == counting else f"{chosen.file} counts, not this one"
-            verdicts[index] = (
-                index == counting,
-                f"{DUPLICATE}{student} has {len(indexes)} "
-                f"{lab_registry.lab(lab).label} submissions (also {others}); "
-                f"{verdict} ({why})",
-            )
-    return verdicts
-
-
-def frame_candidates(frame: pd.DataFrame) -> list[Candidate]:
-    """What ``duplicate_verdicts`` decides by, for each row of a grades frame, in its order."""
-    return [
-        Candidate(r.student, r.lab or None, r.file, r.submitted, r.submitted_from, r.score)
-        for r in frame[["student", "lab", "file", "submitted", "submitted_from", "score"]].itertuples()
-    ]
-
-
-def flag_frame(frame: pd.DataFrame, policy: str = "latest") -> pd.DataFrame:
-    """``duplicate_verdicts`` applied to a frame whose rows are not flagged yet (shards' rows, merged)."""
-    frame = frame.copy()
-    for index, (counts, note) in duplicate_verdicts(frame_candidates(frame), policy).items():
-        notes = frame.at[index, "notes"]
-        frame.at[index, "counts"] = counts
-        frame.at[index, "notes"] = f"{note}{NOTES_SEPARATOR}{notes}" if notes else note
-    return frame

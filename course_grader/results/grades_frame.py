@@ -52,6 +52,7 @@ def results_frame(
             "score": record.score,
             "submitted": result.submitted,
             "submitted_from": result.submitted_from,
+            "handed_in": result.handed_in,
             "total": result.score,
             "max_score": result.max_score,
             "percent": result.percent,

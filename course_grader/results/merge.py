@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .duplicates import Decisions, flag_frame
 from .grades_csv import (
     COURSE,
     FIRST,
@@ -20,7 +21,6 @@ from .grades_csv import (
     SHARD_COLUMN,
     GradesCsvError,
     columns,
-    flag_frame,
     read_frame,
     row_key,
     typed,
@@ -31,13 +31,14 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def merge(paths: Sequence[str | Path]) -> pd.DataFrame:
+def merge(paths: Sequence[str | Path], decisions: Decisions | None = None) -> pd.DataFrame:
     """The shard CSVs of one run joined: the whole run's frame, duplicates decided across shards.
 
     Refuses anything but one complete set: every file a shard's CSV
     (``--shard I/N``), one N and one duplicates policy, each of 1…N exactly once;
     then what ``shard_check.check_shards`` refuses (other seeds, course files or
-    folders, rows in the wrong shard or twice, impossible scores).
+    folders, rows in the wrong shard or twice, impossible scores). ``decisions``:
+    the course file's ``[[decisions]]``, as the unsharded run applies them.
     """
     import pandas as pd  # loaded on first use, so the grader starts without it (issue 31)
 
@@ -75,4 +76,4 @@ def merge(paths: Sequence[str | Path]) -> pd.DataFrame:
     whole = pd.concat([part for part in parts if len(part)] or parts[:1], ignore_index=True)
     whole = typed(whole.reindex(columns=columns(sorted(tests))))
     whole = whole.iloc[sorted(range(len(whole)), key=lambda i: row_key(whole["file"].iloc[i]))].reset_index(drop=True)
-    return flag_frame(whole, policies.pop())
+    return flag_frame(whole, policies.pop(), decisions)

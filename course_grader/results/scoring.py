@@ -34,7 +34,7 @@ from course_lib.teaching.i18n import message
 from ..course.course import NO_COURSE, Course
 from ..course.per_student import Extension
 from ..course.submission_times import days_late, iso
-from ..intake.roster import Assignment, assignment, read_lms_name
+from ..intake.roster import assignment, read_lms_name
 from ..judging.verdicts import GradeResult, TestResult
 from ..messages import MESSAGES
 
@@ -137,26 +137,53 @@ def _days(days: int) -> str:
 def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
     """How late (``late``), the percent lost, and the phrase saying so; nothing without a deadline or a LATE flag.
 
-    The deadline is the one of the assignment the file was handed in to: its
-    folder's lab (``roster.assignment``) when a folder says, else the lab it is
-    graded as. A Lab 11.2 notebook handed in late through the 11.3 assignment is
-    late by 11.3's deadline, not on time by 11.2's (or by no deadline at all).
+    A file handed in to another lab's assignment (its folder, or its lab's LMS
+    times file: ``Course.assignment_of``) is late by the stricter of that
+    assignment's deadline and the lab's own, or by the one ``[late]
+    wrong_assignment`` names: a Lab 11.2 notebook handed in through the 11.3
+    assignment a week after 11.2's deadline is a week late, not on time by 11.3's.
     A ``LATE`` flag (``submitted = "file-name"``) costs its percent even where
     the course file gives the lab no deadline: the LMS flagged it by the
     deadline of the assignment it was handed in to. The phrase is in the
     course's language.
     """
-    policy, language = course.settings.late, course.language
-    handed_in = assignment(result.submission)
-    lab = handed_in.lab if handed_in is not None else result.lab or ""
-    extension = course.settings.extension(result.student, lab)
-    deadline = extension.deadline if extension is not None else course.lab(lab).deadline
-    if policy.submitted == "none" or (deadline is None and policy.submitted == "manifest"):
+    policy = course.settings.late
+    assigned = course.assignment_of(result.submission, course.language)
+    lab = assigned[0] if assigned is not None else result.lab or ""
+    deadlines = _deadlines(result, course, lab)
+    if policy.submitted == "none" or (not deadlines and policy.submitted == "manifest"):
         return "", 0.0, ""
-    through = _through(result, course, handed_in, lab, extension)
+    if policy.submitted == "manifest":
+        return _by_time(result, course, deadlines, assigned)
+    extension = course.settings.extension(result.student, lab)
+    through = _through(result, course, assigned, lab, extension)
+    return _by_flag(result, course, lab, course.lab(lab).deadline is not None, extension, through)
+
+
+def _deadlines(result: GradeResult, course: Course, lab: str) -> list[tuple[str, datetime, Extension | None]]:
+    """The deadlines a file is late by, each with its lab and the student's extension of it: the assignment's it was
+    handed in to and, when that is another lab's, the lab's own too, or only the one ``[late] wrong_assignment`` says."""
+    graded = result.lab or lab
+    labs = [lab]
+    if graded != lab:
+        rule = course.settings.late.wrong_assignment
+        labs = [lab, graded] if rule == "stricter" else [lab] if rule == "assignment" else [graded]
+    found = []
+    for each in labs:
+        extension = course.settings.extension(result.student, each)
+        deadline = extension.deadline if extension is not None else course.lab(each).deadline
+        if deadline is not None:
+            found.append((each, deadline, extension))
+    return found
+
+
+def _by_flag(
+    result: GradeResult, course: Course, lab: str, has_deadline: bool, extension: Extension | None, through: str
+) -> tuple[str, float, str]:
+    """The lateness an LMS name's ``LATE`` flag gives (``submitted = "file-name"``): no time, the flag's percent."""
+    policy, language = course.settings.late, course.language
     on_time = through + MESSAGES("on time", language) if through else ""
-    if policy.submitted == "manifest" and deadline is not None:
-        return _by_time(result, course, lab, deadline, through)
+    handed_in = assignment(result.submission)
     parsed = read_lms_name(handed_in.inner if handed_in is not None else result.submission, course.name_patterns)
     if parsed is None or not parsed.late:
         return "", 0.0, on_time
@@ -169,7 +196,7 @@ def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
     percent = (
         policy.flag_percent if policy.flag_percent is not None else min(policy.max_percent, policy.percent_per_day)
     )
-    if deadline is None:  # the LMS knows the deadline of the assignment the file went through; its flag says it passed
+    if not has_deadline:  # the LMS knows the deadline of the assignment the file went through; its flag says it passed
         through += MESSAGES("no deadline for {lab} here, but ", language).format(
             lab=lab_registry.lab(lab).spoken_label(language)
         )
@@ -177,20 +204,30 @@ def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
     return "LATE flag", percent, through + said.format(percent=_fmt(percent))
 
 
-def _by_time(result: GradeResult, course: Course, lab: str, deadline: datetime, through: str) -> tuple[str, float, str]:
-    """The lateness a submission's time gives (a manifest's, an LMS's times file's): started days past the deadline."""
+def _by_time(
+    result: GradeResult,
+    course: Course,
+    deadlines: list[tuple[str, datetime, Extension | None]],
+    assigned: tuple[str, str] | None,
+) -> tuple[str, float, str]:
+    """The lateness a submission's time gives (a manifest's, an LMS's times file's): started days past the deadline,
+    the most of each that applies (``_deadlines``)."""
     policy, language = course.settings.late, course.language
-    on_time = through + MESSAGES("on time", language) if through else ""
     when = course.submitted_at.get(result.submission)
+    lab = assigned[0] if assigned is not None else result.lab or ""
     if when is None:
         named = course.times_file(lab)
         if named:
             said = MESSAGES("not in the submission-time manifest ({file}): no late penalty", language)
             return "", 0.0, said.format(file=named)
         return "", 0.0, MESSAGES("not in the submission-time manifest: no late penalty", language)
-    days = days_late(when, deadline, policy.grace_minutes)
+    late = [
+        (days_late(when, deadline, policy.grace_minutes), each, extension) for each, deadline, extension in deadlines
+    ]
+    days, chosen, extension = max(late, key=lambda item: item[0])  # the first of equals: the assignment's
+    through = _through(result, course, assigned, chosen, extension, len(deadlines) > 1)
     if not days:
-        return "", 0.0, on_time
+        return "", 0.0, through + MESSAGES("on time", language) if through else ""
     percent = min(policy.max_percent, days * policy.percent_per_day)
     rule = MESSAGES("{percent} %/day, at most {max_percent} %", language).format(
         percent=_fmt(policy.percent_per_day), max_percent=_fmt(policy.max_percent)
@@ -205,16 +242,41 @@ def _by_time(result: GradeResult, course: Course, lab: str, deadline: datetime, 
 
 
 def _through(
-    result: GradeResult, course: Course, handed_in: Assignment | None, lab: str, extension: Extension | None
+    result: GradeResult,
+    course: Course,
+    assigned: tuple[str, str] | None,
+    lab: str,
+    extension: Extension | None,
+    stricter: bool = False,
 ) -> str:
-    """What the lateness phrase starts with: the assignment the file went through, an extension (or nothing)."""
+    """What the lateness phrase starts with: the assignment the file went through and the deadline it is late by
+    (``lab``'s), an extension (or nothing)."""
     language = course.language
     through = ""
-    if handed_in is not None and handed_in.lab != result.lab:
-        through = MESSAGES("handed in through the {assignment} assignment ({folder}/), so by its deadline: ", language)
-        through = through.format(assignment=lab_registry.lab(lab).spoken_label(language), folder=handed_in.folder)
+    if assigned is not None and assigned[0] != result.lab:
+        said = (
+            message(
+                "handed in through the {assignment} assignment ({how}), so by the stricter of its deadline and "
+                "{lab}'s own, {chosen}'s: "
+            )
+            if stricter
+            else message("handed in through the {assignment} assignment ({how}), so by its deadline: ")
+            if lab == assigned[0]
+            else message("handed in through the {assignment} assignment ({how}), but by {chosen}'s own deadline: ")
+        )
+        through = MESSAGES(said, language).format(
+            assignment=_mid(lab_registry.lab(assigned[0]).spoken_label(language)),
+            how=assigned[1],
+            lab=_mid(lab_registry.lab(result.lab or lab).spoken_label(language)),
+            chosen=_mid(lab_registry.lab(lab).spoken_label(language)),
+        )
     if extension is not None:
         through += MESSAGES("deadline extended to {deadline} ({reason}): ", language).format(
             deadline=extension.deadline.isoformat(), reason=extension.reason
         )
     return through
+
+
+def _mid(label: str) -> str:
+    """A lab's label inside a sentence: ``Lab 11.3``, ``the capstone`` (English capitalises only a sentence's start)."""
+    return "the " + label[4:] if label.startswith("The ") else label

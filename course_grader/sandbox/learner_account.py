@@ -195,10 +195,10 @@ def reference_copies(modules: list[str], top: Path = Path("/"), distribution: st
         here = Path(current)
         folders[:] = [
             name
-            for name in folders
+            for name in sorted(folders)
             if name not in _SKIPPED and here / name not in PSEUDO_FILE_SYSTEMS and _others_may_enter(here / name)
         ]
-        found.extend(path for path in (here / name for name in files) if _is_copy(path, leaves, distribution))
+        found.extend(path for path in (here / name for name in sorted(files)) if _is_copy(path, leaves, distribution))
     return found
 
 

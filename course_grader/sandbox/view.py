@@ -8,7 +8,9 @@ sandbox at all, so no wrapper, thread or profiler trick can reach it. The
 grader's own modules (hidden cases, verdicts, the CLI) are not copied either:
 only ``course_lib`` is, and the grader's kernel side lives in it
 (``course_lib.checklist.harness``), so nothing of ``course_grader`` is ever in a
-sandbox.
+sandbox. And a graded notebook shares nothing with a live lab (issue 46): the view's
+``course_lib.checklist.live`` says ``GRADING = True``, so no checklist run in it posts,
+whatever its cells or variables say.
 """
 
 from __future__ import annotations
@@ -19,10 +21,16 @@ import sys
 from pathlib import Path
 
 import course_lib
+from course_lib.checklist import live
 from course_lib.teaching.lab_registry import Lab
+
+from ..errors import SandboxError
 
 PACKAGE = Path(course_lib.__file__).resolve().parent
 """The learner's package, which a sandbox sees (as this lab's view) wherever it is installed."""
+LIVE = Path(live.__file__).resolve().relative_to(PACKAGE)
+SHARING, NOT_SHARING = "GRADING = False\n", "GRADING = True\n"
+"""The live lab's switch in ``course_lib/checklist/live.py``, as the package has it and as the view writes it."""
 
 
 def build_view(lab: Lab, target: Path) -> Path:
@@ -35,7 +43,16 @@ def build_view(lab: Lab, target: Path) -> Path:
         path.write_text(
             stub_source(path.read_text(encoding="utf-8"), withheld.module, withheld.names, lab), encoding="utf-8"
         )
+    never_sharing(view / LIVE)
     return view
+
+
+def never_sharing(path: Path) -> None:
+    """Turn the live lab's sharing off for good in the view's copy of ``live.py`` (it must hold the switch once)."""
+    source = path.read_text(encoding="utf-8")
+    if source.count(SHARING) != 1:
+        raise SandboxError(f"{path}: expected one line {SHARING.strip()!r} to turn the live lab off while grading")
+    path.write_text(source.replace(SHARING, NOT_SHARING), encoding="utf-8")
 
 
 def _ignore(folder: str, names: list[str]) -> set[str]:

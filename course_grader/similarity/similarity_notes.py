@@ -87,6 +87,16 @@ def parsed(text: str, lab: str, file: str, student: str) -> Match | None:
     return None
 
 
+def renamed(text: str, moved: dict[str, tuple[str, str]]) -> str:
+    """A note naming another file's student as ``moved`` (file → (before, now)) says it now: after a roster change,
+    a regrade's file is someone else's, and the notes of the rows ``merge`` kept name them again. Any other note as
+    it is."""
+    match = parsed(text, "", "", "") if text.startswith(PREFIX) else None
+    if match is None or match.reference or match.other not in moved or moved[match.other][0] != match.other_student:
+        return text
+    return text.removesuffix(f"; student {match.other_student})") + f"; student {moved[match.other][1]})"
+
+
 def is_similarity_note(text: str) -> bool:
     """A note for the instructor alone (it may name another student): the feedback pages leave it out."""
     return text.startswith(PREFIX)

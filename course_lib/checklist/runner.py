@@ -23,7 +23,7 @@ from ..errors import CourseError
 from ..teaching import lab_registry
 from ..teaching.i18n import MESSAGES, message
 from ..teaching.wording import render_known, say, wording_of
-from . import bounds
+from . import bounds, live
 from .cases import CASES
 from .check import FUNCTION_NAMES, Case, Implementation
 from .expect import DIAGNOSES, Diagnosis, Point, recording, said, verdict
@@ -51,6 +51,8 @@ class CheckRecord:
 class ChecklistReport:
     records: tuple[CheckRecord, ...]
     lab: str | None = None
+    shared: str = ""
+    """The line saying what this run shared with the live lab (``live.share``); empty when nothing was."""
 
     @property
     def passed(self) -> int:
@@ -97,7 +99,7 @@ class ChecklistReport:
             if r.message and not r.passed:
                 lines.append(f"{'':>2}  {'':<4}  ↳ {r.message}")
         lines.append(self.summary)
-        return "\n".join(lines)
+        return "\n".join([*lines, self.shared] if self.shared else lines)
 
     def __repr__(self) -> str:
         return str(self)
@@ -112,7 +114,8 @@ class ChecklistReport:
             f"<th>{html.escape(MESSAGES(h))}</th>" for h in ("#", "lab", "check", "rules", "status", "what broke")
         )
         head = f"<tr>{head}</tr>"
-        return f"<table>{head}{rows}</table><p><b>{html.escape(self.summary)}</b></p>"
+        shared = f"<p>{html.escape(self.shared)}</p>" if self.shared else ""
+        return f"<table>{head}{rows}</table><p><b>{html.escape(self.summary)}</b></p>{shared}"
 
 
 MARKS: Mapping[Status, tuple[str, str]] = {
@@ -312,11 +315,13 @@ def _record(case: Case, status: Status, message: str) -> CheckRecord:
 def run(lab: str | int | None = None, **functions: Callable[..., Any]) -> ChecklistReport:
     """Run the fifteen checks (or one lab's) against the reference or the functions given by name.
 
+    Once the learner has joined a live lab, the verdicts are shared too (``live.share``; the report says so).
+
     A name no lab grades is refused before anything runs (``UnknownFunctionError``, from ``Implementation``).
     """
     implementation = Implementation(**functions)
     records = tuple(run_case(case, implementation) for case in select(lab))
-    return ChecklistReport(records, normalise_lab(lab) if lab is not None else None)
+    return ChecklistReport(records, normalise_lab(lab) if lab is not None else None, live.share(records))
 
 
 def records_for(cases: Iterable[Case], implementation: Implementation) -> tuple[CheckRecord, ...]:

@@ -12,6 +12,7 @@ The class is issue 29's: one file 6 minutes late, inside the 15-minute grace
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -380,3 +381,172 @@ def test_the_command_writes_which_file_gave_each_time_and_stops_on_a_bad_row(
         and "line 2, column 8: Participant 55109 (Zed Zed) matches no submission under s" in (capsys.readouterr().err)
     )
     assert not (tmp_path / "grades.csv").exists()
+
+
+# --- the LMS's own order of attempts, pages, another assignment's file (issue 44, issue 43) -------------------
+
+
+def attempts(user: int, *tries: tuple[int, str], assignment: int = 3313) -> dict[str, Any]:
+    """A submission saved with ``include[]=submission_history``: each attempt's time and attachment."""
+    history = [
+        {"attempt": n, "submitted_at": when, "attachments": [{"id": attachment, "display_name": "lab_11_3.ipynb"}]}
+        for n, (attachment, when) in enumerate(tries, start=1)
+    ]
+    latest = history[-1]
+    return {**submission(user, latest["submitted_at"]), "assignment_id": assignment, "attempt": latest["attempt"],
+            "attachments": latest["attachments"], "submission_history": history}  # fmt: skip
+
+
+RESUBMITTED = ("omarnasser_48217_9981027_lab_11_3.ipynb", "omarnasser_LATE_48217_9981028_lab_11_3-1.ipynb")
+LAB_TIMES = '[labs."11.3"]\npoints = 10\ndeadline = 2026-10-16T23:59:00+02:00\nmanifest = "{file}"'
+
+
+def per_lab(folder: Path, file: str, lab: str = "11.3") -> Course:
+    """The course file of issue 29's labs with ``file`` as ``lab``'s own times file."""
+    text = COURSE.format(times='timezone = "Europe/Berlin"', lab=f'manifest = "{file}"' if lab == "11.3" else "")
+    if lab != "11.3":
+        text = text.replace(f'[labs."{lab}"]\n', f'[labs."{lab}"]\nmanifest = "{file}"\n')
+    return load_course(write(folder / "course.toml", text))
+
+
+def test_each_canvas_attempt_has_its_own_time_from_the_submission_history(tmp_path: Path) -> None:
+    """Issue 44: the JSON's top-level time is the latest attempt's; a first attempt handed in on time is on time."""
+    first, second = (9981027, "2026-10-16T17:00:00Z"), (9981028, "2026-10-17T01:00:00Z")
+    write(tmp_path / "c113.json", canvas(attempts(48217, first, second)))
+    resolved = per_lab(tmp_path, "c113.json").for_submissions(RESUBMITTED, "s")
+    assert [iso(resolved.submitted_at[file])[:16] for file in RESUBMITTED] == ["2026-10-16T17:00", "2026-10-17T01:00"]
+    assert [scored(resolved, file)[0] for file in RESUBMITTED] == ["", "1 day"]
+    assert resolved.caveats == {} and resolved.handed_in == dict.fromkeys(RESUBMITTED, "11.3")
+
+
+def test_without_the_history_one_time_for_a_users_files_is_said_on_each(tmp_path: Path) -> None:
+    write(tmp_path / "c113.json", canvas(submission(48217, "2026-10-17T01:00:00Z")))
+    resolved = per_lab(tmp_path, "c113.json").for_submissions(RESUBMITTED, "s")
+    assert set(resolved.caveats) == set(RESUBMITTED)
+    assert resolved.caveats[RESUBMITTED[0]].startswith(
+        "its own time is unknown: the Canvas submissions JSON (c113.json) gives user 48217 one time for their "
+        "files, the latest attempt's; save it with ?include[]=submission_history"
+    )
+
+
+def test_a_lab_11_2_notebook_among_the_11_3_assignments_attachments_was_handed_in_there(tmp_path: Path) -> None:
+    """Sofia's 11.2 notebook uploaded to the 11.3 assignment: 11.3's JSON lists it, so it is 11.3's handing in, and
+    late by the stricter of the two deadlines (``[late] wrong_assignment``), a week late for 11.2."""
+    files = ("lopezsofia_48216_1_lab_11_2.ipynb", "lopezsofia_48216_2_lab_11_2.ipynb")
+    write(tmp_path / "c112.json", canvas(attempts(48216, (1, "2026-10-09T10:00:00Z"), assignment=3312)))
+    write(tmp_path / "c113.json", canvas(attempts(48216, (2, "2026-10-16T18:00:00Z"))))
+    text = COURSE.format(times="", lab='manifest = "c113.json"')
+    text = text.replace('[labs."11.2"]\n', '[labs."11.2"]\nmanifest = "c112.json"\n')
+    resolved = load_course(write(tmp_path / "course.toml", text)).for_submissions(files, "s")
+    assert resolved.handed_in == {files[0]: "11.2", files[1]: "11.3"}
+    wrong = result(files[1], lab="11.2")
+    record = score(wrong, resolved)
+    assert (record.late, record.penalty) == ("7 days", 3.75)  # 3/4 passed: 7.5 points, 50 % at most
+    assert record.explanation.startswith(
+        "3/4 tests passed: 7.5/10 points; handed in through the Lab 11.3 assignment (its Canvas submissions JSON, "
+        "c113.json), so by the stricter of its deadline and Lab 11.2's own, Lab 11.2's: 7 days late"
+    )
+    for rule, late in (("assignment", ""), ("lab", "7 days")):
+        ruled = load_course(
+            write(tmp_path / "course.toml", text.replace("[late]\n", f'[late]\nwrong_assignment = "{rule}"\n'))
+        )
+        assert score(wrong, ruled.for_submissions(files, "s")).late == late, rule
+
+
+def test_another_assignments_submissions_json_is_refused(tmp_path: Path) -> None:
+    """Issue 43: 11.2's JSON named as 11.3's set 11.3's penalties (10 → 5, "65 days late"); its attachments are none
+    of the 11.3 downloads', so it is refused, naming its assignment_id."""
+    write(tmp_path / "c112.json", canvas(attempts(48217, (9981001, "2026-08-12T10:00:00Z"), assignment=3312)))
+    with pytest.raises(SubmissionTimesError) as refused:
+        per_lab(tmp_path, "c112.json").for_submissions(RESUBMITTED, "s")
+    assert "user 48217 matches no submission under s: none of their files here is an attachment this file lists " in (
+        str(refused.value)
+    )
+    assert (
+        "(9981001; a Canvas download name carries it after the user id). Is it another assignment's submissions "
+        "JSON (assignment_id 3312)?" in str(refused.value)
+    )
+
+
+def test_another_labs_file_is_refused_by_its_assignment_id_its_name_or_its_file_name(tmp_path: Path) -> None:
+    """One assignment's JSON named for two labs, an assignment's name (``include[]=assignment``) naming another lab,
+    a file named for another lab: each refused when the course file is read, naming the key."""
+    one = canvas(attempts(48217, (9981027, "2026-10-16T17:00:00Z")))
+    write(tmp_path / "c112.json", one)
+    write(tmp_path / "c113.json", one)
+    text = COURSE.format(times="", lab='manifest = "c113.json"')
+    both = text.replace('[labs."11.2"]\n', '[labs."11.2"]\nmanifest = "c112.json"\n')
+    with pytest.raises(CourseFileError) as refused:
+        load_course(write(tmp_path / "course.toml", both))
+    assert (
+        "key labs.11.3.manifest: c113.json holds the submissions of assignment 3313, as labs.11.2.manifest's "
+        "c112.json does: one of them is the other lab's file"
+    ) in str(refused.value)
+    titled = json.loads(one.removeprefix("while(1);"))
+    titled[0]["assignment"] = {"id": 3313, "name": "Lab 11.2: group interactions"}
+    write(tmp_path / "c113.json", "while(1);" + json.dumps(titled))
+    with pytest.raises(CourseFileError, match=r"c113\.json holds the submissions of the assignment 'Lab 11\.2: group"):
+        load_course(write(tmp_path / "course.toml", text))
+    write(tmp_path / "lab_11_2-submissions.json", one)
+    with pytest.raises(CourseFileError, match=r"lab_11_2-submissions\.json is named for Lab 11\.2, not Lab 11\.3"):
+        per_lab(tmp_path, "lab_11_2-submissions.json")
+
+
+def test_a_times_file_in_pages_is_read_as_one_a_list_or_a_folder(tmp_path: Path) -> None:
+    """The Canvas API answers in pages (``?page=2``): several files, or a folder of them, are one times file; a user
+    in two pages, or pages of two assignments, are refused."""
+    pages = [
+        canvas(attempts(48213, (9981299, "2026-10-16T20:05:00Z"))),
+        canvas(attempts(48214, (9981300, "2026-10-24T19:30:00Z"))),
+    ]
+    for number, page in enumerate(pages, start=1):
+        write(tmp_path / "pages" / f"p{number}.json", page)
+    files = ("smithjudy_48213_9981299_lab_11_3.ipynb", "milleralex_LATE_48214_9981300_lab_11_3.ipynb")
+    as_list = load_course(
+        write(tmp_path / "course.toml", COURSE.format(times="", lab='manifest = ["pages/p1.json", "pages/p2.json"]'))
+    )
+    as_folder = per_lab(tmp_path, "pages")
+    for resolved in (as_list, as_folder):
+        assert [scored(resolved.for_submissions(files, "s"), file)[0] for file in files] == ["", "8 days"]
+    write(tmp_path / "pages" / "p2.json", pages[0])
+    with pytest.raises(
+        SubmissionTimesError,
+        match=r"p2.json \(labs.11.3.manifest\), line 4, column 19: user 48213 has a row already \(.*p1.json, line 4\)",
+    ):
+        per_lab(tmp_path, "pages")
+    write(tmp_path / "pages" / "p2.json", canvas(attempts(48214, (9981300, "2026-10-24T19:30:00Z"), assignment=3312)))
+    with pytest.raises(SubmissionTimesError, match="its pages are of different assignments"):
+        per_lab(tmp_path, "pages")
+
+
+def test_a_moodle_participants_files_are_the_assignments_and_a_reupload_comes_after(tmp_path: Path) -> None:
+    """Moodle's participant id is the assignment's own: a 11.2 notebook in the 11.3 worksheet's submission was handed
+    in to 11.3; ``… (1).ipynb`` is the later upload of a name, so the first one's time is not its own (a note)."""
+    files = (
+        "Anna Kowalski_55318_assignsubmission_file_/lab_11_3.ipynb",
+        "Anna Kowalski_55318_assignsubmission_file_/lab_11_3 (1).ipynb",
+        "Anna Kowalski_55318_assignsubmission_file_/lab_11_2_group_interactions.ipynb",
+    )
+    write(tmp_path / "w.csv", worksheet("55318|Anna Kowalski|Friday, 16 October 2026, 9:00 PM"))
+    resolved = per_lab(tmp_path, "w.csv").for_submissions(files, "s")
+    assert resolved.handed_in == dict.fromkeys(files, "11.3") and list(resolved.caveats) == [files[0]]
+    assert resolved.caveats[files[0]].endswith(
+        "gives Participant 55318 (Anna Kowalski) one time, the submission's last change; "
+        "'Anna Kowalski_55318_assignsubmission_file_/lab_11_3 (1).ipynb' is a later upload of this file's name, "
+        "so this one came earlier"
+    )
+    assert [(known.user, known.name, known.identity) for known in resolved.known] == [  # who the participant is
+        ("55318", "Anna Kowalski", ("anna@example.edu",))
+    ]
+
+
+def test_a_manifest_in_nfc_names_the_nfd_files_a_mac_unzips(tmp_path: Path) -> None:
+    """Issue 44: a manifest row as LMS exports and typed names write it (NFC) names the folder a Mac's unzip of a
+    Moodle download leaves (NFD), as roster names already did; case aside too."""
+    decomposed = unicodedata.normalize("NFD", "José García_310004_assignsubmission_file_/lab_11_3.ipynb")
+    write(
+        tmp_path / "m.csv",
+        "file,submitted_at\njosé garcía_310004_assignsubmission_file_/lab_11_3.ipynb,2026-10-16T20:00:00Z\n",
+    )
+    resolved = per_lab(tmp_path, "m.csv").for_submissions([decomposed], "s")
+    assert iso(resolved.submitted_at[decomposed]) == "2026-10-16T20:00:00.000000+00:00"

@@ -221,6 +221,11 @@ def test_a_file_name_and_metadata_naming_other_labs_is_flagged_and_the_file_name
     assert autograder.lab.id == "11.2" and "the lab this autograder grades" in autograder.notes[0]
     agreeing = read_submission(write(tmp_path / "bob" / "lab_11_2.ipynb"))
     assert (agreeing.lab.id, agreeing.notes) == ("11.2", ())
+    capstone = read_submission(write(tmp_path / "carol" / "carol_capstone.ipynb", lab="11.5"))
+    assert capstone.notes == (  # "the capstone" inside a sentence (issue 44: "its file name says The capstone")
+        "the file name says the capstone but the notebook's metadata (course.lab) says Lab 11.5: graded as the "
+        "capstone (the file name decides)",
+    )
 
 
 # --- only regular files are read -------------------------------------------------------------

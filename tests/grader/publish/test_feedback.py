@@ -311,3 +311,21 @@ def test_pages_from_shards_show_the_duplicate_the_merged_csv_counts(tmp_path: Pa
         == 0
     )
     assert "=alice/new.ipynb" in next((tmp_path / "by-csv").glob("*_lab_11_3.html")).read_text()
+
+
+def test_a_regrade_removes_the_pages_it_supersedes_and_only_those(tmp_path: Path) -> None:
+    """Issue 44: ``parkkevin_lab_11_3.html`` stayed after Kevin was regraded as S1099. A page whose submission now
+    shows on another page goes; a part of the term (``whole=False``) leaves the others' pages; a file the grader
+    did not write is never touched."""
+    folder = tmp_path / "pages"
+    kevin = result("parkkevin", "11.3", {}, submission="parkkevin_lab_11_3.ipynb")
+    alice = result("alice", "11.3", {})
+    write_feedback([kevin, alice], folder, rules_base="rules.md")
+    (folder / "notes.html").write_text("the instructor's own", encoding="utf-8")
+    regraded = kevin.model_copy(update={"student": "S1099"})
+    write_feedback([regraded], folder, rules_base="rules.md", whole=False)
+    assert sorted(path.name for path in folder.glob("*.html")) == [
+        "S1099_lab_11_3.html", "alice_lab_11_3.html", "index.html", "notes.html"
+    ]  # fmt: skip
+    write_feedback([regraded], folder, rules_base="rules.md")  # the whole term: alice's file is gone from it
+    assert sorted(path.name for path in folder.glob("*.html")) == ["S1099_lab_11_3.html", "index.html", "notes.html"]

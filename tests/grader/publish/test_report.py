@@ -220,16 +220,19 @@ def test_the_csv_decides_which_results_count_for_the_messages(tmp_path: Path) ->
 def test_students_are_counted_apart_from_unknown_submissions_and_the_gradebook_score_is_shown(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Four students (s1-s4: 5, 4, 3 and 1 of Lab 11.2's 5 tests) and a file of no roster student: 4 students, 1 unknown."""
+    """Four students (s1-s4: 5, 4, 3 and 1 of Lab 11.2's 5 tests) and a file of no roster student (5 of 5): the
+    numbers are the roster's four alone (issue 44: the stranger was counted in the mean); the stranger is listed apart."""
     path, results = tiny_class(tmp_path)
     stranger = result("x9", "11.2", {}, submission="x9_lab_11_2.ipynb").model_copy(
         update={"student_source": "unknown (file name)"}
     )
     write_csv([*results, stranger], path)
     page = build_report(read_grades(path), None, str(path))
-    assert "of 4 students, and 1 of no roster student (unknown" in page
+    assert "4 counted submissions (the one that counts per student and lab) of 4 students, and 1 of no roster" in page
     assert cli.main(["report", str(path), "-o", str(tmp_path / "report.html")]) == 0
     assert "counted submissions of 4 students and 1 of no roster student (unknown)" in capsys.readouterr().out
     cells = re.findall(r'<td class="num">([^<]*)</td>', page.split('id="distribution"')[1].split("</table>")[0])
-    # submissions, mean %, median %, full marks, mean score, median score, points: (5+4+3+1+5)/5 = 3.6 of 5
-    assert cells == ["5", "72.0", "80.0", "2", "3.60", "4.00", "5"]
+    # submissions, mean %, median %, full marks, mean score, median score, points: (5+4+3+1)/4 = 3.25 of 5
+    assert cells == ["4", "65.0", "70.0", "1", "3.25", "3.50", "5"]
+    apart = page.split('id="unknown-submissions"')[1].split("</table>")[0]
+    assert "x9_lab_11_2.ipynb" in apart and "unknown (file name)" in apart and "x9" not in page.split('id="rules"')[1]

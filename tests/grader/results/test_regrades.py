@@ -141,7 +141,9 @@ def test_one_students_regrade_merged_into_the_term_is_the_whole_run(
 def test_one_labs_and_one_files_regrade_and_a_new_file(term: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert grade("--out", "term.csv") == 0
     write(term / "submissions" / "dora" / "lab_11_3.ipynb", "{}")  # handed in after the term's run
-    write(term / "submissions" / "alice" / "lab_11_3.ipynb", "[]")  # alice's earlier file: still not the counting one
+    write(
+        term / "submissions" / "alice" / "lab_11_3.ipynb", "[]"
+    )  # alice's two files, no times: a tie, now 4/4 and 3/4
     assert grade("--out", "whole.csv") == 0
     assert grade("--only", "lab:11.2", "--out", "lab.csv") == 0
     assert list(read_frame(term / "lab.csv")["file"]) == ["bob/lab_11_2.ipynb"]
@@ -153,8 +155,9 @@ def test_one_labs_and_one_files_regrade_and_a_new_file(term: Path, capsys: pytes
     assert "added 'dora/lab_11_3.ipynb' from f.csv (in no earlier CSV)" in err
     assert (term / "grades.csv").read_bytes() == (term / "whole.csv").read_bytes()
     merged = read_frame(term / "grades.csv").set_index("file")
-    assert not merged.at["alice/lab_11_3.ipynb", "counts"]  # decided again across the joined rows
-    assert merged.at["alice/lab_11_3.ipynb", "notes"].startswith("duplicate: alice has 2 Lab 11.3 submissions")
+    assert merged.at["alice/lab_11_3.ipynb", "counts"]  # decided again across the joined rows: the better of a tie
+    note = merged.at["alice/lab_11_3.ipynb", "notes"]
+    assert note.startswith("duplicate: alice has 2 Lab 11.3 submissions") and "; tie: 2 files have one time" in note
     assert read_records(term / "grades.jsonl") == read_records(term / "whole.jsonl")
 
 
@@ -290,3 +293,127 @@ def test_merged_shards_records_carry_the_duplicates_as_the_whole_runs_do(term: P
     assert cli.main(["merge", "shard-2.csv", "shard-1.csv", "-o", "grades.csv"]) == 0
     assert (term / "grades.csv").read_bytes() == (term / "whole.csv").read_bytes()
     assert read_records(term / "grades.jsonl") == read_records(term / "whole.jsonl")
+
+
+# --- a roster change, another folder, other limits, the wrong order (issues 43 and 44) -------------------------
+
+ROSTERS = (
+    "id,name,email,aliases\nalice,Alice,,\nbob,Bob,,\ncarol,Carol,,\n",
+    "id,name,email,aliases\nalice,Alice,,\nbob,Bob,,\ncarol,Carol,,\nd01,Dora,,dora\n",
+)
+
+
+def test_a_regrade_under_a_changed_roster_merges_in_one_step_and_says_so(
+    term: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44: dora is unknown to the term's roster; an alias added, her regrade merges (the course files score
+    alike), the kept rows are read again under the new roster, and the result is the whole folder's run under it."""
+    write(term / "submissions" / "dora" / "lab_11_3.ipynb", "{}")
+    write(term / "submissions" / "erin" / "lab_11_3.ipynb", "{}")  # on neither roster: her note names the one used
+    write(term / "roster.csv", ROSTERS[0])
+    write(term / "course.toml", 'roster = "roster.csv"\n' + COURSE.format(policy="latest", points=10))
+    assert grade("--out", "term.csv") == 0
+    assert (
+        read_frame(term / "term.csv").set_index("file").at["dora/lab_11_3.ipynb", "student_from"].startswith("unknown")
+    )
+    write(term / "roster-2.csv", ROSTERS[1])
+    write(term / "enrolled.toml", 'roster = "roster-2.csv"\n' + COURSE.format(policy="latest", points=10))
+    assert grade("--out", "whole.csv", course="enrolled.toml") == 0
+    assert grade("--only", "student:d01", "--out", "dora.csv", course="enrolled.toml") == 0
+    capsys.readouterr()
+    assert cli.main(["merge", "term.csv", "dora.csv", "-o", "grades.csv"]) == 0
+    err = capsys.readouterr().err
+    assert (
+        "term.csv was graded under another roster than dora.csv (the course files score alike; they differ in "
+        "who the files are): its rows are read again under roster-2.csv" in err
+    )
+    assert (term / "grades.csv").read_bytes() == (term / "whole.csv").read_bytes()
+    assert read_records(term / "grades.jsonl") == read_records(term / "whole.jsonl")
+    erin = read_frame(term / "grades.csv").set_index("file").at["erin/lab_11_3.ipynb", "notes"]
+    assert "(roster-2.csv); graded, but no roster student gets this grade" in erin and "(roster.csv)" not in erin
+
+
+def test_a_kept_row_another_student_under_the_new_roster_is_refused_until_it_is_regraded(
+    term: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(term / "roster.csv", ROSTERS[0].replace("carol,Carol,,\n", ""))
+    write(term / "course.toml", 'roster = "roster.csv"\n' + COURSE.format(policy="latest", points=10))
+    assert grade("--out", "term.csv") == 0
+    write(term / "roster-2.csv", ROSTERS[1])
+    write(term / "enrolled.toml", 'roster = "roster-2.csv"\n' + COURSE.format(policy="latest", points=10))
+    assert grade("--only", "student:bob", "--out", "bob.csv", course="enrolled.toml") == 0
+    err = refused(capsys, "merge", "term.csv", "bob.csv", "-o", "grades.csv")
+    assert (
+        "term.csv's row 'carol/lab_11_3.ipynb' is carol (folder (carol) on the roster) under the last CSV's roster"
+        in err
+        and "regrade it under the new roster too" in err
+    ), err
+
+
+def test_a_course_file_that_scores_otherwise_still_needs_rescore(
+    term: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert grade("--out", "term.csv") == 0
+    write(term / "other.toml", COURSE.format(policy="latest", points=100))
+    assert grade("--only", "student:bob", "--out", "other.csv", course="other.toml") == 0
+    err = refused(capsys, "merge", "term.csv", "other.csv", "-o", "grades.csv")
+    assert (
+        "other.csv was scored by the course file of fingerprint " in err
+        and ", term.csv by the course file of fingerprint " in err
+        and "with of" not in err
+    ), err
+    assert "rescore the term's CSV under it first" in err
+
+
+def test_a_regrade_from_another_folder_with_other_limits_or_out_of_order(
+    term: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 43: ``--only`` on an older folder holding the same file name, another ``--timeout``, and CSVs given in
+    the wrong order were merged in the words of a legitimate regrade."""
+    assert grade("--out", "term.csv") == 0
+    shutil.copytree(term / "submissions", term / "older")
+    (term / "older" / "carol" / "lab_11_3.ipynb").unlink()
+    assert cli.main(["older", "--course", "course.toml", "--no-sandbox", "--no-progress", "--only", "student:bob",
+                     "--out", "older.csv"]) == 0  # fmt: skip
+    err = refused(capsys, "merge", "term.csv", "older.csv", "-o", "grades.csv")
+    assert f"older.csv graded another folder than term.csv: {term / 'older'} (4 entries" in err, err
+    assert grade("--only", "student:bob", "--timeout", "20", "--out", "slow.csv") == 0
+    capsys.readouterr()
+    assert cli.main(["merge", "term.csv", "slow.csv", "-o", "grades.csv"]) == 0
+    said = (
+        "regraded under other limits than term.csv's: every lab: timeout 20 s, memory 2048 MB, budget 240 s "
+        "(term.csv: timeout 10 s, memory 2048 MB, budget 240 s)"
+    )
+    err = capsys.readouterr().err  # each lab the course file gives limits of its own too
+    assert f"replaced 'bob/lab_11_3.ipynb': slow.csv's row replaces term.csv's ({said}; 11.3: timeout 20 s" in err
+    merged = read_frame(term / "grades.csv").set_index("file")
+    assert said in merged.at["bob/lab_11_3.ipynb", "notes"] and said not in merged.at["alice/lab_11_3.ipynb", "notes"]
+    err = refused(capsys, "merge", "slow.csv", "term.csv", "-o", "wrong.csv")
+    assert "term.csv was graded at " in err and ", before slow.csv (" in err and "give the term's CSV first" in err, err
+
+
+@pytest.mark.parametrize(
+    ("entry", "says"),
+    [
+        (
+            '[[extensions]]\nstudent = "bbo"\nlab = "11.3"\ndeadline = 2026-10-20T23:59:00+02:00\nreason = "ill"\n',
+            "line 7 ([[extensions]] 1): student 'bbo' is not on the students of submissions, so this extension",
+        ),
+        (
+            '[[decisions]]\nstudent = "alice"\nlab = "11.3"\ncounts = "alice/lab_11_3_agian.ipynb"\nreason = "r"\n',
+            "line 7 ([[decisions]] 1): counts = 'alice/lab_11_3_agian.ipynb' is no file graded here",
+        ),
+        (
+            '[[decisions]]\nstudent = "alice"\nlab = "11.3"\ncounts = "BOB/lab_11_3.ipynb"\nreason = "r"\n',
+            "line 7 ([[decisions]] 1): 'bob/lab_11_3.ipynb' is bob's 11.3, not alice's 11.3",
+        ),
+    ],
+)
+def test_an_entry_for_no_student_or_no_file_is_refused_before_grading(
+    term: Path, capsys: pytest.CaptureFixture[str], entry: str, says: str
+) -> None:
+    """Issue 43: never dropped without a word, at grading as at rescore."""
+    write(term / "course.toml", COURSE.format(policy="latest", points=10) + entry)
+    err = refused(capsys, "submissions", "--course", "course.toml", "--no-sandbox", "--no-progress", "--out", "g.csv")
+    assert says in err, err
+    assert not (term / "g.csv").exists()

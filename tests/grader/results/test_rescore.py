@@ -122,6 +122,61 @@ def test_rescore_applies_them_to_the_grades_without_a_regrade(
     )
 
 
+ROSTER = "id,name,email,aliases\njsmith,Judith Smith,j@x,48213\namiller,A M,a@x,48214\nbchen,B C,b@x,48215\n"
+
+
+@pytest.mark.parametrize(
+    ("student", "roster", "says"),
+    [
+        ("jsmiht", True, "student 'jsmiht' is not on the roster (roster.csv), so this override (11.3, appeal"),
+        ("48213", True, "student '48213' is not on the roster (roster.csv); '48213' names jsmith there: write student"),
+        ("Judith Smith", True, "(roster.csv); 'Judith Smith' names jsmith there: write student = 'jsmith', so this"),
+        ("jsmiht", False, "student 'jsmiht' is not on the grades in {grades}, so this override"),
+    ],
+)
+def test_an_override_naming_no_student_is_refused_naming_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], student: str, roster: bool, says: str
+) -> None:
+    """Issue 43: a typo, a Canvas user id, a full name applied to no one and rescore said "0 changed"."""
+    grades = tmp_path / "grades.csv"
+    write_csv(RESULTS, grades)
+    write_records(RESULTS, companion(grades))
+    (tmp_path / "roster.csv").write_text(ROSTER, encoding="utf-8")
+    named = 'roster = "roster.csv"\n' if roster else ""
+    path = course_file(tmp_path, named, TERM, EXTENSION, OVERRIDE.replace('"amiller"', f'"{student}"'))
+    with pytest.raises(SystemExit):
+        cli.main(["rescore", str(grades), "--course", str(path), "-o", str(grades)])
+    err = capsys.readouterr().err
+    text = path.read_text(encoding="utf-8")
+    line = text[: text.index("[[overrides]]")].count("\n") + 1  # the entry's header
+    assert f"course file {path}, line {line} ([[overrides]] 1): " in err and says.format(grades=grades) in err, err
+    assert read_frame(grades)["score"].tolist() == [5, 3, 4]  # nothing rewritten
+
+
+def test_an_override_for_a_lab_without_a_submission_reaches_the_gradebook_with_its_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 43: the cell stayed empty; now it is the override's score, and rescore and export say why."""
+    grades = tmp_path / "grades.csv"
+    write_csv(RESULTS, grades)
+    write_records(RESULTS, companion(grades))
+    (tmp_path / "roster.csv").write_text(ROSTER, encoding="utf-8")
+    oral = (
+        OVERRIDE.replace('"11.3"', '"11.4"')
+        .replace("score = 9", "score = 7")
+        .replace("appeal: test 8's message was misleading", "oral exam")
+    )
+    path = course_file(tmp_path, 'roster = "roster.csv"\n', TERM, oral)
+    assert cli.main(["rescore", str(grades), "--course", str(path), "-o", str(grades)]) == 0
+    said = "amiller, Lab 11.4: no submission; the gradebook gets the course file's override, 7 (oral exam)"
+    assert said in capsys.readouterr().out
+    book = tmp_path / "gradebook.csv"
+    assert cli.main(["export", str(grades), "--course", str(path), "-o", str(book)]) == 0
+    assert said in capsys.readouterr().out
+    rows = {row["SIS User ID"]: row for row in csv.DictReader(io.StringIO(book.read_text(encoding="utf-8")))}
+    assert (rows["amiller"]["Lab 11.4"], rows["jsmith"]["Lab 11.4"]) == ("7", "")
+
+
 def test_rescore_refuses_grades_without_their_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     grades = tmp_path / "grades.csv"
     write_csv(RESULTS, grades)

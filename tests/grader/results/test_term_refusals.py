@@ -23,9 +23,10 @@ from course_grader.cli import grade_batch
 from course_grader.course.course_file import load_course
 from course_grader.course.course_settings import CourseFileError
 from course_grader.intake.lab_names import lab_in_name
-from course_grader.intake.roster import Names, attribute, load_roster
+from course_grader.intake.roster import KnownId, Names, attribute, load_roster
 from course_grader.intake.shard import shard_of
 from course_grader.publish import gradebook
+from course_grader.publish.feedback import write_feedback
 from course_grader.results.grades_csv import GradesCsvError, read_frame, write_frame
 from course_grader.results.merge import merge
 from course_grader.results.scoring import score
@@ -118,7 +119,9 @@ def test_shards_of_one_run_merge_into_the_unsharded_csv(term: Path) -> None:
     )
     assert cli.main(["merge", str(second), str(first), "-o", "merged.csv"]) == 0
     assert (term / "merged.csv").read_bytes() == (term / "whole.csv").read_bytes()
-    assert read_frame(term / "whole.csv")["course"].iloc[0] == load_course(term / "course.toml").stamp
+    course = load_course(term / "course.toml")  # the stamp: what scores, who the files are (the run's names), the path
+    assert read_frame(term / "whole.csv")["course"].iloc[0].startswith(f"{course.fingerprint}.")
+    assert read_frame(term / "whole.csv")["course"].iloc[0].endswith(f" {course.path}")
 
 
 @pytest.mark.parametrize(
@@ -307,10 +310,68 @@ def roster(tmp_path: Path) -> Path:
 def test_a_user_id_and_a_login_naming_two_students_is_a_conflict(roster: Path) -> None:
     names = Names.of("canvas", None, load_roster(roster))
     who, source, notes = attribute("/s/milleralex_48213_1_lab_11_3.ipynb", "/s", names)
-    assert source == "unknown (Canvas name)" and who == "milleralex"
+    assert (
+        source == "unknown (Canvas name)" and who == "milleralex_48213"
+    )  # the LMS's id kept: never one with a namesake
     assert notes[0].startswith("conflict: '48213' names jsmith but 'milleralex' names amiller on the roster")
     assert attribute("/s/smithjudy_48213_1_lab_11_3.ipynb", "/s", names)[0] == "jsmith"  # both agree
     assert attribute("/s/nobody_48213_1_lab_11_3.ipynb", "/s", names)[0] == "jsmith"  # one names no one
+
+
+NAMESAKES = (
+    "Wei Zhang_55103_assignsubmission_file_/lab_11_4.ipynb",
+    "Wei Zhang_55104_assignsubmission_file_/lab_11_4.ipynb",
+)
+WORKSHEET = tuple(
+    KnownId(user=user, name="Wei Zhang", identity=(mail,), source="the grading worksheet w.csv")
+    for user, mail in (("55103", "wei.zhang@example.edu"), ("55104", "wei.zhang.2@example.edu"))
+)
+
+
+def test_two_students_with_one_name_are_told_apart_by_what_the_worksheet_says_of_their_ids(tmp_path: Path) -> None:
+    """Issue 44: two Moodle students named Wei Zhang were both unknown, then one person; the worksheet's email of
+    each participant id names one roster student, and a note says so (no roster written by hand)."""
+    roster = load_roster(
+        write(tmp_path / "r.csv", "id,name,email,aliases\nwzhang,Wei Zhang,wei.zhang@example.edu,\n"
+              "wzhang2,Wei Zhang,wei.zhang.2@example.edu,\n")
+    )  # fmt: skip
+    names = Names.of("moodle", None, roster, WORKSHEET)
+    said = [attribute(f"/s/{file}", "/s", names) for file in NAMESAKES]
+    assert [(who, source) for who, source, _ in said] == [
+        ("wzhang", "Moodle name (wei.zhang@example.edu, from the grading worksheet w.csv) on the roster"),
+        ("wzhang2", "Moodle name (wei.zhang.2@example.edu, from the grading worksheet w.csv) on the roster"),
+    ]
+    assert said[1][2] == (
+        "'Wei Zhang' names 2 students on the roster (wzhang, wzhang2): the grading worksheet w.csv gives id 55104 "
+        "as 'wei.zhang.2@example.edu', which names wzhang2",
+    )
+    unknown = [attribute(f"/s/{file}", "/s", Names.of("moodle", None, roster))[0] for file in NAMESAKES]
+    assert unknown == ["Wei Zhang_55103", "Wei Zhang_55104"]  # unknown, but never one person (issue 43)
+
+
+def test_without_a_roster_two_participants_with_one_name_are_kept_apart(tmp_path: Path) -> None:
+    """Issue 43: they merged into one student, and one got no page; now by the worksheet's identity, else by the
+    participant ids two of one assignment's files carry."""
+    bare = Names.of("moodle").with_listing(NAMESAKES)
+    apart = [attribute(f"/s/{file}", "/s", bare) for file in NAMESAKES]
+    assert [who for who, _, _ in apart] == ["Wei Zhang_55103", "Wei Zhang_55104"]
+    assert apart[0][2] == (
+        "'Wei Zhang' is the name of two students of one assignment here: kept apart by their Moodle ids (Wei Zhang_55103)",
+    )
+    known = Names.of("moodle", known=WORKSHEET)
+    assert [attribute(f"/s/{file}", "/s", known)[0] for file in NAMESAKES] == [
+        "wei.zhang@example.edu",
+        "wei.zhang.2@example.edu",
+    ]
+    assert (
+        attribute("/s/Bo Chen_55105_assignsubmission_file_/lab_11_4.ipynb", "/s", known)[0] == "Bo Chen"
+    )  # no namesake
+    results = [
+        GradeResult(submission=file, student=who, lab="11.4", status="ok")
+        for file, (who, _, _) in zip(NAMESAKES, apart)
+    ]
+    pages = write_feedback(results, tmp_path / "pages", rules_base="rules.md")
+    assert len(pages) == 3  # a page each, and the index
 
 
 def test_an_unknown_or_ambiguous_file_reaches_no_real_students_row(
@@ -356,16 +417,11 @@ def test_a_notebook_handed_in_through_another_assignment_is_late_by_that_ones_de
     handed_in = GradeResult(submission=where, student="jsmith", lab="11.2", status="ok", tests=tests)
     record = score(handed_in, course)
     assert (record.points, record.penalty, record.score, record.late) == (10, 5, 5, "LATE flag")
-    assert "handed in through the Lab 11.3 assignment (lab_11_3/)" in record.explanation
+    assert "handed in through the Lab 11.3 assignment (its folder lab_11_3/), so by its deadline" in record.explanation
     on_time = handed_in.model_copy(update={"submission": "lab_11_3/smithjudy_48213_9981377_lab_11_2.ipynb"})
     assert score(on_time, course).score == 10
     names = Names.of("auto", None, load_roster(EXAMPLES / "roster.csv"))
-    who, source, notes = attribute(f"/s/{where}", "/s", names)
-    assert (who, source) == ("jsmith", "Canvas name (48213) on the roster")
-    assert notes == (
-        "handed in through the Lab 11.3 assignment (its folder lab_11_3/) but its file name says Lab 11.2: "
-        "it is late or not by Lab 11.3's deadline",
-    )
+    assert attribute(f"/s/{where}", "/s", names) == ("jsmith", "Canvas name (48213) on the roster", ())
 
 
 def test_feedback_refuses_without_the_course_file_the_grades_used(

@@ -286,8 +286,17 @@ def _listen_below_the_ephemeral_ports() -> socket.socket:
 
 
 @pytest.fixture(scope="module")
+def cgroups_before() -> set[Path]:
+    """The grader's cgroups on the machine before the batch: other runs' (a killed run's leftovers, a run beside)."""
+    from course_grader.sandbox import cgroup
+
+    return cgroup.made_here()
+
+
+@pytest.fixture(scope="module")
 def batch(
     tmp_path_factory: pytest.TempPathFactory,
+    cgroups_before: set[Path],
 ) -> tuple[dict[str, GradeResult], float, list[str], bytes, list[str]]:
     if bubblewrap() is None:
         pytest.fail("bubblewrap is not installed: run `make grading-tools`")
@@ -442,11 +451,14 @@ def test_without_bubblewrap_grading_refuses_unless_told(
 # sandbox is in its cgroup, and a cgroup is removed only once nothing is left in it.
 
 
-def test_no_sandbox_cgroup_survives_the_batch(batch) -> None:
+def test_no_sandbox_cgroup_survives_the_batch(batch, cgroups_before: set[Path]) -> None:
+    """Every cgroup the batch's workers made is gone; another run's, alive beside it or left before it, is not ours."""
     from course_grader.sandbox import cgroup
 
     assert cgroup.unavailable() is None, "the hostile batch must run with a cgroup per sandbox (CI runs as root)"
-    assert cgroup.made_here() == set()
+    made_during = cgroup.made_here() - cgroups_before
+    survivors = {folder for folder in made_during if not Path("/proc", folder.name.split("-")[2]).exists()}
+    assert survivors == set()
 
 
 # --- identity and inputs are the instructor's (issue: grades that hold under a whole class) -------

@@ -1,0 +1,199 @@
+"""Which of a student's files for one lab counts, and the note on each saying why: never a silent choice.
+
+A batch decides it from its results (``batch.flag_duplicates``), ``merge``
+from the joined CSVs' rows and ``rescore`` again from the CSV, so the rule is
+written once, here, and reads only what a grades CSV holds: who, which lab,
+which file, when (``submitted``, ``submitted_from``), through which
+assignment (``handed_in``) and the score; plus the course file's policy
+(``duplicates``) and its ``[[decisions]]``. The rules (docs/grading.md,
+*Duplicates and conflicts*):
+
+- a file handed in to another lab's assignment never replaces one handed in
+  to the lab's own: the lab's own counts, and both notes say ``conflict:``
+  until the course file decides (``[[decisions]]``);
+- ``latest`` (default): the latest time counts; where the LMS gives two files
+  one time (a Moodle submission's files), the later upload of one name counts
+  (Moodle's ``x (1).ipynb``, ``reuploads``); where nothing orders them it is a
+  ``tie:``, flagged for review, and the better score counts until the course
+  file names one; ``earliest`` alike, the other way; ``best``: the best score,
+  then the latest;
+- a ``[[decisions]]`` entry names the file that counts, with its reason.
+
+Every "this one counts" says why: the time, the upload order, the score, a
+tie, the decision.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..course.lms_times import FORM_NAMES
+from ..course.manifest import folded, manifest_key
+from ..intake.lab_names import in_sentence, the_assignment
+from ..intake.reuploads import upload, uploaded_later
+from .grades_csv import NOTES_SEPARATOR, GradesCsvError, row_key
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+POLICIES = ("latest", "earliest", "best")
+"""The course file's ``duplicates``: which of a student's files for one lab counts."""
+DUPLICATE = "duplicate: "
+"""How a duplicate's note starts (``duplicate_verdicts``); it comes first in the row's notes."""
+Decisions = dict[tuple[str, str], tuple[str, str]]
+"""The course file's ``[[decisions]]``: (student, lab) → (the file that counts, as written; the reason)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What deciding between a student's files for one lab needs: who, which lab, which file, when, how well."""
+
+    student: str
+    lab: str | None
+    file: str
+    submitted: str
+    submitted_from: str
+    score: float
+    handed_in: str = ""
+
+
+def duplicate_verdicts(
+    candidates: Sequence[Candidate], policy: str = "latest", decisions: Decisions | None = None
+) -> dict[int, tuple[bool, str]]:
+    """For each row of a student who has two or more files for one lab: whether it counts, and the note saying so
+    (see the module). Rows with no lab (not a readable notebook) take no part."""
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for index, candidate in enumerate(candidates):
+        if candidate.lab:
+            groups[(candidate.student, candidate.lab)].append(index)
+    verdicts: dict[int, tuple[bool, str]] = {}
+    for (student, lab), indexes in groups.items():
+        if len(indexes) < 2:
+            continue
+        indexes.sort(key=lambda i: row_key(candidates[i].file))
+        group = [candidates[i] for i in indexes]
+        own = [c for c in group if c.handed_in in ("", lab)]
+        elsewhere = [c for c in group if c not in own] if own else []
+        decided = (decisions or {}).get((student, lab))
+        if decided is not None:
+            chosen, why, tie = _decided(group, decided, student, lab), f"the course file's decision: {decided[1]}", ""
+        elif elsewhere and len(own) == 1:
+            chosen, why, tie = own[0], f"the one handed in to {the_assignment(lab)}", ""
+        else:
+            chosen, why, tie = _chosen(own if elsewhere else group, policy)
+        for index, candidate in zip(indexes, group):
+            others = ", ".join(c.file for c in group if c is not candidate)
+            verdict = "this one counts" if candidate is chosen else f"{chosen.file} counts, not this one"
+            note = f"{DUPLICATE}{student} has {len(group)} {in_sentence(lab)} submissions (also {others}); {verdict} ({why})"
+            if elsewhere:
+                note += _conflict(candidate, own, elsewhere, lab, decided is not None)
+            if tie and candidate.submitted == chosen.submitted:
+                note += f"; {tie}"
+            verdicts[index] = (candidate is chosen, note)
+    return verdicts
+
+
+def _decided(group: list[Candidate], decided: tuple[str, str], student: str, lab: str) -> Candidate:
+    """The file a ``[[decisions]]`` entry names, matched as a manifest's path is (NFC, case aside)."""
+    wanted = folded(manifest_key(decided[0]))
+    found = [c for c in group if folded(c.file) == wanted]
+    if len(found) != 1:
+        raise GradesCsvError(
+            f"course file: the [[decisions]] entry for {student}, {in_sentence(lab)} says {decided[0]!r} counts, "
+            f"but their files are {', '.join(c.file for c in group)}: name one of them as the grades CSV's file "
+            "column does"
+        )
+    return found[0]
+
+
+def _chosen(pool: list[Candidate], policy: str) -> tuple[Candidate, str, str]:
+    """The one of ``pool`` that counts under ``policy``, why, and a tie's note (empty: no tie)."""
+    if policy == "best":
+        top = max(c.score for c in pool)
+        best = [c for c in pool if c.score == top]
+        if len(best) == 1:
+            return best[0], f"the best score, {top:g}", ""
+        chosen, why, _ = _chosen(best, "latest")
+        return chosen, f"the best score, {top:g}, shared: then {why}", ""
+    latest = policy != "earliest"
+    edge = max(c.submitted for c in pool) if latest else min(c.submitted for c in pool)
+    at_edge = [c for c in pool if c.submitted == edge]
+    word, when = ("latest", "later") if latest else ("earliest", "earlier")
+    source = _source(at_edge[0]) if edge else "no time (no times file gives one, nor the file)"
+    if len(at_edge) == 1:
+        return at_edge[0], f"the {word} {source.format(time=_shown(edge))}", ""
+    ordered = [c for c in at_edge if all(uploaded_later(c.file, o.file) is latest for o in at_edge if o is not c)]
+    if len(ordered) == 1:
+        renamed = upload(ordered[0].file)
+        name = renamed.renamed if renamed is not None else ordered[0].file
+        return (
+            ordered[0],
+            f"the {when} upload of one name: the LMS named it {name!r}; one time for both, {_shown(edge)}",
+            "",
+        )
+    chosen = max(at_edge, key=lambda c: c.score)  # the student's benefit until the instructor decides
+    same = all(c.score == chosen.score for c in at_edge)
+    tie = (
+        f"tie: {len(at_edge)} files have one time, {source.format(time=_shown(edge))}, and nothing says which came "
+        f"{when}: "
+        + (
+            "they score the same, so either gives this grade"
+            if same
+            else f"the better score ({chosen.score:g}) counts for now"
+        )
+        + "; review them and name the one that counts in the course file ([[decisions]])"
+    )
+    return chosen, "a tie on equal scores" if same else "the better score of a tie", tie
+
+
+def _conflict(candidate: Candidate, own: list[Candidate], elsewhere: list[Candidate], lab: str, decided: bool) -> str:
+    """The ``conflict:`` part of a note where files were handed in to the lab's own assignment and to another's."""
+    owned = f"{in_sentence(lab)}'s own"
+    if candidate in elsewhere:
+        said = f"; conflict: handed in to {the_assignment(candidate.handed_in)}, not {owned} "
+        said += f"({', '.join(c.file for c in own)})"
+        if decided:
+            return said + ": the course file decided which counts"
+        return (
+            said
+            + ", so it replaces nothing there unless the course file decides so ([[decisions]]: student, lab, counts, reason)"
+        )
+    shown = ", ".join(f"{c.file} (to {the_assignment(c.handed_in)})" for c in elsewhere)
+    if decided:
+        return f"; conflict: also handed in to another lab's assignment: {shown}: the course file decided which counts"
+    return f"; conflict: also handed in to another lab's assignment: {shown}; what was handed in to {owned} counts unless the course file decides otherwise ([[decisions]])"
+
+
+def _source(candidate: Candidate) -> str:
+    """``submitted, {time} by the Canvas submissions JSON``: how a note says a time and where it came from."""
+    form = candidate.submitted_from
+    if form in ("", "modified"):
+        return "modified, {time} (the file's own time: no times file gives one)"
+    return f"submitted, {{time}} by the {FORM_NAMES.get(form, form)}"
+
+
+def _shown(iso: str) -> str:
+    """``2026-10-17T21:40:00.000000+00:00`` → ``2026-10-17 21:40:00 UTC``: the time a note shows."""
+    return iso.replace("T", " ").split(".")[0].removesuffix("+00:00") + (" UTC" if iso.endswith("+00:00") else "")
+
+
+def frame_candidates(frame: pd.DataFrame) -> list[Candidate]:
+    """What ``duplicate_verdicts`` decides by, for each row of a grades frame, in its order."""
+    handed = list(frame["handed_in"]) if "handed_in" in frame.columns else [""] * len(frame)
+    return [
+        Candidate(r.student, r.lab or None, r.file, r.submitted, r.submitted_from, r.score, handed[i] or "")
+        for i, r in enumerate(frame[["student", "lab", "file", "submitted", "submitted_from", "score"]].itertuples())
+    ]
+
+
+def flag_frame(frame: pd.DataFrame, policy: str = "latest", decisions: Decisions | None = None) -> pd.DataFrame:
+    """``duplicate_verdicts`` applied to a frame whose rows are not flagged yet (shards' rows, merged)."""
+    frame = frame.copy()
+    for index, (counts, note) in duplicate_verdicts(frame_candidates(frame), policy, decisions).items():
+        notes = frame.at[index, "notes"]
+        frame.at[index, "counts"] = counts
+        frame.at[index, "notes"] = f"{note}{NOTES_SEPARATOR}{notes}" if notes else note
+    return frame
