@@ -607,6 +607,7 @@ def _copy_sources(root: Path) -> list[Path]:
     return copies
 
 
+@pytest.mark.slow  # generates every notebook of a copy of the course: make test, not make check
 def test_make_learner_labs_writes_both_versions_and_changed_only_what_differs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
