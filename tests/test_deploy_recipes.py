@@ -57,6 +57,7 @@ import yaml
 from gradescope_dry_run import public_folder, shared_interpreter
 from grading_corpus import solution
 from mutants import MUTANTS
+from term_secrets import TERM
 
 from course_grader.intake.shard import shard_of
 from course_grader.results.records import read_records
@@ -67,7 +68,7 @@ WORKFLOW = DEPLOY / "github-actions-grading.yml"
 JOBS = DEPLOY / "kubernetes-indexed-job.yaml"
 CONTAINERFILE = DEPLOY / "Containerfile"
 SHARDS = 2
-COURSE = """seed = 20261001
+COURSE = f"""seed = "{TERM}"
 roster = "roster.csv"
 [limits]
 timeout = 60    # a loaded machine: no limit may decide a grade here

@@ -31,7 +31,7 @@ from ..teaching.catalogues import budgets
 from .bounds import MAX_SENDS
 from .cases import CASES
 from .check import Implementation
-from .exact import differs, inexact
+from .exact import differs, inexact, own_classes
 from .expect import children
 from .runner import record_case
 
@@ -141,7 +141,7 @@ def call(namespace: Mapping[str, Any], request_json: str) -> Reply:
             }
         )
     try:
-        odd = inexact(value)  # a subclass that ignores writes would hide what the copy rules look for
+        odd = inexact(value, own=own_classes(request["function"]))  # a subclass or foreign holder hides sharing
         if odd:
             return Reply({"kind": "bad-return", "type": type(value).__name__, "message": first_line(odd)})
         wire = wire_result(request["function"], value)

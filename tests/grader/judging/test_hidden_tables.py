@@ -188,11 +188,11 @@ def test_exact_types_tell_a_subclass_from_the_real_thing() -> None:
     class Group(InteractionGroup):
         pass
 
-    class Own(BaseModel):  # a learner's own model (Lab 11.1's) subclasses pydantic's, not a course type
+    class CompactionSummary(BaseModel):  # a learner's own model (Lab 11.1's) subclasses pydantic's, not a course type
         items: tuple[str, ...] = ()
 
     Impostor = type("InteractionGroup", (), {"__module__": "course_lib.grouping"})
-    assert exact.inexact({"a": [1, 2.5, None, True, "x"], "b": (Own(),)}) is None
+    assert exact.inexact({"a": [1, 2.5, None, True, "x"], "b": (CompactionSummary(),)}) is None
     assert exact.inexact(InteractionGroup(entries=())) is None
     assert "subclass of dict" in (exact.inexact({"a": Quiet()}) or "")
     assert "subclass of list" in (exact.inexact([Items()]) or "")

@@ -141,8 +141,27 @@ def test_no_course_solution_is_reported_against_course_lib(lab: str) -> None:
 
 @pytest.mark.slow  # grades a notebook and compares a class: make test, not make check
 def test_the_paste_scores_full_marks_as_the_issue_found() -> None:
-    graded = grade_in_process("11.3", namespace("11.3", pasted("11.3", CONTEXT)))
+    """Judging cannot tell a paste: the module's functions, returning the course's classes, score in full.
+
+    Pasted whole, the module also defines its own result classes, which the lab's contract does not name
+    (issue 43): that paste is a wrong return; the one keeping the setup cell's classes is what similarity reports.
+    """
+    graded = grade_in_process("11.3", namespace("11.3", pasted("11.3", functions_pasted())))
     assert graded.score == graded.max_score
+    whole = grade_in_process("11.3", namespace("11.3", pasted("11.3", CONTEXT)))
+    assert whole.score < whole.max_score
+    assert any("a type the lab's contract does not name" in test.output for test in whole.tests if test.hidden)
+
+
+RESULT_CLASSES = ("_Result", "TokenProjection", "BuildContextResult")
+"""What ``course_lib/context.py`` defines that Lab 11.3's setup cell imports: a paste that keeps those is the course's."""
+
+
+def functions_pasted() -> str:
+    """``CONTEXT`` without the result classes the setup cell already imports: the paste that scores in full."""
+    tree = ast.parse(CONTEXT)
+    tree.body = [node for node in tree.body if not (isinstance(node, ast.ClassDef) and node.name in RESULT_CLASSES)]
+    return ast.unparse(tree)
 
 
 @pytest.mark.slow
@@ -244,11 +263,11 @@ def test_a_comparison_that_fails_leaves_the_rows_as_they_are(tmp_path: Path, mon
 @pytest.mark.slow
 @pytest.mark.sandboxed
 def test_a_real_batch_notes_the_paste_and_keeps_its_full_marks(tmp_path: Path) -> None:
-    """End to end, ``course-grade FOLDER``: the paste of course_lib/context.py scores 7/7, and its row says so."""
+    """End to end, ``course-grade FOLDER``: the paste of course_lib/context.py's functions scores 7/7, its row says so."""
     from course_grader.cli import app as cli
 
     submissions = tmp_path / "submissions"
-    for student, notebook in {"mallory": pasted("11.3", CONTEXT), "honest": solution("11.3")}.items():
+    for student, notebook in {"mallory": pasted("11.3", functions_pasted()), "honest": solution("11.3")}.items():
         (submissions / student).mkdir(parents=True)
         (submissions / student / "lab_11_3_build_context.ipynb").write_text(nbformat.writes(notebook))
     out = tmp_path / "grades.csv"
