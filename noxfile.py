@@ -1,9 +1,10 @@
 """The README's test suite on every Python the course allows: 3.11, 3.12 and 3.13.
 
 ``make test-pythons`` runs all three; ``.venv/bin/nox -p 3.13`` runs one. Each session
-gets its own virtual environment under ``.nox/`` and runs ``make test`` in it, so the
-suite (unit tests plus nbval over notebooks/ and labs/, with the same flags) is
-defined once, in the Makefile.
+gets its own virtual environment under ``.nox/`` and runs ``make test test-sandboxed
+test-integration`` in it, so each suite (unit tests plus nbval over notebooks/ and labs/,
+the sandboxed tests, the outside tools end to end, with the same flags) is defined once,
+in the Makefile.
 
 Interpreters are found by name (``python3.11`` …) on ``PATH``. On machines where
 pyenv installed them, its shims answer only for the selected version
@@ -43,8 +44,13 @@ def _pyenv_bin_folders() -> list[str]:
 os.environ["PATH"] = os.pathsep.join([*_pyenv_bin_folders(), os.environ.get("PATH", "")])
 
 
+SUITES = ["test", "test-sandboxed", "test-integration"]
+"""The make targets a session runs: every suite once (make check's fast tests are make test's)."""
+
+
 @nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
-    """``make test test-sandboxed`` with this session's interpreter; extra arguments go to make instead (e.g. ``-- test-unit``)."""
-    targets = session.posargs or ["test", "test-sandboxed"]
+    """``make test test-sandboxed test-integration`` with this session's interpreter; extra arguments go to make
+    instead (e.g. ``-- test-unit``)."""
+    targets = session.posargs or SUITES
     session.run("make", *targets, f"VENV={session.virtualenv.location}", external=True)

@@ -1,9 +1,11 @@
 """Every file the grader writes (CSV, records, pages, bundles) is written whole or not at all; every text file an
-instructor hands it (a roster, a times file) is read as UTF-8 or refused, naming the file."""
+instructor hands it (a roster, a times file) is read as UTF-8 or refused, naming the file; every temporary folder
+it makes is named after the process that made it (``scratch_prefix``), so the next run knows a stopped one's."""
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -42,3 +44,22 @@ def read_instructor_text(path: Path, name: str, error: type[GradingError], resav
         raise error(f"{name}: cannot be read ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
         raise error(f"{name}: not UTF-8 text ({resave})") from None
+
+
+SCRATCH = re.compile(r"course-grade-(\d+)-")
+"""A temporary folder's name as ``scratch_prefix`` begins it: the pid of the process that made it."""
+
+
+def scratch_prefix() -> str:
+    """The prefix of a temporary folder this process makes: ``course-grade-4242-`` (issue 43).
+
+    A run stopped by SIGKILL cleans nothing; the next run (or ``course-grade clean``) removes the folders whose
+    process is gone (``batch/leftovers.py``). Short: a kernel's Unix sockets live below it (about 100 bytes).
+    """
+    return f"course-grade-{os.getpid()}-"
+
+
+def made_by(name: str) -> int | None:
+    """The pid a temporary folder's name says made it, or None for a name ``scratch_prefix`` did not make."""
+    found = SCRATCH.match(name)
+    return int(found.group(1)) if found else None

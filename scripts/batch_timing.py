@@ -1,6 +1,6 @@
 """Per-notebook time of a batch of honest submissions: the figure the grading issue asks for.
 
-    .venv/bin/python scripts/batch_timing.py [--students 50] [-j 2] [--seed 1] [--keep DIR]
+    .venv/bin/python scripts/batch_timing.py [--students 50] [-j 2] [--seed SECRET] [--keep DIR]
 
 Writes ``--students`` folders ``submissions/s00/…`` holding the course's own solutions
 (the five labs and the capstone, in turn), grades them with ``python -m course_grader``
@@ -37,17 +37,20 @@ def write_class(folder: Path, students: int) -> None:
         shutil.copyfile(source, student / source.name)
 
 
-def grade_command(submissions: Path, out: Path, jobs: int, seed: int, *options: str) -> list[str]:
-    """``course-grade`` on a folder as an instructor runs it, no progress bar (also ``scripts/cpu_hog.py``'s)."""
+def grade_command(submissions: Path, out: Path, jobs: int, seed: str | None, *options: str) -> list[str]:
+    """``course-grade`` on a folder as an instructor runs it, no progress bar (also ``scripts/cpu_hog.py``'s).
+
+    Without ``seed`` the grader draws its own (what any version of it takes; a ``--seed`` is a secret since issue 43).
+    """
     command = [sys.executable, "-m", "course_grader", str(submissions), "--out", str(out), "-j", str(jobs)]
-    return [*command, *options, "--no-progress", "--seed", str(seed)]
+    return [*command, *options, "--no-progress", *(("--seed", seed) if seed else ())]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=50)
     parser.add_argument("-j", "--jobs", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", help="the run's secret (default: the grader draws one)")
     parser.add_argument("--keep", type=Path, help="write the class and the CSV here instead of a temporary folder")
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="batch-timing-") as temporary:

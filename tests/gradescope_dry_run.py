@@ -129,7 +129,7 @@ class Autograder:
     """One lab's bundle, unpacked and set up by its own ``setup.sh``."""
 
     root: Path
-    secret: int
+    secret: str
 
     @property
     def source(self) -> Path:
@@ -189,7 +189,7 @@ def covering_copies(lab: str, command: list[str]) -> list[str]:
 
 
 def set_up(
-    lab: str, folder: Path, python: Path, *, secret: int, timeout: float = 3.0, course: Path | None = None
+    lab: str, folder: Path, python: Path, *, secret: str, timeout: float = 3.0, course: Path | None = None
 ) -> Autograder:
     """``course-grade bundle`` for ``lab`` (under ``course``, a course file), unpacked into ``folder/autograder``,
     then its ``setup.sh`` as root."""

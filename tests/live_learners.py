@@ -34,7 +34,7 @@ LAB = "11.3"
 ROOT = Path(__file__).resolve().parent.parent
 MARKS = {"✅": "pass", "❌": "fail", "💥": "fail", "⏳": "not implemented"}
 ROW = re.compile(r"^\s*(\d+)\s+11\.3\s+\S+\s+(✅|❌|💥|⏳)")
-MESSAGE = re.compile(r"^\s+↳ ((?:[RL]\d+)(?:/[RL]\d+)*):")
+MESSAGE = re.compile(r"^\s+↳ ((?:[RLM]\d+)(?:/[RLM]\d+)*):")
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout'
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grading_corpus import learner, solution  # after the path: run as a script, tests/ is not on it
 from mutants import MUTANTS
+from term_secrets import beside
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
@@ -249,6 +250,7 @@ def build(folder: Path) -> Term:
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "course.toml").write_text(course_text(), encoding="utf-8")
+    beside(folder / "course.toml")  # the term's secret the example names (course-grade secret term.secret)
     term = Term(folder, folder / "submissions", folder / "course.toml", folder / ROSTER)
     term.submissions.mkdir()
     (folder / "lms").mkdir()

@@ -1,8 +1,9 @@
 """The checks a maintainer runs before every commit (``make check``) are the ones CI and pre-commit run.
 
-``make check`` is ruff (lint and format), mypy and the fast tests; ``.ci/run`` runs it before anything
-slower; the pre-commit hooks call the same tools from the project's own virtualenv, so they work offline;
-and pytest refuses a marker nobody registered, so a typo cannot silently move a test out of ``make check``.
+``make check`` is ruff (lint and format), mypy and the fast tests; ``.ci/run`` runs the same lint (``make lint``)
+before anything slower, then each suite once per Python (the fast tests are ``make test``'s); the pre-commit hooks
+call the same tools from the project's own virtualenv, so they work offline; and pytest refuses a marker nobody
+registered, so a typo cannot silently move a test out of ``make check``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKS = ("-m ruff check", "-m ruff format --check", "-m mypy")
+SUITES = ["test", "test-sandboxed", "test-integration"]
+"""The Makefile's suites, which together run every test once (make check's fast tests are make test's)."""
 
 
 def _recipe(target: str) -> list[str]:
@@ -38,9 +41,40 @@ def test_make_check_runs_ruff_mypy_and_the_fast_tests() -> None:
     assert fast and fast.group(1) == '-m "not slow and not sandboxed" -p no:nbval'
 
 
-def test_ci_runs_make_check_before_anything_slower() -> None:
-    commands = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("make ")]
-    assert commands[0] == "make check"
+def test_ci_runs_make_checks_lint_before_anything_slower() -> None:
+    lint = _recipe("lint")
+    for command in CHECKS:
+        assert any(command in line for line in lint), (command, lint)
+    assert _ci_commands()[0] == "make lint"
+
+
+def test_ci_runs_each_suite_once_per_python() -> None:
+    """On python3 and in the nox session: make test, make test-sandboxed, make test-integration, each once.
+
+    make check is not among them: its fast tests are make test's, and its lint is make lint.
+    """
+    commands = _ci_commands()
+    suites = [command.split()[1] for command in commands if command.split()[1] in SUITES]
+    assert sorted(suites) == sorted(SUITES), commands
+    assert "make check" not in commands
+    assert [command for command in commands if "test-pythons" in command] == ['make test-pythons NOX_ARGS="-p 3.13"']
+    assert not set(_recipe("test-pythons")[0].split()) & set(SUITES)  # nox's session names the suites, once each
+    assert _nox_suites() == SUITES
+
+
+def _ci_commands() -> list[str]:
+    return [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("make ")]
+
+
+def _nox_suites() -> list[str]:
+    """The make targets ``noxfile.py``'s session runs when given none (its ``SUITES``)."""
+    tree = ast.parse((ROOT / "noxfile.py").read_text())
+    value = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", "") == "SUITES" for target in node.targets)
+    )
+    return list(ast.literal_eval(value))
 
 
 def test_pre_commit_hooks_are_local_and_call_the_same_tools() -> None:
@@ -57,18 +91,13 @@ def test_every_marker_the_tests_use_is_registered_and_strict() -> None:
     assert "--strict-markers" in options["addopts"].split()
     registered = {marker.split(":")[0] for marker in options["markers"]}
     builtin = {"parametrize", "skipif", "skip", "xfail", "filterwarnings", "usefixtures"}
-    used = set()
-    for path in (ROOT / "tests").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.value, ast.Attribute)
-                and node.value.attr == "mark"
-                and getattr(node.value.value, "id", "") == "pytest"
-            ):
-                used.add(node.attr)
+    used = {  # read as text: the test files' syntax trees would cost seconds, and only these words matter
+        marker
+        for path in (ROOT / "tests").rglob("*.py")
+        for marker in re.findall(r"\bpytest\.mark\.(\w+)", path.read_text(encoding="utf-8"))
+    }
     assert used - builtin <= registered, used - builtin - registered
-    assert {"slow", "sandboxed"} <= used
+    assert {"slow", "sandboxed", "integration"} <= used
 
 
 def test_every_test_folder_is_a_root_of_its_own_for_mypy() -> None:

@@ -29,7 +29,7 @@ REPO_PATH = re.compile(
 )
 
 
-RULE = re.compile(r"(?<![\w,.])([RL]\d+)\b(?![,.]\d)")
+RULE = re.compile(r"(?<![\w,.])([RLM]\d+)\b(?![,.]\d)")
 """A rule id; SVG path commands such as ``L10,5`` are not rules."""
 
 
@@ -78,7 +78,7 @@ def test_every_language_has_its_rules_page() -> None:
 def test_every_rule_has_its_anchor_on_each_page(language: str, page: str) -> None:
     """Links such as ``rules.md#r19`` (the feedback pages, the notebooks) land on the rule, in every edition."""
     text = (ROOT / page).read_text(encoding="utf-8")
-    stated = re.findall(r'^<a id="([a-z]\d+)"></a>\n\n\*\*([RL]\d+)\*\* ', text, re.MULTILINE)
+    stated = re.findall(r'^<a id="([a-z]\d+)"></a>\n\n\*\*([RLM]\d+)\*\* ', text, re.MULTILINE)
     assert stated == [(rules_page.anchor(rule.id), rule.id) for rule in rules.RULES]
 
 
@@ -111,7 +111,7 @@ def _parts(language: str) -> tuple[list[str], list[str], list[str]]:
     return spans, [token.content for token in tokens if token.type == "fence"], verdicts
 
 
-VERDICT_RULES = re.compile(r"[RL]\d+(?:/[RL]\d+)*")
+VERDICT_RULES = re.compile(r"[RLM]\d+(?:/[RLM]\d+)*")
 """The rule ids a verdict starts with (``R16/R6: …``): the same in every language."""
 
 
@@ -129,10 +129,13 @@ def test_an_edition_keeps_every_code_span_of_the_english_page(language: str, pag
 def test_every_rule_is_stated_and_every_chapter_rule_is_checked() -> None:
     from course_lib.checklist.cases import CASES
 
-    assert [rule.id for rule in rules.RULES] == [f"R{n}" for n in range(1, 29)] + [f"L{n}" for n in range(1, 7)]
+    chapter, lifecycle = [f"R{n}" for n in range(1, 29)], [f"L{n}" for n in range(1, 7)]
+    migration = [f"M{n}" for n in range(1, 5)]  # the optional Lab 11.6's
+    assert [rule.id for rule in rules.RULES] == chapter + lifecycle + migration
     checked = {rule for case in CASES for rule in rules.cited(case.rules)}
     assert {f"R{n}" for n in range(1, 29)} - checked <= {"R8"}  # R8 is the store's own (tests/test_store*.py)
     assert {f"L{n}" for n in range(1, 7)} <= checked  # the capstone's four checks
+    assert set(migration) <= checked
 
 
 @pytest.mark.parametrize("lab", list(lab_registry.LABS))
@@ -153,7 +156,7 @@ def test_rule_ranges_agree_everywhere(lab: str) -> None:
         0
     ]
     table = "".join(intro["source"]).split("| rule |", 1)[1]
-    assert sorted(set(rules.cited(table)), key=lambda r: int(r[1:])) == rules_page.lab_rules(lab)
+    assert sorted(set(rules.cited(table)), key=list(rules.BY_ID).index) == rules_page.lab_rules(lab)
 
 
 def test_the_english_page_never_follows_the_readers_language(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,12 +17,14 @@ from __future__ import annotations
 import ast
 import sys
 import tomllib
+from collections.abc import Mapping
 from functools import cache
 from importlib import metadata
 from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from source_trees import nodes
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -65,7 +67,7 @@ def third_party_imports(package: str, skip: tuple[str, ...] = ()) -> dict[str, s
     for path in sorted((ROOT / package).rglob("*.py")):
         if str(path.relative_to(ROOT)) in skip:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes(path):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
@@ -79,12 +81,17 @@ def third_party_imports(package: str, skip: tuple[str, ...] = ()) -> dict[str, s
     return found
 
 
+@cache
+def providers() -> Mapping[str, list[str]]:
+    """Which installed distributions provide each top-level module (read from every distribution's files, once)."""
+    return metadata.packages_distributions()
+
+
 def unprovided(package: str, allowed: frozenset[str], skip: tuple[str, ...] = ()) -> list[str]:
-    providers = metadata.packages_distributions()
     return [
-        f"{where} imports {module} (from {', '.join(providers.get(module, ['nothing installed']))})"
+        f"{where} imports {module} (from {', '.join(providers().get(module, ['nothing installed']))})"
         for module, where in third_party_imports(package, skip).items()
-        if not {canonicalize_name(d) for d in providers.get(module, [])} & allowed
+        if not {canonicalize_name(d) for d in providers().get(module, [])} & allowed
     ]
 
 
@@ -125,4 +132,4 @@ def test_a_learners_install_brings_no_live_server_library() -> None:
 def test_an_import_from_the_grader_extra_is_seen_in_the_learner_package() -> None:
     """The check itself: nbformat is not among what a learner's install brings."""
     assert "nbformat" not in learner_install()
-    assert {canonicalize_name(d) for d in metadata.packages_distributions()["nbformat"]} == {"nbformat"}
+    assert {canonicalize_name(d) for d in providers()["nbformat"]} == {"nbformat"}

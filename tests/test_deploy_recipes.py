@@ -15,9 +15,9 @@ allows: the workflows against the GitHub workflow schema that check-jsonschema
 ships (``vendor.github-workflows``, offline), the manifests with
 kubernetes-validate (the schemas it ships, strict, for two Kubernetes
 versions), and the Job file's header commands with ``bash -n`` (the wait among
-them run against a Job that fails). The slow ones run their grading steps on
-this machine, as the files hold them (the commands parsed from the YAML, not
-retyped): each shard in a process of its own, at once, in a folder of its own
+them run against a Job that fails). The ``integration`` ones (``make
+test-integration``) run their grading steps on this machine, as the files hold
+them (the commands parsed from the YAML, not retyped): each shard in a process of its own, at once, in a folder of its own
 (a matrix machine, a pod), what a shard uploads copied to where the merge job
 downloads it (GitHub's artifacts; the Job's shared volume is one folder), then
 the merge step, the feedback pages with both LMS's zips, the class report and
@@ -57,6 +57,7 @@ import yaml
 from gradescope_dry_run import public_folder, shared_interpreter
 from grading_corpus import solution
 from mutants import MUTANTS
+from term_secrets import TERM
 
 from course_grader.intake.shard import shard_of
 from course_grader.results.records import read_records
@@ -67,7 +68,7 @@ WORKFLOW = DEPLOY / "github-actions-grading.yml"
 JOBS = DEPLOY / "kubernetes-indexed-job.yaml"
 CONTAINERFILE = DEPLOY / "Containerfile"
 SHARDS = 2
-COURSE = """seed = 20261001
+COURSE = f"""seed = "{TERM}"
 roster = "roster.csv"
 [limits]
 timeout = 60    # a loaded machine: no limit may decide a grade here
@@ -220,6 +221,7 @@ def test_the_workflow_gives_the_sandboxes_a_cgroup_where_the_runner_allows_it() 
     )
 
 
+@pytest.mark.slow  # check-jsonschema compiles the GitHub schema, seconds: make test, not make check
 def test_the_workflows_pass_the_github_workflow_schema() -> None:
     """check-jsonschema's own copy of the GitHub workflow schema (no download): the recipe and this repository's."""
     workflows = [WORKFLOW, *sorted((ROOT / ".github" / "workflows").glob("*.yml"))]
@@ -232,6 +234,7 @@ def test_the_workflows_pass_the_github_workflow_schema() -> None:
     assert checked.returncode == 0 and "ok -- validation done" in checked.stdout, checked.stdout + checked.stderr
 
 
+@pytest.mark.slow  # kubernetes-validate loads its schemas, seconds a version: make test, not make check
 @pytest.mark.parametrize("version", ["1.33.0", None])  # the first with user namespaces for pods on; the newest shipped
 def test_the_manifests_pass_kubernetes_validate(version: str | None) -> None:
     checked = subprocess.run(
@@ -400,6 +403,7 @@ def assert_whole(out: Path, whole: Path) -> None:
 
 
 @pytest.mark.slow  # grades the class twice over (shards, then the unsharded run it is compared with)
+@pytest.mark.integration  # the recipe's own commands: make test-integration
 def test_the_github_workflow_grades_merges_and_publishes_on_this_machine(term: Term, tmp_path: Path) -> None:
     jobs, variables = workflow()["jobs"], {k: str(v) for k, v in workflow()["env"].items()}
     variables |= {"SUBMISSIONS": str(term.data / "submissions"), "COURSE": str(term.data / "course.toml")}
@@ -425,6 +429,7 @@ def test_the_github_workflow_grades_merges_and_publishes_on_this_machine(term: T
 
 
 @pytest.mark.slow  # grades the class twice over (shards, then the unsharded run it is compared with)
+@pytest.mark.integration
 def test_the_kubernetes_jobs_grade_merge_and_publish_on_this_machine(term: Term, tmp_path: Path) -> None:
     grade, merge = container("grade"), container("merge")
     volume = term.data  # the PersistentVolumeClaim, mounted by every pod at DATA: the term's folder itself

@@ -34,13 +34,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from source_trees import nodes
 
 ROOT = Path(__file__).resolve().parents[1]
 LEARNER, GRADER, LIVE = "course_lib", "course_grader", "course_live"
 OURS = (LEARNER, GRADER, LIVE)
-TOOLING = ("teaching", "reader", "checklist", "explorer", "importers", "lifecycle")
+TOOLING = ("teaching", "reader", "checklist", "explorer", "importers", "lifecycle", "migration")
 """``course_lib``'s folders: the course's tooling, beside the chapter's modules."""
-PARTS = ("checklist", "explorer", "importers", "lifecycle")
+PARTS = ("checklist", "explorer", "importers", "lifecycle", "migration")
 STAGES = ("intake", "sandbox", "judging", "course", "results", "batch", "similarity", "publish", "packaging", "cli")
 """``course_grader``'s folders, in the order a submission passes through them."""
 CORE_LINES = 2500
@@ -52,6 +53,7 @@ ALLOWED: dict[str, set[str]] = {
     "reader": {"core", "teaching", "reader"},
     "lifecycle": {"core", "teaching", "reader", "lifecycle"},
     "importers": {"core", "teaching", "reader", "importers"},
+    "migration": {"core", "teaching", "migration"},
     "explorer": {"core", "teaching", "reader", "importers", "explorer"},
     "checklist": {"core", "teaching", "lifecycle", "checklist"},
     "command line": {"core", *TOOLING},
@@ -95,13 +97,13 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imported(source: str, package: str) -> Iterator[tuple[int, str]]:
-    """Every module ``source`` (a module of ``package``) imports, as absolute names with their line.
+def imported(source: str | Path, package: str) -> Iterator[tuple[int, str]]:
+    """Every module ``source`` (a module of ``package``, or its file) imports, as absolute names with their line.
 
     ``from x import y`` yields ``x`` and ``x.y`` (``y`` may be a module);
     ``importlib.import_module("…")`` with a literal name counts too.
     """
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes(source) if isinstance(source, Path) else ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             yield from ((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -119,7 +121,7 @@ def imported(source: str, package: str) -> Iterator[tuple[int, str]]:
             yield node.lineno, node.args[0].value
 
 
-def violations(module: str, source: str, *, is_package: bool = False) -> list[str]:
+def violations(module: str, source: str | Path, *, is_package: bool = False) -> list[str]:
     """Imports of ``module`` that point up or sideways, one line each."""
     own, package = layer(module), module if is_package else module.rpartition(".")[0]
     found = []
@@ -156,9 +158,7 @@ def test_every_import_points_down() -> None:
     wrong = [
         found
         for path in every_source()
-        for found in violations(
-            module_name(path), path.read_text(encoding="utf-8"), is_package=path.name == "__init__.py"
-        )
+        for found in violations(module_name(path), path, is_package=path.name == "__init__.py")
     ]
     assert not wrong, "\n".join(wrong)
 
@@ -168,7 +168,7 @@ def test_the_learner_package_never_names_the_grader() -> None:
     named = [
         f"{path.relative_to(ROOT)}:{line}"
         for path in sources(LEARNER)
-        for line, name in imported(path.read_text(encoding="utf-8"), module_name(path).rpartition(".")[0])
+        for line, name in imported(path, module_name(path).rpartition(".")[0])
         if name.split(".")[0] == GRADER
     ]
     assert not named
@@ -179,7 +179,7 @@ def test_neither_package_names_the_live_server() -> None:
     named = [
         f"{path.relative_to(ROOT)}:{line}"
         for path in sources(LEARNER) + sources(GRADER)
-        for line, name in imported(path.read_text(encoding="utf-8"), module_name(path).rpartition(".")[0])
+        for line, name in imported(path, module_name(path).rpartition(".")[0])
         if name.split(".")[0] == LIVE
     ]
     assert not named
@@ -224,7 +224,7 @@ def dependencies(path: Path) -> dict[str, int]:
     module = module_name(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: dict[str, int] = {}
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in nodes(path):
         if not isinstance(node, ast.Import | ast.ImportFrom):
             continue
         names: list[str] = []
@@ -292,7 +292,7 @@ def test_no_private_name_crosses_a_module() -> None:
     private = [
         f"{path.relative_to(ROOT)}:{node.lineno}: {alias.name}"
         for path in every_source()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in nodes(path)
         if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in OURS)
         for alias in node.names
         if alias.name.startswith("_") and not alias.name.startswith("__")
@@ -307,9 +307,9 @@ FUNCTION_LINES = 60
 
 def too_long(path: Path) -> list[str]:
     """The module itself if over ``MODULE_LINES``, and each function (method, nested one) over ``FUNCTION_LINES``."""
-    source = path.read_text(encoding="utf-8")
-    found = [f"{len(source.splitlines())} lines"] if len(source.splitlines()) > MODULE_LINES else []
-    for node in ast.walk(ast.parse(source)):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    found = [f"{lines} lines"] if lines > MODULE_LINES else []
+    for node in nodes(path):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             length = (node.end_lineno or node.lineno) - node.lineno + 1
             if length > FUNCTION_LINES:

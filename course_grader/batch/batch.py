@@ -14,14 +14,18 @@ only the submission it was grading, which is graded once more alone before it
 gets an ``error`` row with the reason. Everything a batch writes to disk lives
 in one temporary folder, removed at the end, whatever its workers did
 (``worker_cleanup``). A submission the host starved of CPU in the batch
-(``cpu_clock.STARVED``) is graded once more alone, and its row says so.
+(``cpu_clock.STARVED``: its sandbox's own stall measured, never a limit its own
+processes stretched) is graded once more alone, and its row says so; so is one
+whose sandbox failed for a reason outside the submission (``COULD_NOT_GRADE``:
+a kernel that would not start, no free uid). No row is graded again alone more
+than once, whatever the reason (issue 43).
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,24 +35,27 @@ from course_lib.teaching import lab_registry
 
 from ..course.course import NO_COURSE, Course
 from ..course.submission_times import when_submitted
+from ..files import scratch_prefix
 from ..intake.discovery import Found, discover
 from ..intake.identity import submission_name
 from ..intake.lab_names import named_lab
 from ..intake.regular_file import refusal
 from ..intake.selection import Selection
 from ..intake.shard import shard_of
-from ..judging.grade import grade_notebook
+from ..judging.grade import COULD_NOT_GRADE, grade_notebook
 from ..judging.grade_options import GradeOptions
 from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult
 from ..results.duplicates import Candidate, duplicate_verdicts
 from ..results.grades_csv import row_key
+from ..results.records import append_record
 from ..results.scoring import score
 from ..sandbox import cpu_clock
 from .ungraded import ungraded_row
 from .worker_pool import Grade, died, run_jobs
 
 AGAIN_ALONE = "graded again alone: in the batch, the host kept its sandbox waiting for a CPU"
+SANDBOX_AGAIN = "graded again alone: its sandbox failed for a reason outside the submission"
 
 
 def grade_folder(
@@ -62,6 +69,7 @@ def grade_folder(
     course: Course = NO_COURSE,
     shard: tuple[int, int] | None = None,
     only: Selection | None = None,
+    journal: Path | None = None,
 ) -> list[GradeResult]:
     """Grade every submission under ``folder``: a row per entry ``discover`` finds and per unreadable folder, in path order.
 
@@ -71,6 +79,8 @@ def grade_folder(
     that row becomes ``timeout``. Duplicates are flagged by ``flag_duplicates``
     under the course's policy, except in a shard (``shard=(I, N)``: only the
     entries ``shard.shard_of`` gives to shard I), whose duplicates ``merge`` decides.
+    Each row is appended to ``journal`` as it is made (``records.append_record``):
+    a grader killed later leaves every finished row on disk.
     """
     root = str(folder)
     entries, unreadable = _entries(folder, options, shard, only)
@@ -79,8 +89,10 @@ def grade_folder(
     for index, item in enumerate(entries):
         if item.refused:
             rows[index] = ungraded_row(item.path, root, options, refusal(item.path, item.refused))
+            if journal is not None:
+                append_record(rows[index], journal)
     options = _grade_in_workers(
-        entries, rows, root, options, grade=grade, jobs=jobs, deadline=deadline, progress=progress
+        entries, rows, root, options, grade=grade, jobs=jobs, deadline=deadline, progress=progress, journal=journal
     )
     results = [when_submitted(rows[index], entries[index], course) for index in range(len(entries))]
     if shard is None:
@@ -124,13 +136,14 @@ def _grade_in_workers(
     jobs: int,
     deadline: float,
     progress: bool,
+    journal: Path | None = None,
 ) -> GradeOptions:
     """Every entry without a row yet graded in ``jobs`` workers, into ``rows``; returns the options they graded with.
 
     Everything the workers write lives in one temporary folder, removed at the
     end whatever they did; the labs' views are built in it first.
     """
-    with tempfile.TemporaryDirectory(prefix="course-grade-batch-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix()) as scratch:
         views = Path(scratch) / "views"
         work = Path(scratch) / "w"  # short: a kernel's sockets live below it (a unix socket path has ~100 bytes)
         work.mkdir()
@@ -142,10 +155,11 @@ def _grade_in_workers(
         todo = [index for index in range(len(entries)) if index not in rows]
         paths = {index: entries[index].path for index in todo}
         with tqdm(total=len(todo), desc="grading", unit="notebook", disable=not progress) as bar:
-            batch = _Jobs(paths, root, options, grade, str(work), deadline, rows, bar)
+            batch = _Jobs(paths, root, options, grade, str(work), deadline, rows, bar, journal)
             batch.again_alone(batch.run(todo, jobs))
+            batch.again_if(todo, sandbox_failed, SANDBOX_AGAIN)
             if jobs > 1:  # alone, the host's CPUs are its own and the batch's; the second grade stands
-                batch.again_if_starved(todo)
+                batch.again_if(todo, starved, AGAIN_ALONE)
     return options
 
 
@@ -162,6 +176,10 @@ class _Jobs:
     rows: dict[int, GradeResult]
     bar: Any
     """The progress bar (``tqdm``)."""
+    journal: Path | None = None
+    """Where each row goes as it comes in (``records.append_record``), or nowhere."""
+    again: set[int] = field(default_factory=set)
+    """The rows already graded again alone: none is graded alone a second time."""
 
     def run(self, indexes: Iterable[int], jobs: int) -> dict[int, int | None]:
         """``run_jobs``: each row to ``done``, each hung job to ``hung``; returns the jobs whose worker died."""
@@ -180,6 +198,8 @@ class _Jobs:
 
     def done(self, index: int, result: GradeResult) -> None:
         self.rows[index] = result
+        if self.journal is not None:
+            append_record(result, self.journal)
         self.bar.update()
         self.bar.set_postfix_str(f"{result.student}: {result.status}", refresh=False)
 
@@ -191,6 +211,7 @@ class _Jobs:
     def again_alone(self, lost: dict[int, int | None]) -> None:
         """Each job whose worker died graded once more, alone in a fresh worker; its row says so, or that it died again."""
         for index, exitcode in lost.items():
+            self.again.add(index)
             again = self.run([index], 1)
             if index in again:
                 note, path = f"{died(again[index])}, also when graded again alone", self.paths[index]
@@ -198,19 +219,33 @@ class _Jobs:
             else:
                 self.noted(index, f"graded again alone after {died(exitcode)}")
 
-    def again_if_starved(self, todo: Iterable[int]) -> None:
-        """Each job a limit stopped at its wall-clock backstop graded once more, alone; the second grade stands."""
-        for index in [index for index in todo if starved(self.rows[index])]:
+    def again_if(self, todo: Iterable[int], outside: Callable[[GradeResult], str | None], note: str) -> None:
+        """Each job ``outside`` names a reason outside the submission for graded once more, alone, if not already.
+
+        The second grade stands; its row says ``note`` and the first grade's reason.
+        """
+        for index in [index for index in todo if index not in self.again]:
+            why = outside(self.rows[index])
+            if why is None:
+                continue
+            self.again.add(index)
             self.run([index], 1)
-            self.noted(index, AGAIN_ALONE)
+            self.noted(index, note if why == note else f"{note} ({why[:200]})")
 
     def noted(self, index: int, note: str) -> None:
         self.rows[index] = self.rows[index].model_copy(update={"notes": (note, *self.rows[index].notes)})
 
 
-def starved(result: GradeResult) -> bool:
-    """Whether a limit stopped the submission at its wall-clock backstop, not its own time (``cpu_clock``)."""
-    return any(note.startswith(cpu_clock.STARVED) for note in result.notes)
+def starved(result: GradeResult) -> str | None:
+    """``AGAIN_ALONE`` when the host starved the submission at a limit's wall-clock backstop (``cpu_clock``)."""
+    return AGAIN_ALONE if any(note.startswith(cpu_clock.STARVED) for note in result.notes) else None
+
+
+def sandbox_failed(result: GradeResult) -> str | None:
+    """The note saying the grader or its sandbox failed, not the submission (``COULD_NOT_GRADE``), or None."""
+    if result.status != "error":
+        return None
+    return next((note for note in result.notes if note.startswith(COULD_NOT_GRADE)), None)
 
 
 def flag_duplicates(

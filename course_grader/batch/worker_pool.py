@@ -11,6 +11,7 @@ live in a folder of its own under the batch's, which the batch removes.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import multiprocessing
 import os
@@ -55,13 +56,33 @@ def _grade_safely(grade: Grade, path: Path, options: GradeOptions, root: str) ->
         return ungraded_row(path, root, options, f"grading crashed: {type(exc).__name__}: {exc}", lab=named_lab(path))
 
 
-def _serve(connection: Connection, grade: Grade, scratch: str) -> None:
+def die_with(parent: int) -> None:
+    """This process is killed when ``parent`` dies, however it dies (Linux's ``PR_SET_PDEATHSIG``; issue 43).
+
+    A ``course-grade`` stopped by SIGKILL runs no clean-up: its workers (and so their sandboxes, which die
+    with them) must not grade on for a minute beside nobody.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the next run's clean-up is what is left
+        return
+    if os.getppid() != parent:  # it died before the request took effect
+        os._exit(1)
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _serve(connection: Connection, grade: Grade, scratch: str, parent: int) -> None:
     """A worker: grade the jobs ``connection`` sends, one at a time, until it sends ``None`` or closes.
 
     Its temporary files (sandbox homes and kernels' connection files) go under
     the batch's ``scratch`` folder, which the batch removes even if this worker
-    is killed. Ctrl-C is the batch's to handle: it stops the workers.
+    is killed; it dies with the batch (``die_with``). Ctrl-C is the batch's to
+    handle: it stops the workers.
     """
+    die_with(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["TMPDIR"] = scratch
     tempfile.tempdir = scratch
@@ -89,7 +110,9 @@ class _Worker:
         self.folder = Path(scratch) / str(next(_NUMBERS))
         self.folder.mkdir(mode=0o700)
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, grade, str(self.folder)), name="course-grade-worker")
+        self.process = context.Process(
+            target=_serve, args=(child, grade, str(self.folder), os.getpid()), name="course-grade-worker"
+        )
         self.process.start()
         child.close()
         self.job: int | None = None

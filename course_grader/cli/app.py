@@ -11,6 +11,8 @@
     course-grade dry-run autograder.zip NOTEBOOK.ipynb          (the bundle as Gradescope runs it, in a sandbox)
     course-grade report grades.csv -o report.html               (the class picture, report.py)
     course-grade feedback grades.jsonl … -o DIR [--course FILE] (the pages again, from a batch's records)
+    course-grade secret [term.secret]                           (a new term secret, for the course file's seed)
+    course-grade clean                                          (what a killed course-grade left: cgroups, folders)
     ... --feedback DIR                                          (a page per student and lab, feedback.py)
 
 Everything that can be checked before grading is checked first (limits, the

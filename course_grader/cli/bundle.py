@@ -1,7 +1,10 @@
 """``course-grade bundle --lab 11.3 -o autograder.zip``: a Gradescope autograder for one lab (packaging/bundle.py).
 
-The zip keeps the assignment's secret seed, so the instructor is told where
-it came from and how to regrade a downloaded submission with the same cases.
+The zip keeps the assignment's secret, so the instructor is told where it
+came from and how to regrade a downloaded submission with the same cases. With
+a course file it is derived from the term's secret (``secret.derived``), never
+the term's secret itself: what Gradescope's machines hold tells nothing of the
+cases ``course-grade`` draws for the term (issue 43).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from course_lib.teaching import lab_registry
 
 from ..course.course import Course
 from ..intake.lab_templates import missing_templates
+from ..judging.secret import derived
 from ..packaging.bundle import SECRET, build_bundle, bundle_secret
 from . import course_file
 from .options import lab, limits_options
@@ -22,8 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-grade bundle",
         description="Build a Gradescope autograder zip for one lab.",
-        epilog="--seed N makes N the assignment's secret (default: the course file's term seed, else a fresh random "
-        "one; printed for the instructor either way).",
+        epilog="--seed SECRET makes SECRET the assignment's secret (default: one derived from the course file's "
+        "term secret, else a fresh one; printed for the instructor either way).",
     )
     parser.add_argument("--lab", type=lab, required=True, help=f"one of {', '.join(lab_registry.LABS)}")
     parser.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"))
@@ -35,7 +39,10 @@ def main(argv: list[str]) -> int:
     parser = build_parser()
     arguments = parser.parse_args(argv)
     course = course_file.course(parser, arguments)
-    secret = bundle_secret(arguments.seed if arguments.seed is not None else course.settings.seed)
+    secret = arguments.seed
+    if secret is None and course.settings.seed is not None:  # derived: Gradescope never holds the term's own
+        secret = derived(course_file.seed(parser, arguments, course), f"gradescope {arguments.lab.id}")
+    secret = bundle_secret(secret)
     limits = course_file.limits(parser, arguments, course, arguments.lab)
     if (missing := missing_templates([arguments.lab], arguments.labs)) is not None:
         parser.error(missing)
@@ -44,7 +51,7 @@ def main(argv: list[str]) -> int:
     )
     print(f"wrote {path} ({arguments.lab.label}): upload it as the assignment's autograder on Gradescope")
     print(
-        f"the hidden cases come from the secret seed {secret} ({_origin(arguments, course)}), kept in the zip as "
+        f"the hidden cases come from the secret {secret} ({_origin(arguments, course)}), kept in the zip as "
         f"source/{SECRET} (root-only on Gradescope, never shown to learners); keep this zip private"
     )
     print(
@@ -59,5 +66,5 @@ def _origin(arguments: argparse.Namespace, course: Course) -> str:
     if arguments.seed is not None:
         return "--seed"
     if course.settings.seed is not None:
-        return f"the term seed of {arguments.course}"
+        return f"derived from the term's secret of {arguments.course}, which it does not give away"
     return "drawn at random"

@@ -8,7 +8,6 @@ command here, as a usage error, before anything is graded.
 from __future__ import annotations
 
 import argparse
-import secrets
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from ..course.course import NO_COURSE, Course
 from ..course.course_file import load_course
 from ..errors import GradingError
 from ..intake.roster import Names, Roster, load_roster
+from ..judging.secret import new_secret
 from ..sandbox.limits import Limits
 
 
@@ -50,11 +50,17 @@ def names(course: Course, roster: Roster | None) -> Names | None:
     return Names.of(course.settings.names, course.settings.pattern, roster, course.known)
 
 
-def seed(arguments: argparse.Namespace, course: Course = NO_COURSE) -> int:
-    """The run's hidden-case seed: the one asked for, the term's, or a fresh one nobody could have prepared for."""
+def seed(parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: Course = NO_COURSE) -> str:
+    """The run's secret: the one asked for, the term's, or a fresh one nobody could have prepared for (issue 43).
+
+    A term's secret file that is missing or weak stops the command here, before anything is graded.
+    """
     if arguments.seed is not None:
-        return arguments.seed
-    return course.settings.seed if course.settings.seed is not None else secrets.randbelow(10**9)
+        return str(arguments.seed)
+    try:
+        return course.secret or new_secret()
+    except GradingError as exc:
+        parser.error(f"course file {arguments.course}: key seed: {exc}")
 
 
 def flags_over(limits: Limits, arguments: argparse.Namespace) -> Limits:

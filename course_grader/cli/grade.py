@@ -16,6 +16,7 @@ from pathlib import Path
 
 from course_lib.teaching import lab_registry
 
+from ..batch.leftovers import clean_leftovers
 from ..course.course import Course
 from ..errors import GradingError
 from ..intake.identity_settings import Identity
@@ -31,6 +32,7 @@ from . import course_file, grade_batch, grade_single
 from .feedback_pages import feedback_options
 from .options import lab, limits_options
 from .refusals import readable_file, writable_folder
+from .stopping import stopped_cleanly
 from .verbs import VERBS
 
 
@@ -93,11 +95,13 @@ def main(argv: list[str]) -> int:
     if not target.is_dir():  # one notebook: as the lab asked for, else the one it names
         _refuse_missing_templates(parser, arguments, [arguments.lab.id if arguments.lab else lab_named(target)])
         _announce(arguments, course, options)
-        return grade_single.run(parser, arguments, course, options)
+        with stopped_cleanly():
+            return grade_single.run(parser, arguments, course, options)
     batch = grade_batch.prepare(parser, arguments, course, options)
     _refuse_missing_templates(parser, arguments, [lab_named(path) for path in batch.submissions])
     _announce(arguments, batch.course, options)
-    return grade_batch.run(arguments, batch, shard)
+    with stopped_cleanly():
+        return grade_batch.run(arguments, batch, shard)
 
 
 def _shard(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> tuple[int, int] | None:
@@ -127,7 +131,7 @@ def _grade_options(parser: argparse.ArgumentParser, arguments: argparse.Namespac
         identity=Identity(
             names=course_file.names(course, course_file.roster(parser, arguments, course)), labs_dir=arguments.labs
         ),
-        judging=JudgingSettings(seed=course_file.seed(arguments, course), language=course.language),
+        judging=JudgingSettings(seed=course_file.seed(parser, arguments, course), language=course.language),
     )
 
 
@@ -173,11 +177,14 @@ def _announce(arguments: argparse.Namespace, course: Course, options: GradeOptio
         print(f"warning: --no-sandbox: {GIVEN_UP}", file=sys.stderr)
     if (no_cgroup := cgroup.unavailable()) is not None:
         print(f"warning: {cgroup.fallback_note(no_cgroup)}; each result says so too", file=sys.stderr)
-    if arguments.seed is None and course.settings.seed is not None:
+    if left := clean_leftovers():  # what a course-grade stopped by SIGKILL left (issue 43)
         print(
-            f"hidden cases drawn from the term seed {options.judging.seed} ({arguments.course}: every regrade draws the same)"
+            f"removed {len(left)} cgroups and folders a stopped course-grade left (course-grade clean)", file=sys.stderr
         )
+    if arguments.seed is None and course.settings.seed is not None:
+        print(f"hidden cases drawn from the term's secret ({arguments.course}: every regrade draws the same)")
     else:
         print(
-            f"hidden cases drawn from seed {options.judging.seed} (--seed {options.judging.seed} reproduces this run)"
+            f"hidden cases drawn from the secret {options.judging.seed} (--seed {options.judging.seed} reproduces "
+            "this run; keep it from learners)"
         )

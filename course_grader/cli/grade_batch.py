@@ -2,8 +2,11 @@
 
 ``prepare`` refuses what would fail after grading (the CSV's folder, an empty
 folder, an ``--only`` that takes nothing, a manifest entry that names no
-file); ``run`` grades, notes similar exercise cells (reported, not judged)
-and prints the batch's summary.
+file); ``run`` grades, writing each row to a journal as it is made, writes the
+CSV and its records, then notes similar exercise cells (reported, not judged,
+in a child process of bounded memory) and writes them again with the notes,
+and prints the batch's summary. Whatever kills the grader after a row is made,
+the row is on disk (issue 43).
 """
 
 from __future__ import annotations
@@ -29,10 +32,9 @@ from ..intake.selection import Selection, selection, unmatched
 from ..intake.shard import folder_digest, run_record
 from ..judging.grade_options import GradeOptions
 from ..judging.verdicts import GradeResult
-from ..publish.page_score import Scorer
 from ..results.grades_csv import shard_column
 from ..results.grades_frame import write_csv
-from ..results.records import companion, write_records
+from ..results.records import companion, journal, start_journal, write_records
 from ..results.run_file import Run, limits_text, write_run
 from ..results.scoring import score
 from .feedback_pages import write_pages
@@ -104,6 +106,7 @@ def _check_entries(course: Course, names: Names | None, target: Path, entries: l
 def run(arguments: argparse.Namespace, batch: Batch, shard: tuple[int, int] | None) -> int:
     course, options = batch.course, batch.options
     started = datetime.now(UTC).isoformat(timespec="microseconds")
+    partial = start_journal(journal(arguments.out))
     results = grade_folder(
         arguments.target,
         options,
@@ -112,22 +115,35 @@ def run(arguments: argparse.Namespace, batch: Batch, shard: tuple[int, int] | No
         course=course,
         shard=shard,
         only=batch.only,
+        journal=partial,
     )
-    from ..similarity.similarity import noted  # reported, not judged; copydetect loads only here
+    run = run_record(options.judging.seed, course.stamp.split(" ", 1)[0], batch.listing)
+    column = shard_column(*shard, course.settings.duplicates, run) if shard else None
+    write_grades(arguments, results, course, column)  # the grades first: the similarity pass cannot cost them
+    write_run(_run(arguments, options, batch, started), arguments.out)
+    partial.unlink(missing_ok=True)
+    from ..similarity.bounded import noted_within  # reported, not judged; in a child of bounded memory
 
-    results = noted(
+    results = noted_within(
         results,
         arguments.target,
         options.identity.labs_dir,
         rest_of=options.identity.names if shard or batch.only else False,
     )
-    run = run_record(options.judging.seed, course.stamp.split(" ", 1)[0], batch.listing)
-    column = shard_column(*shard, course.settings.duplicates, run) if shard else None
-    frame = write_csv(results, arguments.out, course, shard=column)
-    write_run(_run(arguments, options, batch, started), arguments.out)
-    _after_batch(arguments, results, scorer=lambda graded: score(graded, course), language=course.language)
+    frame = write_grades(arguments, results, course, column)
+    print(f"wrote {companion(arguments.out)} (every result whole, for course-grade report and feedback)")
+    write_pages(arguments, results, lambda graded: score(graded, course), course.language)
     _summary(arguments, results, frame, shard)
     return 0
+
+
+def write_grades(
+    arguments: argparse.Namespace, results: list[GradeResult], course: Course, column: str | None
+) -> pd.DataFrame:
+    """The CSV and, beside it, every result whole (grades.jsonl, for the report and the pages)."""
+    frame = write_csv(results, arguments.out, course, shard=column)
+    write_records(results, companion(arguments.out))
+    return frame
 
 
 def _run(arguments: argparse.Namespace, options: GradeOptions, batch: Batch, started: str) -> Run:
@@ -141,13 +157,6 @@ def _run(arguments: argparse.Namespace, options: GradeOptions, batch: Batch, sta
         graded=started,
         only=batch.only.described() if batch.only is not None else "",
     )
-
-
-def _after_batch(arguments: argparse.Namespace, results: list[GradeResult], *, scorer: Scorer, language: str) -> None:
-    """What a batch writes besides its CSV: every result beside it (grades.jsonl, for the report), and the pages."""
-    records = write_records(results, companion(arguments.out))
-    print(f"wrote {records} (every result whole, for course-grade report and feedback)")
-    write_pages(arguments, results, scorer, language)
 
 
 def _summary(

@@ -12,6 +12,8 @@ from pathlib import Path
 from course_lib.teaching import lab_registry
 from course_lib.teaching.lab_registry import Lab
 
+from ..errors import GradingError
+from ..judging.secret import resolved
 from ..sandbox.limits import Limits
 
 
@@ -20,6 +22,14 @@ def lab(text: str) -> Lab:
     try:
         return lab_registry.lab(text)
     except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def secret(text: str) -> str:
+    """``--seed``'s type: a run's secret, or the file holding one (``term.secret``); a number or a date is refused."""
+    try:
+        return resolved(text, Path("."))
+    except GradingError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
@@ -49,10 +59,10 @@ def limits_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--seed",
-        type=int,
-        metavar="N",
-        help="draw the hidden cases from seed N (default: the course file's term seed, else a new random "
-        "seed, printed; N reproduces a run)",
+        type=secret,
+        metavar="SECRET",
+        help="draw the hidden cases from SECRET, or the secret in the file SECRET names (default: the course "
+        "file's term secret, else a new one, printed; the CSV's seed reproduces a run; course-grade secret writes one)",
     )
     parser.add_argument(
         "--course",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import autograder, bundle, dry_run, export, feedback, merge, report, rescore
+from . import autograder, bundle, clean, dry_run, export, feedback, merge, report, rescore, secret
 
 VERBS: dict[str, Callable[[list[str]], int]] = {
     "merge": merge.main,
@@ -19,6 +19,8 @@ VERBS: dict[str, Callable[[list[str]], int]] = {
     "feedback": feedback.main,
     "bundle": bundle.main,
     "autograder": autograder.main,
+    "secret": secret.main,
+    "clean": clean.main,
     "dry-run": dry_run.main,
 }
 """``course-grade NAME …``; anything else is a notebook or a folder to grade."""

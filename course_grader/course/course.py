@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 from course_lib.teaching import i18n, lab_registry
 
 from ..intake.roster import STYLES, KnownId, Names, assignment
+from ..judging.secret import resolved
 from ..messages import MESSAGES
 from ..sandbox.limits import Limits
 from .course_settings import CourseSettings, LabSettings
@@ -98,6 +99,15 @@ class Course(BaseModel):
     def language(self) -> str:
         """What the run speaks to its learners and its instructor (the course file's ``language``, else English)."""
         return self.settings.language
+
+    @property
+    def secret(self) -> str | None:
+        """The term's secret: the course file's ``seed``, or the one in the file it names (``WeakSecret`` if unusable).
+
+        Read only where hidden cases are drawn (grading, ``bundle``): ``report``, ``export`` or ``rescore`` with
+        the course file need no secret, so its file can stay with whoever grades."""
+        seed = self.settings.seed
+        return None if seed is None else resolved(seed, self.path.parent if self.path is not None else Path("."))
 
     @property
     def manifest_path(self) -> Path | None:

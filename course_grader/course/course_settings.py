@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from course_lib.teaching import i18n, lab_registry
 
 from ..errors import GradingError
+from ..judging.secret import names_file, weakness
 from ..sandbox.limits import Limits
 from .per_student import Decision, Extension, Override, twice
 
@@ -129,7 +130,9 @@ class CourseSettings(_Strict):
     name: str = ""
     language: str = i18n.DEFAULT
     """What the run's feedback pages, class report and score explanations speak (``en``, ``zh``; issue 32)."""
-    seed: Annotated[int, Field(ge=0, lt=2**63)] | None = None
+    seed: str | None = None
+    """The term's secret (``course-grade secret`` writes one), or the name of the file holding it (``term.secret``,
+    relative to the course file); a number, a date or a short text is refused (``judging/secret.py``, issue 43)."""
     roster: str | None = None
     names: Literal["auto", "canvas", "moodle", "plain"] = "auto"
     """How LMS download names are read (``roster.py``): Canvas, Moodle, either (``auto``), or folder/file name only."""
@@ -162,6 +165,18 @@ class CourseSettings(_Strict):
 
     def decision(self, student: str, lab: str) -> Decision | None:
         return next((d for d in self.decisions if d.student == student and d.lab == lab), None)
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _secret(cls, value: object) -> object:
+        """A value that is no file name must be a secret: never a number or a date a person picks."""
+        if value is None or (isinstance(value, str) and names_file(value)):
+            return value
+        if (why := weakness(value)) is not None:
+            raise ValueError(
+                f'{why}; run course-grade secret term.secret and write seed = "term.secret" (or its value)'
+            )
+        return value
 
     @field_validator("language")
     @classmethod

@@ -47,7 +47,7 @@ def folder_digest(files: Iterable[str]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def run_record(seed: int | None, course_fingerprint: str, files: Iterable[str]) -> str:
+def run_record(seed: str | int | None, course_fingerprint: str, files: Iterable[str]) -> str:
     """What a shard's CSV records of its run, after ``shard I/N, duplicates: …; ``: ``merge`` compares it across shards.
 
     ``seed 5; course 16dc8f7df5ec1e0b; folder 3f2a…  (45 entries)``: the hidden-case

@@ -14,6 +14,7 @@ from typing import Any
 from course_lib.checklist.runner import CheckRecord, judge_record, select
 from course_lib.teaching import i18n
 from course_lib.teaching.lab_registry import Lab
+from course_lib.teaching.wording import UNKNOWN
 
 from ..messages import MESSAGES
 from ..sandbox.cell_run import CellRun
@@ -33,10 +34,17 @@ def check_record(lab: Lab, number: int, cell: CellRun, language: str = i18n.DEFA
     return CheckRecord(case.number, case.lab, case.name, case.rules, "error", problem)
 
 
+HARNESS_KINDS = ("returned", "raised", "not-implemented", "bad-return")
+"""What a kernel's harness may say a call did (``harness.call``); ``skipped`` and ``timeout`` are the grader's own,
+whose message a verdict shows as it is, so a kernel's reply claiming one is not taken (issue 43)."""
+
+
 def call_outcome(cell: CellRun, language: str = i18n.DEFAULT) -> dict[str, Any]:
     """What one call of the learner's function did, as ``hidden.call_verdict`` reads it."""
-    if cell.status == "ok" and isinstance(cell.reply, dict) and "kind" in cell.reply:
+    if cell.status == "ok" and isinstance(cell.reply, dict) and cell.reply.get("kind") in HARNESS_KINDS:
         return cell.reply
+    if cell.status == "ok" and isinstance(cell.reply, dict) and "kind" in cell.reply:
+        return {"kind": "skipped", "message": i18n.MESSAGES(UNKNOWN, language)}
     if cell.status == "ok":
         return {"kind": "skipped", "message": MESSAGES("the call sent no outcome back", language)}
     return {"kind": "timeout" if cell.status == "timeout" else "skipped", "message": _cell_problem(cell, language)}

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from course_lib.teaching.lab_registry import Lab
 
 from .calls import FIXED
-from .draws import Covering, Draw, covering_draw
+from .draws import Covering, Draw, Seed, covering_draw
 from .lab_cases import LAB_CASES
 
 __all__ = ["COVERING", "FIXED", "Covering", "covering_calls"]
@@ -43,7 +43,7 @@ COVERING: dict[str, Callable[[Draw], Covering]] = {lab: cases.covering for lab, 
 
 
 @functools.cache
-def covering_calls(lab: Lab, seed: int | None = None) -> Covering:
+def covering_calls(lab: Lab, seed: Seed = None) -> Covering:
     """The lab's covering calls, by hidden test name: the same shapes under every seed, ids, texts and numbers drawn from it.
 
     ``None`` is the lab's fixed seed, as for the drawn cases.

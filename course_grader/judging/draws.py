@@ -1,11 +1,14 @@
-"""Where a run's hidden cases come from: one seed per lab, and the covering set's own stream drawn from it.
+"""Where a run's hidden cases come from: one stream per lab and purpose, each keyed by the run's secret.
 
-``course-grade`` draws a new seed for every run (and records it); ``None`` is
-each lab's fixed seed (tests, examples). The drawn cases take
-``random.Random(lab_seed(lab, seed))``; the covering set takes a stream of its
-own (``covering_draw``), so its draws never shift the drawn cases' and the
-other way round. What a covering shape leaves open is drawn through ``Draw``:
-every entry id, text (and so cost), timestamp, summary and number.
+``course-grade`` draws from a secret (``secret.py``: the term's, or a fresh one
+per run, recorded); ``None`` is each lab's fixed seed (tests, examples). Each
+lab has three streams of its own (``stream``): its drawn cases, its covering
+set (``covering_draw``) and its practice cases, each seeded with an HMAC of the
+secret over the purpose and the lab (issue 43), so one stream's draws never
+shift another's, and recovering one (a practice case is shown whole) tells
+nothing of the others or of the secret. What a covering shape leaves open is
+drawn through ``Draw``: every entry id, text (and so cost), timestamp, summary
+and number.
 """
 
 from __future__ import annotations
@@ -18,14 +21,28 @@ from course_lib.teaching.lab_registry import Lab
 
 from .generate import TOOLS, WORDS, random_summary
 from .hidden import HiddenCall
+from .secret import Seed, stream_seed
 
 Covering = dict[str, tuple[HiddenCall, ...]]
 """The covering calls of a lab's hidden tests, by test name (tests that share calls share them here too)."""
 
 
-def lab_seed(lab: Lab, seed: int | None = None) -> int:
-    """The seed a lab's hidden cases are drawn from: ``seed`` mixed with the lab, or the lab's fixed one."""
-    return lab.hidden_seed if seed is None else seed * 1000 + lab.hidden_seed
+PURPOSES = ("hidden", "covering", "practice")
+"""A lab's streams: its drawn cases, its covering set's open values, its practice cases (shown whole to learners)."""
+PRACTICE_OFFSET = 500_000
+
+
+def stream(lab: Lab, seed: Seed, purpose: str) -> random.Random:
+    """The lab's stream for ``purpose``: keyed by the run's secret (``secret.stream_seed``), or the lab's fixed one."""
+    assert purpose in PURPOSES, purpose
+    if seed is not None:
+        return random.Random(stream_seed(seed, purpose, lab.id))
+    fixed: dict[str, int | str] = {
+        "hidden": lab.hidden_seed,
+        "covering": f"covering {lab.id} {lab.hidden_seed}",
+        "practice": lab.hidden_seed + PRACTICE_OFFSET,
+    }
+    return random.Random(fixed[purpose])
 
 
 class Draw:
@@ -75,6 +92,6 @@ class Draw:
         return Draw(self.rng)
 
 
-def covering_draw(lab: Lab, seed: int | None) -> Draw:
-    """The covering set's own stream for one lab and seed (a string seed: apart from the drawn cases' stream)."""
-    return Draw(random.Random(f"covering {lab.id} {lab_seed(lab, seed)}"))
+def covering_draw(lab: Lab, seed: Seed) -> Draw:
+    """The covering set's own stream for one lab and seed: apart from the drawn cases' stream."""
+    return Draw(stream(lab, seed, "covering"))

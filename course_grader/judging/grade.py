@@ -17,7 +17,7 @@ from pathlib import Path
 from course_lib.checklist.runner import select
 from course_lib.teaching.lab_registry import Lab
 
-from ..errors import GradingError
+from ..errors import GradingError, SandboxError
 from ..intake.cells import setup_sources
 from ..intake.identity import claimed_student, submission_name
 from ..intake.lab_names import named_lab
@@ -25,10 +25,15 @@ from ..intake.lab_templates import find_template
 from ..intake.notebook import read_submission
 from ..intake.roster import attribute
 from .assemble import assemble
+from .draws import Seed
 from .grade_options import GradeOptions
 from .hidden_cases import hidden_tests
 from .kernel_run import run_notebook
 from .verdicts import GradeResult, TestResult
+
+COULD_NOT_GRADE = "could not grade: "
+"""How the note starts when the grader or its sandbox failed, not the submission (a kernel that would not start, no
+free uid): a batch grades such a row once more alone (``batch.py``)."""
 
 
 def grade_notebook(
@@ -55,10 +60,12 @@ def grade_notebook(
         claims = (*claims, *submission.notes, *([claimed] if claimed else []))
         setup = setup_sources(find_template(lab, options.identity.labs_dir))
         run = run_notebook(lab, setup, submission.exercise_sources, options)
+    except SandboxError as exc:  # the sandbox, not the submission: no free uid, no relay (a batch grades it again)
+        result = not_graded(path, who, lab, f"{COULD_NOT_GRADE}{exc}", started, options)
     except GradingError as exc:  # not a notebook (0 bytes, an HTML page): still the lab its file name names
         result = not_graded(path, who, lab or named_lab(path), str(exc), started, options)
     except Exception as exc:  # noqa: BLE001 - e.g. the kernel could not start; one bad file must not stop a batch
-        result = not_graded(path, who, lab, f"could not grade: {type(exc).__name__}: {exc}", started, options)
+        result = not_graded(path, who, lab, f"{COULD_NOT_GRADE}{type(exc).__name__}: {exc}", started, options)
     else:
         result = assemble(path, who, source, lab, run, started, options, notebook=submission.notebook)
     return result.model_copy(
@@ -84,7 +91,7 @@ def not_graded(
     )
 
 
-def _zero_tests(lab: Lab, output: str, seed: int | None) -> Iterable[TestResult]:
+def _zero_tests(lab: Lab, output: str, seed: Seed) -> Iterable[TestResult]:
     for case in select(lab.id):
         yield TestResult(name=case.name, number=str(case.number), lab=lab.id, score=0, output=output)
     for index, test in enumerate(hidden_tests(lab, seed), start=1):

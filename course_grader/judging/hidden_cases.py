@@ -28,7 +28,7 @@ from . import calls, covering, draws, generate, lab_cases, shapes
 from . import labs as lab_modules
 from .calls import REFERENCES, reference_call
 from .covering import covering_calls
-from .draws import lab_seed
+from .draws import Seed, stream
 from .hidden import HiddenCall, HiddenTest
 from .lab_cases import LAB_CASES
 
@@ -39,7 +39,6 @@ __all__ = [
     "covering_tests",
     "hidden_calls",
     "hidden_tests",
-    "lab_seed",
     "reference_call",
 ]
 
@@ -50,25 +49,25 @@ GENERATORS: dict[str, Callable[[random.Random], tuple[HiddenTest, ...]]] = {
 
 
 @functools.cache
-def hidden_tests(lab: Lab, seed: int | None = None) -> tuple[HiddenTest, ...]:
+def hidden_tests(lab: Lab, seed: Seed = None) -> tuple[HiddenTest, ...]:
     """The hidden tests of one lab: the covering set, then the cases drawn from ``seed``.
 
     The covering set (``covering.py``) has the same shapes in every run, so no
     seed can skip an edge case; its ids, texts, costs and budgets come from
     ``seed`` like the drawn cases. Both are the same on every call and machine
-    for one seed; ``course-grade`` draws a new seed for every run (and records
-    it), so nobody can tabulate their answers in advance; ``None`` is the lab's
-    fixed seed (tests, examples).
+    for one secret; ``course-grade`` draws from the term's secret or a new one
+    for every run (and records it), so nobody can tabulate their answers in
+    advance; ``None`` is the lab's fixed seed (tests, examples).
     """
     fixed = covering_calls(lab, seed)
-    drawn = GENERATORS[lab.id](random.Random(lab_seed(lab, seed)))
+    drawn = GENERATORS[lab.id](stream(lab, seed, "hidden"))
     unknown = set(fixed) - {test.name for test in drawn}
     assert not unknown, f"covering calls for hidden tests that {lab.id} does not have: {sorted(unknown)}"
     return tuple(dataclasses.replace(test, calls=fixed.get(test.name, ()) + test.calls) for test in drawn)
 
 
 @functools.cache
-def covering_tests(lab: Lab, seed: int | None = None) -> tuple[HiddenTest, ...]:
+def covering_tests(lab: Lab, seed: Seed = None) -> tuple[HiddenTest, ...]:
     """The lab's hidden tests holding only their covering calls under ``seed``: the shapes every run contains."""
     fixed = covering_calls(lab, seed)
     return tuple(
@@ -76,7 +75,7 @@ def covering_tests(lab: Lab, seed: int | None = None) -> tuple[HiddenTest, ...]:
     )
 
 
-def hidden_calls(lab: Lab, seed: int | None = None) -> list[HiddenCall]:
+def hidden_calls(lab: Lab, seed: Seed = None) -> list[HiddenCall]:
     """Every distinct call of the lab's hidden tests, in order (tests may share calls)."""
     seen: dict[str, HiddenCall] = {}
     for test in hidden_tests(lab, seed):

@@ -10,11 +10,14 @@ from dataclasses import dataclass
 
 from course_lib.teaching import i18n
 
+from .secret import Seed
+
 
 @dataclass(frozen=True)
 class JudgingSettings:
-    seed: int | None = None
-    """The hidden cases' seed (``hidden_cases.hidden_tests``); ``None`` is each lab's fixed one."""
+    seed: Seed = None
+    """The run's secret, what the hidden cases are drawn from (``secret.py``, ``hidden_cases.hidden_tests``); ``None``
+    is each lab's fixed seed."""
     language: str = i18n.DEFAULT
     """What the verdicts and notes are said in: the course file's ``language`` (issue 32), never the grader's locale;
     no score or status depends on it."""

@@ -24,6 +24,7 @@ from course_lib.checklist.runner import select
 from course_lib.teaching import i18n
 from course_lib.teaching.lab_registry import Lab
 
+from ..files import scratch_prefix
 from ..messages import MESSAGES
 from ..sandbox.cell_run import CellRun
 from ..sandbox.kernel import Sandbox
@@ -31,6 +32,7 @@ from ..sandbox.limits import Limits
 from ..sandbox.view import build_view
 from . import practice
 from .cell_replies import call_outcome
+from .draws import Seed
 from .grade_options import GradeOptions
 from .hidden_cases import hidden_calls
 
@@ -58,7 +60,7 @@ class KernelRun:
 
 @functools.cache
 def _private_views() -> str:
-    folder = tempfile.mkdtemp(prefix="course-grade-views-")
+    folder = tempfile.mkdtemp(prefix=scratch_prefix())
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return folder
 
@@ -78,7 +80,7 @@ def run_notebook(lab: Lab, setup: tuple[str, ...], exercises: tuple[str, ...], o
     run = KernelRun()
     limits, language = options.sandbox.limits, options.judging.language
     names = list(lab.functions)
-    with tempfile.TemporaryDirectory(prefix="course-grade-") as folder:
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix()) as folder:
         box = Sandbox(
             Path(folder) / "home",
             limits,
@@ -137,7 +139,7 @@ def add_counterexamples(
     lab: Lab,
     run: KernelRun,
     call: Callable[[dict[str, Any]], CellRun],
-    seed: int | None = None,
+    seed: Seed = None,
     language: str = i18n.DEFAULT,
 ) -> None:
     """Practice counterexamples for the hidden tests ``run`` failed; ``call`` runs one practice call in the kernel."""

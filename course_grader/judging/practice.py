@@ -2,13 +2,14 @@
 
 A failed hidden test says which rule broke but must not reveal its cases'
 expected values (they are the grade). So for a failed hidden test the grader
-draws the same lab's cases again from a separate *practice* seed, runs the
+draws the same lab's cases again from a separate *practice* stream, runs the
 learner's function on them (inside the sandbox, as extra calls) and the
 reference on them (here), takes the first practice case where the two differ,
 and shrinks it: whole groups, then single entries, are dropped while the
 difference persists (a bounded number of tries). The feedback then shows that
 small case in full: its entries, its budget, and where expected and got first
-differ, with both values.
+differ, with both values. Shown whole, it must tell nothing of the scored
+cases: its stream is keyed apart from theirs (``draws.stream``, issue 43).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import random
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -31,7 +31,7 @@ from course_lib.teaching.lab_registry import Lab
 
 from ..messages import MESSAGES
 from .calls import reference_call
-from .draws import lab_seed
+from .draws import Seed, stream
 from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict, view_of
 from .hidden_cases import GENERATORS, hidden_tests
 
@@ -40,7 +40,6 @@ _Entry = TypeVar("_Entry", bound=SessionEntry)
 Run = Callable[[dict[str, Any]], Mapping[str, Any]]
 """Sends one call to the learner's function (a request as ``HiddenCall.request`` gives it) and returns its outcome."""
 
-PRACTICE_OFFSET = 500_000
 MAX_CALLS = 150
 """Learner calls one submission may spend on counterexamples: search and shrinking together."""
 SEARCHED = ("returned", "raised", "bad-return")
@@ -51,14 +50,10 @@ HEADING = message("{counterexample}: {origin}")
 """The counterexample's first line: ``COUNTEREXAMPLE``, then what the case is."""
 
 
-def practice_seed(lab: Lab, seed: int | None = None) -> int:
-    return lab_seed(lab, seed) + PRACTICE_OFFSET
-
-
 @functools.cache
-def practice_tests(lab: Lab, seed: int | None = None) -> tuple[HiddenTest, ...]:
+def practice_tests(lab: Lab, seed: Seed = None) -> tuple[HiddenTest, ...]:
     """The lab's hidden tests drawn again from the practice seed: the same kinds of case, other sessions."""
-    tests = GENERATORS[lab.id](random.Random(practice_seed(lab, seed)))
+    tests = GENERATORS[lab.id](stream(lab, seed, "practice"))
     return tuple(
         dataclasses.replace(test, calls=tuple(dataclasses.replace(call, key="p" + call.key[1:]) for call in test.calls))
         for test in tests
@@ -69,7 +64,7 @@ def counterexamples(
     lab: Lab,
     outcomes: Mapping[str, Mapping[str, Any]],
     run: Run,
-    seed: int | None = None,
+    seed: Seed = None,
     language: str = i18n.DEFAULT,
 ) -> dict[str, str]:
     """For each failed hidden test of ``lab``, a shrunk practice counterexample (by test name) when one is found.

@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict
 from course_lib.teaching import lab_registry
 from course_lib.teaching.lab_registry import Lab
 
+from .secret import Seed
+
 Status = Literal["ok", "timeout", "error", "missing-function"]
 STATUSES: tuple[Status, ...] = ("ok", "timeout", "error", "missing-function")
 
@@ -61,8 +63,9 @@ class GradeResult(BaseModel):
     """The hard wall-clock budget the submission had, in seconds."""
     sandbox: str = ""
     """``bubblewrap``; ``learner account`` (Gradescope mode: an unused uid, ``bundle.py``); ``none`` without a sandbox."""
-    seed: int | None = None
-    """The seed the hidden cases were drawn from (``--seed`` reproduces the run); ``None``: each lab's fixed one."""
+    seed: Seed = None
+    """The secret the hidden cases were drawn from (``--seed`` reproduces the run; never on a learner's page);
+    ``None``: each lab's fixed seed. An older grader's records hold a number."""
     notes: tuple[str, ...] = ()
     counts: bool = True
     """False for a duplicate that does not count: another file of the same student and lab does (see notes)."""

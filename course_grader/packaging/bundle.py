@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import shutil
 import sys
 import tempfile
@@ -56,6 +55,7 @@ from ..judging.grade import grade_notebook, not_graded
 from ..judging.grade_options import GradeOptions
 from ..judging.judging_settings import JudgingSettings
 from ..judging.kernel_run import lab_view
+from ..judging.secret import checked, new_secret
 from ..judging.verdicts import GradeResult
 from ..results.gradescope import to_gradescope
 from ..sandbox.learner_account import (
@@ -78,7 +78,7 @@ from .wheel import requirements, write_wheel
 ROOT_ENVIRONMENT = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
 SECRET = "secret"
-"""The bundle's file (in ``source/``) holding the assignment's hidden-case seed."""
+"""The bundle's file (in ``source/``) holding the assignment's secret, what its hidden cases are drawn from."""
 COURSE = "course"
 """The root-only folder (in ``ROOT``) course_lib is installed into."""
 LEARNER_SANDBOX = "learner account"
@@ -179,7 +179,7 @@ exit 1
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this for every submission, as root: it grades the notebook in
 # $ROOT/submission and writes $ROOT/results/results.json (course-grade autograder).
-# The hidden cases' seed is read from $ROOT/source/secret; it is never on a command line.
+# The hidden cases' secret is read from $ROOT/source/secret; it is never on a command line.
 set -uo pipefail
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 SOURCE="$ROOT/source"
@@ -212,7 +212,7 @@ def build_bundle(
     *,
     labs_dir: str | Path | None = None,
     limits: Limits = Limits(),
-    seed: int | None = None,
+    seed: str | None = None,
     course: Course = NO_COURSE,
 ) -> Path:
     """Write the Gradescope autograder zip for ``lab`` to ``output``; ``seed`` is its secret (a fresh one when ``None``).
@@ -251,16 +251,16 @@ def build_bundle(
 _MODES = {"setup.sh": 0o755, "choose_python.sh": 0o755, "run_autograder": 0o755, SECRET: 0o600}
 
 
-def bundle_secret(seed: int | None = None) -> int:
-    """The assignment's hidden-case seed: 63 random bits, so it cannot be searched for from a few observed cases."""
-    return seed if seed is not None else secrets.randbits(63)
+def bundle_secret(seed: str | None = None) -> str:
+    """The assignment's secret (``judging/secret.py``): ``seed`` if given and strong, else a fresh one."""
+    return checked(seed, "--seed") if seed is not None else new_secret()
 
 
-def read_secret(root: Path) -> int:
+def read_secret(root: Path) -> str:
     path = root / "source" / SECRET
     try:
-        return int(path.read_text(encoding="utf-8").strip())
-    except (OSError, ValueError) as exc:
+        return checked(path.read_text(encoding="utf-8").strip(), str(path))
+    except (OSError, GradingError) as exc:
         raise GradingError(
             f"the autograder has no usable secret ({path}: {exc}); rebuild it with course-grade bundle"
         ) from None
@@ -276,7 +276,7 @@ def run_autograder(
     root: str | Path | None = None,
     labs_dir: str | Path | None = None,
     limits: Limits = Limits(),
-    seed: int | None = None,
+    seed: str | None = None,
 ) -> GradeResult:
     """Grade the notebook for ``lab`` in ``ROOT/submission`` and write ``ROOT/results/results.json``.
 

@@ -150,7 +150,8 @@ def build(
     scores |= {(o.student, o.lab): o.score for o in overridden}
     buffer = io.StringIO()
     writer = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
-    writer.writerow([*HEADERS[layout], *(course.column(lab) for lab in chosen)])
+    # every header cell as the rows' text cells: a course file's own column = "=1+1" is not a formula (issue 43)
+    writer.writerow([neutralised(text) for text in (*HEADERS[layout], *(course.column(lab) for lab in chosen))])
     if layout == "canvas":
         possible = points_possible(counting, course, chosen)
         writer.writerow([POINTS_POSSIBLE, *[""] * (len(HEADERS[layout]) - 1), *(possible[lab] for lab in chosen)])

@@ -17,6 +17,7 @@ from course_lib.teaching.lab_registry import Lab
 
 from ..judging.assemble import FIRST_CASE
 from ..judging.hidden_cases import hidden_tests
+from ..judging.secret import Seed
 from ..judging.verdicts import GradeResult
 from ..messages import MESSAGES
 from ..safe_text import shown, valid
@@ -44,7 +45,7 @@ def folded(message: str, language: str = i18n.DEFAULT) -> str:
 
 
 @functools.cache
-def _case_descriptions(lab: Lab, seed: int | None, test: str) -> tuple[str, ...]:
+def _case_descriptions(lab: Lab, seed: Seed, test: str) -> tuple[str, ...]:
     """What the hidden test's cases are called in the run of ``seed``, longest first."""
     calls = next((t.calls for t in hidden_tests(lab, seed) if t.name == test), ())
     return tuple(sorted({call.description for call in calls}, key=len, reverse=True))

@@ -40,7 +40,7 @@ RECORDED = ["course"]
 without one), so ``merge`` refuses shards of two course files and ``feedback`` scores pages by the same one."""
 SHARD_COLUMN = re.compile(
     r"shard (\d+)/(\d+), duplicates: (latest|earliest|best)"
-    r"(?:; seed (\d+|none); course ([0-9a-f]+(?:\.[0-9a-f]+)?|none); folder ([0-9a-f]+) \((\d+) entries\))?"
+    r"(?:; seed ([A-Za-z0-9_-]+); course ([0-9a-f]+(?:\.[0-9a-f]+)?|none); folder ([0-9a-f]+) \((\d+) entries\))?"
 )
 """Only in a shard's CSV, as its last column's name (its cells empty, so an empty shard says it too): which shard
 (``--shard I/N``) and the duplicates policy, so ``merge`` can check it has them all and decide across them; since
@@ -61,8 +61,9 @@ TEXT = {
     "course",
 }
 FLAGS = {"counts"}
-INTEGERS = {"seed"}
-"""Every other column is a number of points or seconds (a float; empty where it does not apply)."""
+SECRETS = {"seed"}
+"""Text, but ``None`` where a row has none (each lab's fixed seed): the run's secret, or an older grader's number.
+Every other column is a number of points or seconds (a float; empty where it does not apply)."""
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """What makes a spreadsheet read a cell as a formula (OWASP, *CSV Injection*)."""
@@ -104,8 +105,8 @@ def typed(frame: pd.DataFrame) -> pd.DataFrame:
             )
         elif column in FLAGS:
             frame[column] = frame[column].astype(bool)
-        elif column in INTEGERS:
-            frame[column] = pd.array([None if _missing(v) else int(v) for v in frame[column]], dtype="Int64")
+        elif column in SECRETS:
+            frame[column] = pd.Series([None if _missing(v) else str(v) for v in frame[column]], dtype=object)
         else:
             frame[column] = pd.to_numeric(frame[column], errors="raise").astype("float64")
     return frame
@@ -157,9 +158,9 @@ def _parse(column: str, cell: str) -> Any:
         return cell
     if column in FLAGS:
         return cell == "True"
-    if cell == "":
-        return None if column in INTEGERS else math.nan
-    return int(cell) if column in INTEGERS else float(cell)
+    if column in SECRETS:
+        return cell or None
+    return math.nan if cell == "" else float(cell)
 
 
 def test_order(column: str) -> tuple[int, int, int, str]:

@@ -2,7 +2,9 @@
 
 Each test is worth its points under the course file (``scoring.points_per_test``:
 its weight, scaled to the lab's points), so the total is the score local grading
-gives before any late penalty; Gradescope applies its own late policy.
+gives before any late penalty; Gradescope applies its own late policy. It is
+what a learner may be shown, so it never names the run's secret (issue 43):
+the instructor's terminal and CSV keep it.
 
 Gradescope shows each test's points and adds them up, so they are written in
 ten-thousandths that add up to the lab's maximum exactly (``apportioned``):
@@ -27,8 +29,6 @@ def to_gradescope(result: GradeResult, course: Course = NO_COURSE) -> dict[str, 
     summary = f"Lab {result.lab}: {points:g}/{sum(worth.values()):g}" if result.lab else "Not graded"
     if result.budget:
         summary += f" (graded in {result.execution_time:.1f} s of a {result.budget:g} s budget)"
-    if result.seed is not None:
-        summary += f"; hidden cases from seed {result.seed}"
     return {
         "score": points,
         "execution_time": round(result.execution_time),

@@ -6,12 +6,19 @@ companion keeps whole results, lossless: ``json.dumps`` escapes what is not
 ASCII, so a file name that is not UTF-8 (a lone surrogate in Python) survives
 the round trip instead of failing the write. Written whole or not at all, like
 the CSV (``write_atomically``).
+
+While a batch grades, every row is also appended, as it is made, to a journal
+beside them (``journal``: ``grades.partial.jsonl``, flushed to disk line by
+line) and the journal is removed once the CSV and the records are written: a
+grader killed after grading (issue 43: OOM-killed in the similarity pass) leaves
+every finished row on disk, in this same format.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -30,6 +37,29 @@ class BadRecords(GradingError):
 def companion(csv: str | os.PathLike[str]) -> Path:
     """Where a CSV's companion lives: the same name with ``.jsonl`` (``grades.csv`` → ``grades.jsonl``)."""
     return Path(csv).with_suffix(SUFFIX)
+
+
+def journal(csv: str | os.PathLike[str]) -> Path:
+    """Where a batch appends each row as it is made: ``grades.csv`` → ``grades.partial.jsonl``."""
+    return Path(csv).with_suffix(".partial" + SUFFIX)
+
+
+def start_journal(path: Path) -> Path:
+    """An empty journal at ``path``; one a stopped run left there is kept aside (``….stopped.jsonl``), and said."""
+    if path.exists():
+        kept = path.with_name(path.name.replace(".partial" + SUFFIX, ".stopped" + SUFFIX))
+        os.replace(path, kept)
+        print(f"warning: {path} held the rows a stopped run had graded; kept as {kept}", file=sys.stderr)
+    path.write_text("", encoding="utf-8")
+    return path
+
+
+def append_record(result: GradeResult, path: Path) -> None:
+    """``result`` as one more line of the journal, on disk (flushed and synced) before the batch goes on."""
+    with open(path, "a", encoding="utf-8") as file:
+        file.write(json.dumps(result.model_dump(mode="json")) + "\n")
+        file.flush()
+        os.fsync(file.fileno())
 
 
 def counted_files(csv: str | os.PathLike[str]) -> set[str]:

@@ -12,8 +12,11 @@ group, left a neighbour's kernel one task's share among 56. Each sandbox's
 cgroup therefore also joins the CPU controller with the default weight
 (v1 ``cpu.shares`` 1024, v2 ``cpu.weight`` 100): the scheduler shares the CPUs
 between *sandboxes*, however many processes each runs. Its CPU time (v1
-``cpuacct.usage``, v2 ``cpu.stat``) and its tasks are what ``cpu_clock.py``
-charges the time limits in. The CPU controller is optional: where it cannot be
+``cpuacct.usage``, v2 ``cpu.stat``) and its own stall for a CPU (``cpu.pressure``'s
+``full``: its tasks waited and none ran) are what ``cpu_clock.py`` charges the
+time limits in (issue 43). The pressure is the unified (v2) hierarchy's, so on
+v1 each sandbox also gets a sub-group there, beside its v1 groups, where one can
+be made (``pressure``). The CPU controller is optional: where it cannot be
 joined, the sandbox keeps its memory and process limits and says so
 (``cpu_note``).
 
@@ -77,6 +80,8 @@ class SandboxCgroup:
     """The folder that counts the sandbox's CPU time (v1 ``cpuacct``, v2 the group), if any."""
     cpu_note: str | None = None
     """Why the sandbox has no fair CPU share (``cpu_note``), or None when it has one."""
+    pressure: Path | None = None
+    """The folder whose ``cpu.pressure`` is the sandbox's own (v2: the group; v1: its unified sub-group), if any."""
 
     def join(self) -> None:
         """Move the calling process into the cgroup; runs between fork and exec, so it must not allocate much."""
@@ -118,6 +123,16 @@ class SandboxCgroup:
         text = _read(self.usage / "cpuacct.usage").strip()
         return int(text) / 1e9 if text.isdigit() else None
 
+    def stalled_seconds(self) -> float | None:
+        """Seconds in which the sandbox's runnable tasks all waited for a CPU held outside it (PSI ``full``), or None."""
+        if self.pressure is None:
+            return None
+        for line in _read(self.pressure / "cpu.pressure").splitlines():
+            if line.startswith("full "):
+                total = dict(part.partition("=")[::2] for part in line.split()[1:]).get("total", "")
+                return int(total) / 1e6 if total.isdigit() else None
+        return None
+
     def threads(self) -> list[int]:
         """Every thread in the sandbox now (host ids): whose waits for a CPU ``cpu_clock`` reads."""
         name = "cgroup.threads" if self.version == 2 else "tasks"
@@ -152,7 +167,7 @@ def create(memory_mb: int, processes: int) -> SandboxCgroup:
             for folder in reversed(made):
                 folder.rmdir()
             raise NoCgroup(f"cgroup v1: cannot set up {name}: {exc.strerror or exc}") from exc
-        return _v1_cpu(SandboxCgroup(1, folders), name)
+        return _v1_pressure(_v1_cpu(SandboxCgroup(1, folders), name), name)
     parent = _v2_parent()
     folder = parent / name
     try:
@@ -172,7 +187,8 @@ def create(memory_mb: int, processes: int) -> SandboxCgroup:
             _write(folder / "cpu.weight", str(V2_WEIGHT))
         except OSError as exc:
             why = f"cannot set cpu.weight in {folder}: {exc.strerror or exc}"
-    return SandboxCgroup(2, (folder,), usage=folder, cpu_note=None if why is None else cpu_note(why))
+    pressure = folder if (folder / "cpu.pressure").exists() else None
+    return SandboxCgroup(2, (folder,), usage=folder, cpu_note=None if why is None else cpu_note(why), pressure=pressure)
 
 
 V1_SHARES = 1024
@@ -196,6 +212,22 @@ def _v1_cpu(group: SandboxCgroup, name: str) -> SandboxCgroup:
             folder.rmdir()
         return replace(group, cpu_note=cpu_note(f"cgroup v1: cannot set up {name}: {exc.strerror or exc}"))
     return replace(group, folders=(*group.folders, *made), usage=parents[1] / name)
+
+
+def _v1_pressure(group: SandboxCgroup, name: str) -> SandboxCgroup:
+    """``group`` with a sub-group of the unified hierarchy, which measures its own CPU pressure, where one can be made."""
+    parent = _unified_parent()
+    if parent is None:
+        return group
+    folder = parent / name
+    try:
+        folder.mkdir()
+    except OSError:
+        return group
+    if not (folder / "cpu.pressure").exists():  # the kernel measures no pressure (psi=0): no use joining it
+        folder.rmdir()
+        return group
+    return replace(group, folders=(*group.folders, folder), pressure=folder)
 
 
 def remove_made_by(pid: int) -> list[Path]:
@@ -247,7 +279,8 @@ def made_here(pid: int | None = None) -> set[Path]:
     """Every per-sandbox cgroup under this process's own cgroups (its sandboxes', its workers'), or only ``pid``'s."""
     parents: tuple[Path, ...] = ()
     if (v1 := _v1_parents()) is not None:
-        parents = (*v1, *dict.fromkeys(_v1_cpu_parents() or ()))
+        unified = _unified_parent()
+        parents = (*v1, *dict.fromkeys(_v1_cpu_parents() or ()), *((unified,) if unified is not None else ()))
     else:
         try:
             parents = (_v2_parent(),)
@@ -303,6 +336,15 @@ def _v1_folders(first: str, second: str) -> tuple[Path, Path] | None:
         own = (_own(name) or "/").lstrip("/")
         parents.append(mounts[name] / own if (mounts[name] / own).is_dir() else mounts[name])
     return parents[0], parents[1]
+
+
+def _unified_parent() -> Path | None:
+    """This process's folder in the unified (v2) hierarchy beside v1's (a "hybrid" machine), if one is mounted."""
+    unified = next((Path(point) for point, kind, _ in _mounts() if kind == "cgroup2"), None)
+    if unified is None:
+        return None
+    folder = unified / (_own("") or "/").lstrip("/")
+    return folder if folder.is_dir() else None
 
 
 def _v2_parent() -> Path:

@@ -1,4 +1,4 @@
-"""The time a sandbox is charged: what it ran or slept, never what it waited for a CPU (issue 27).
+"""The time a sandbox is charged: what it ran or slept, never what others kept it waiting for a CPU (issues 27, 43).
 
 A wall-clock limit charges a sandbox for time a neighbour took from it: 55 busy
 processes in one sandbox gave an honest Lab 11.5 beside it "setup over 60 s"
@@ -9,18 +9,26 @@ budget) is charged in
     charged = max(cpu, wall − waited)
 
 over the interval, where ``cpu`` is the CPU time of the whole sandbox (its
-cgroup's counter, ended processes included) and ``waited`` the time its
-threads were ready to run but waited for a CPU (``/proc/<tid>/schedstat``).
+cgroup's counter, ended processes included) and ``waited`` the time *the
+sandbox itself* was stalled for a CPU held outside it: its cgroup's own
+``cpu.pressure`` ``full`` total, the time in which every runnable task of the
+sandbox waited and none of them ran. A submission's own processes cannot make
+that time: while one of them runs, the sandbox is not stalled (issue 43: 40
+processes waking on one tick piled up run-queue waits, and the sum of every
+thread's waits made a 25 s sleep free under a 10 s limit). Where the kernel
+does not measure a cgroup's pressure, ``waited`` is the longest single
+thread's wait between two readings (``schedstat``), never their sum, and
+never more than the wall-clock time between them.
+
 On a quiet machine ``waited`` is about 0 and the charge is the wall-clock
-time, as before: a cell that sleeps or blocks is charged as it always was. A
-sandbox kept waiting by the host or a neighbour is not charged for the wait;
-one whose own threads queue for its CPUs (a hog) is charged at least its CPU
-time, so it cannot stretch its limits by crowding itself.
+time, as before: a cell that sleeps or blocks is charged as it always was.
 
 Generous wall-clock backstop: whatever the charge, a limit also stops after
-``BACKSTOP`` times its seconds of wall-clock time, so a starved sandbox still
-ends; a limit met that way says so (``starved_note``), and a batch grades the
-submission once more alone (``batch.py``).
+``BACKSTOP`` times its seconds of wall-clock time. A limit met that way is the
+host's doing only when the sandbox's own stall was measured (``starved_note``:
+a batch grades the row once more alone, ``batch.py``); otherwise it counts
+against the submission, as its own time (``backstop_note``), and is not graded
+again.
 
 Without a cgroup (or without its CPU counter) the charge is the wall-clock time.
 """
@@ -51,10 +59,20 @@ def starved_note(limit: float) -> str:
     )
 
 
+def backstop_note(limit: float) -> str:
+    """A limit met at its backstop where the sandbox's own stall is not measured: the submission's time, not the host's."""
+    return (
+        f"a limit of {limit:g} s stopped it at its wall-clock backstop ({BACKSTOP:g}× the limit), counted as its "
+        "own time: this machine does not measure whether the host or the submission kept its sandbox waiting"
+    )
+
+
 class Counted(Protocol):
     """What a meter reads of a sandbox (``cgroup.SandboxCgroup``)."""
 
     def cpu_seconds(self) -> float | None: ...
+
+    def stalled_seconds(self) -> float | None: ...
 
     def threads(self) -> list[int]: ...
 
@@ -67,7 +85,10 @@ class Reading:
     cpu: float | None
     """The sandbox's CPU time; None where nothing counts it (the charge is then the wall-clock time)."""
     waited: float
-    """Seconds its threads waited, ready, for a CPU."""
+    """Seconds the sandbox was stalled for a CPU held outside it (its cgroup's ``cpu.pressure`` ``full``), or, where
+    that is not measured, the sum over readings of the longest single thread's wait, each at most the time between."""
+    measured: bool = False
+    """Whether ``waited`` is the cgroup's own stall as the kernel measures it: only then is a backstop the host's."""
 
 
 def charged(since: Reading, now: Reading) -> float:
@@ -115,26 +136,43 @@ class Meter:
         self._lock = threading.Lock()
         self._seen: dict[int, int] = {}
         self._waited_ns = 0
+        self._scanned: float | None = None
         self.starved: list[float] = []
-        """The limits that stopped the sandbox at their backstop (each gives a ``starved_note``)."""
+        """The limits that stopped the sandbox at their backstop while the host starved it (``starved_note``)."""
+        self.own: list[float] = []
+        """The limits met at their backstop with no measure of who starved it: the submission's (``backstop_note``)."""
 
     def read(self, *, scan: bool = True) -> Reading:
-        """The clocks now; ``scan=False`` leaves the threads' waits as last read (at most a ``SLICE`` old while a
-        ``Watch`` runs), which is all a cell's start needs: reading every thread's ``schedstat`` is what costs."""
+        """The clocks now: the cgroup's own stall where measured, else the threads' waits (``scan=False`` leaves
+        those as last read, at most a ``SLICE`` old while a ``Watch`` runs: reading every ``schedstat`` costs)."""
         with self._lock:
             wall = self._clock()
             cpu = self.group.cpu_seconds() if self.group is not None else None
-            if scan and cpu is not None and self.group is not None:
-                for tid in self.group.threads():
-                    now = self._wait(tid)
-                    if now is None:
-                        continue
-                    before = self._seen.get(tid, 0)
-                    if now < before:  # the id was reused by a new thread
-                        before = 0
-                    self._waited_ns += now - before
-                    self._seen[tid] = now
+            if cpu is None or self.group is None:
+                return Reading(wall, cpu, self._waited_ns / 1e9)
+            stalled = self.group.stalled_seconds()
+            if stalled is not None:
+                return Reading(wall, cpu, stalled, measured=True)
+            if scan:
+                self._scan(wall)
             return Reading(wall, cpu, self._waited_ns / 1e9)
+
+    def _scan(self, wall: float) -> None:
+        """Add the longest wait any one thread had since the last scan, at most the wall-clock time since then."""
+        assert self.group is not None
+        longest = 0
+        for tid in self.group.threads():
+            now = self._wait(tid)
+            if now is None:
+                continue
+            before = self._seen.get(tid, 0)
+            if now < before:  # the id was reused by a new thread
+                before = 0
+            longest = max(longest, now - before)
+            self._seen[tid] = now
+        since = wall - self._scanned if self._scanned is not None else None
+        self._scanned = wall
+        self._waited_ns += longest if since is None else min(longest, int(since * 1e9))
 
     def over(self, since: Reading, limit: float, *, scan: bool = False) -> bool:
         """Whether ``limit`` is used up since ``since``; one met at its backstop is remembered for the notes.
@@ -148,11 +186,12 @@ class Meter:
         verdict = over(since, now, limit)
         if verdict == "backstop":
             with self._lock:
-                self.starved.append(limit)
+                (self.starved if now.measured else self.own).append(limit)
         return verdict is not None
 
     def notes(self) -> list[str]:
-        return list(dict.fromkeys(starved_note(limit) for limit in self.starved))
+        said = [starved_note(limit) for limit in self.starved] + [backstop_note(limit) for limit in self.own]
+        return list(dict.fromkeys(said))
 
 
 class Watch:

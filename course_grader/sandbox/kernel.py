@@ -15,9 +15,10 @@ bubblewrap (``bwrap``, its command line in ``bubblewrap.py``), within its
 - a cgroup of its own (``cgroup.py``): memory, process count and a fair share
   of the CPUs for the whole sandbox; where none can be made, per-process limits
   only, and every result says so;
-- a user id of its own (as root the kernel drops to an unused uid), so the
-  process-count limit holds; an address-space limit per process as a second
-  line; a file-size limit;
+- a user id of its own (as root the kernel drops to a uid no other sandbox
+  holds, ``uids.py``: locked machine-wide, checked free, released when the
+  sandbox is gone), so the process-count limit holds; an address-space limit
+  per process as a second line; a file-size limit;
 - ``--die-with-parent``: if the grader goes, the sandbox goes.
 
 The kernel talks to the grader over Unix sockets in a grader-owned folder
@@ -44,7 +45,6 @@ from __future__ import annotations
 
 import os
 import queue
-import random
 import shutil
 import signal
 import subprocess
@@ -59,7 +59,7 @@ from nbclient.util import run_sync
 from course_lib.checklist.harness import COLLECT
 
 from ..errors import SandboxError
-from . import cgroup, cpu_clock
+from . import cgroup, cpu_clock, uids
 from .bubblewrap import INSTALL_HINT, bubblewrap, bwrap_command
 from .cell_run import CellRun, error_name, interrupted
 from .kernel_launch import environment, notebook_client, plain_kernel_path
@@ -101,7 +101,8 @@ class Sandbox:
         self.peak_memory: int | None = None
         """Bytes the whole sandbox held at most (from its cgroup), when it had one."""
         self.cgroup: cgroup.SandboxCgroup | None = None
-        self.uid = random.SystemRandom().randrange(61000, 64000) if isolate and os.geteuid() == 0 else None
+        self._held = uids.allocate(uids.BUBBLEWRAP) if isolate and os.geteuid() == 0 else None
+        self.uid = self._held.uid if self._held is not None else None
         self._relay: RelayProcess | None = None
         self._replies = ReplyBudget()
         """What the grader keeps of this submission's replies, in total (``replies.py``)."""
@@ -211,6 +212,8 @@ class Sandbox:
                 self.cgroup = None
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
+            if self._held is not None:  # its processes are gone (killed with the sandbox): the uid is free again
+                self._held.release()
 
     @property
     def elapsed(self) -> float:

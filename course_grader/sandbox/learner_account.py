@@ -2,7 +2,8 @@
 
 Gradescope's container runs the autograder as root and has no bubblewrap. So
 the kernel is started as an account of its own (``learner_kernel.py``): an
-unused uid picked per run, outside the range the bubblewrap path draws from.
+unused uid held per run (``uids.allocate``: locked, checked free, released by
+``remove_leftovers``), outside the range the bubblewrap path draws from.
 Everything the grader must keep (course_lib with the lab's reference, the
 bundle's secret, the results) is root-only, which ``exposed`` checks *as that
 account* before anything of the submission runs. Before results are written,
@@ -17,18 +18,17 @@ from __future__ import annotations
 import functools
 import json
 import os
-import pwd
-import random
 import shutil
 import stat
 import subprocess
 import sys
 import time
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import GradingError
+from .uids import HeldUid, allocate, processes_of
 
 UIDS = range(64100, 65400)
 """Where the account's uid is drawn from: below ``nobody`` (65534), above the bubblewrap path's 61000–64000."""
@@ -61,19 +61,14 @@ class LearnerProcessesSurvived(GradingError):
 class LearnerAccount:
     uid: int
     gid: int
+    held: HeldUid | None = field(default=None, compare=False, repr=False)
+    """The uid's machine-wide lock (``uids.py``), given back by ``remove_leftovers``."""
 
 
 def unused_account() -> LearnerAccount:
-    """A uid no user, group or process has: nothing else on the machine can be signalled or read through it."""
-    draw = random.SystemRandom()
-    for _ in range(200):
-        uid = draw.choice(UIDS)
-        try:
-            pwd.getpwuid(uid)
-        except KeyError:
-            if not processes_of(uid):
-                return LearnerAccount(uid, uid)
-    raise GradingError(f"no unused uid in {UIDS.start}–{UIDS.stop - 1} for the learner's kernel")
+    """A uid no user, group, process or other sandbox has: nothing else can be signalled or read through it."""
+    held = allocate(UIDS)
+    return LearnerAccount(held.uid, held.uid, held)
 
 
 def kernel_wrap(account: LearnerAccount, homes: Path) -> functools.partial[list[str]]:
@@ -243,21 +238,6 @@ def _holds(path: Path, distribution: str) -> bool:
         return False
 
 
-def processes_of(uid: int) -> list[int]:
-    """Live processes (not zombies) with ``uid`` as any of their user ids."""
-    found = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            lines = status.read_text().splitlines()
-        except OSError:
-            continue  # gone meanwhile
-        fields = dict(line.split(":", 1) for line in lines if ":" in line)
-        ids = fields.get("Uid", "").split()
-        if str(uid) in ids and not fields.get("State", "").strip().startswith(("Z", "X")):
-            found.append(int(status.parent.name))
-    return found
-
-
 def kill_all(account: LearnerAccount, bound: float = KILL_BOUND) -> None:
     """Kill every process of ``account``; ``LearnerProcessesSurvived`` if some still live after ``bound`` seconds."""
     deadline = time.monotonic() + bound
@@ -274,7 +254,8 @@ def kill_all(account: LearnerAccount, bound: float = KILL_BOUND) -> None:
 
 
 def remove_leftovers(account: LearnerAccount) -> None:
-    """Remove what the account left in the machine's shared temporary folders (after ``kill_all``)."""
+    """Remove what the account left in the machine's shared temporary folders (after ``kill_all``), then give its
+    uid back (``uids.HeldUid.release``): this run is done with it."""
     for folder in WORLD_WRITABLE:
         try:
             entries = list(os.scandir(folder))
@@ -290,3 +271,5 @@ def remove_leftovers(account: LearnerAccount) -> None:
                     os.unlink(entry.path)
             except OSError:
                 continue
+    if account.held is not None:
+        account.held.release()

@@ -50,6 +50,7 @@ from ..intake.lab_templates import find_template
 from ..intake.notebook import read_submission
 from ..intake.roster import Names, attribute
 from ..judging.verdicts import GradeResult, result_lab
+from .budget import within_budget
 from .similarity_notes import PREFIX, Match, note
 
 if TYPE_CHECKING:
@@ -239,7 +240,7 @@ def noted(
     whole folder writes, and ``merge`` joins them unchanged.
     """
     notes: dict[str, list[str]] = {}
-    for lab, cells in _cells(results, root, rest_of).items():
+    for lab, cells in within_budget(_cells(results, root, rest_of), notes).items():  # issue 43: bounded
         _add_notes(notes, lab, cells, labs_dir)
     return [
         result.model_copy(update={"notes": (*result.notes, *notes[result.submission])})

@@ -8,8 +8,12 @@ the caller's objects. So the harness judges values as exact types: every
 container a built-in ``dict``, ``list``, ``tuple``, ``set`` or ``frozenset``,
 every scalar a built-in ``str``, ``int``, ``float``, ``bool`` or ``None``, and
 every course class the course's own (never a subclass, nor a class that only
-claims a ``course_lib`` module). A learner's own classes (Lab 11.1's models)
-are fine: they subclass pydantic's ``BaseModel``, not a course type.
+claims a ``course_lib`` module), and every other class one the lab's contract
+has the learner write (Lab 11.1's models, pydantic models named as the course's
+withheld classes: ``own_classes``). Anything else, a ``types.SimpleNamespace``,
+a plain ``__slots__`` class, a learner's own holder of the caller's entries, is
+a foreign object, and a result holding one is a wrong return naming its type
+(issue 43: such a holder passed the check, and the write probe never entered it).
 
 And the input is compared with a pristine copy the harness decoded itself
 before the call, type by type (``differs``), not with a text dump of it that a
@@ -19,11 +23,15 @@ subclass would print the same.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib
 import math
 import sys
 from typing import Any
 
 from pydantic import BaseModel
+
+from ..teaching.lab_registry import LABS
 
 BUILT_INS = (dict, list, tuple, set, frozenset, str, int, float, bool)
 """Built-in types a learner's value may hold only as themselves (``bool`` only as ``True``/``False``)."""
@@ -40,8 +48,30 @@ def course_class(kind: type) -> bool:
     return found is kind
 
 
-def impostor(kind: type) -> str | None:
-    """Why ``kind`` is not a type a result may hold, or ``None`` (exact built-ins, course classes, the learner's own)."""
+@functools.cache
+def own_classes(function: str | None = None) -> frozenset[str]:
+    """The classes a lab's contract has the learner write: its withheld names that are classes (Lab 11.1's models).
+
+    ``function`` keeps to the labs that grade it (a hidden call names its function); ``None`` is every lab's
+    (the checklist's comparisons, which serve every lab).
+    """
+    names: set[str] = set()
+    for lab in LABS.values():
+        if function is not None and function not in lab.functions:
+            continue
+        for withheld in lab.withheld:
+            if withheld.names:  # a module withheld whole keeps its classes: the learner writes none of them
+                module = importlib.import_module(withheld.module)
+                names |= {name for name in withheld.names if isinstance(getattr(module, name, None), type)}
+    return frozenset(names)
+
+
+def impostor(kind: type, own: frozenset[str] = frozenset()) -> str | None:
+    """Why ``kind`` is not a type a result may hold, or ``None`` (exact built-ins, course classes, the contract's own).
+
+    ``own`` names the classes the learner writes (``own_classes``): pydantic models of those names, defined
+    outside ``course_lib``, subclassing no built-in or course type but pydantic's ``BaseModel``.
+    """
     if kind in BUILT_INS or kind is type(None) or course_class(kind):
         return None
     module = getattr(kind, "__module__", "") or ""
@@ -50,23 +80,28 @@ def impostor(kind: type) -> str | None:
     for base in kind.__mro__[1:]:
         if base in BUILT_INS or course_class(base):
             return f"a {kind.__name__}, a subclass of {base.__name__} (exact types only)"
-    return None
+    if kind.__name__ in own and issubclass(kind, BaseModel):
+        return None
+    return f"a {kind.__qualname__} ({module}.{kind.__qualname__}), a type the lab's contract does not name"
 
 
-def inexact(value: Any, where: str = "the result") -> str | None:
-    """The first part of ``value`` whose type is a subclass of a built-in or course type, in words, or ``None``."""
-    return _inexact(value, where, set())
+def inexact(value: Any, where: str = "the result", own: frozenset[str] | None = None) -> str | None:
+    """The first part of ``value`` whose type the result may not hold, in words, or ``None``.
+
+    ``own``: the learner's classes the lab's contract names (default: every lab's, ``own_classes``).
+    """
+    return _inexact(value, where, own_classes() if own is None else own, set())
 
 
-def _inexact(value: Any, where: str, seen: set[int]) -> str | None:
+def _inexact(value: Any, where: str, own: frozenset[str], seen: set[int]) -> str | None:
     if id(value) in seen:
         return None
     seen.add(id(value))
-    why = impostor(type(value))
+    why = impostor(type(value), own)
     if why:
         return f"{where} is {why}"
     for child, path in _parts(value, where):
-        found = _inexact(child, path, seen)
+        found = _inexact(child, path, own, seen)
         if found:
             return found
     return None

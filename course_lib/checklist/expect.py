@@ -26,6 +26,7 @@ import contextvars
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
+from types import ModuleType
 from typing import Any, Literal, cast
 
 from pydantic import BaseModel
@@ -34,7 +35,7 @@ from ..errors import CourseError
 from ..parsing import to_json_dict
 from ..teaching.i18n import MESSAGES
 from ..teaching.json_diff import first_difference, short
-from ..teaching.wording import render_against, wording_of
+from ..teaching.wording import UNKNOWN, render_against, wording_of
 from .exact import inexact
 
 Kind = Literal["equal", "true", "rejects", "independent", "same"]
@@ -229,7 +230,7 @@ def said(observed: Point, trusted: Point, chosen: str | None = None) -> str:
     if isinstance(trusted.wording, Mapping):
         return render_against(trusted.wording, observed.wording, chosen)
     if observed.what and observed.what != trusted.what:
-        return observed.what  # a sentence the check builds from what the learner's code did: it has no template
+        return MESSAGES(UNKNOWN, chosen)  # a sentence from the kernel with no template: never shown as the course's
     return MESSAGES(trusted.what, chosen) if trusted.what else ""
 
 
@@ -299,6 +300,11 @@ def shared_mutables(left: Any, right: Any) -> list[str]:
 
 
 def children(value: Any, path: str) -> Iterable[tuple[Any, str]]:
+    """What ``value`` holds, each with its path: what the copy probes walk (``shared_mutables``, ``harness._poke``).
+
+    Every object is entered, not only the course's shapes: a ``types.SimpleNamespace``, a ``__slots__`` class
+    or any other holder of the caller's entries is walked through its instance attributes and slots (issue 43).
+    """
     if isinstance(value, BaseModel):
         return ((v, f"{path}.{k}") for k, v in value.__dict__.items())
     if isinstance(value, dict):
@@ -307,7 +313,30 @@ def children(value: Any, path: str) -> Iterable[tuple[Any, str]]:
         return ((v, f"{path}[{i}]") for i, v in enumerate(value))
     if hasattr(value, "__dataclass_fields__"):
         return ((getattr(value, k), f"{path}.{k}") for k in value.__dataclass_fields__)
-    return ()
+    if isinstance(value, (str, bytes, int, float, complex, type, ModuleType)) or value is None:
+        return ()
+    return attributes(value, path)
+
+
+def attributes(value: Any, path: str) -> list[tuple[Any, str]]:
+    """An object's instance attributes (its ``__dict__``) and slots, read past any ``__getattr__`` it defines."""
+    found: list[tuple[Any, str]] = []
+    try:
+        held = object.__getattribute__(value, "__dict__")
+    except (AttributeError, TypeError):
+        held = {}
+    if isinstance(held, dict):
+        found += [(v, f"{path}.{k}") for k, v in list(held.items())]
+    for kind in type(value).__mro__:
+        slots = kind.__dict__.get("__slots__", ())
+        for slot in (slots,) if isinstance(slots, str) else slots:
+            if slot in ("__dict__", "__weakref__"):
+                continue
+            try:
+                found.append((object.__getattribute__(value, slot), f"{path}.{slot}"))
+            except (AttributeError, TypeError):
+                continue
+    return found
 
 
 def _collect(value: Any, path: str, seen: dict[int, str], visited: set[int]) -> None:

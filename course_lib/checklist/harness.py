@@ -31,7 +31,7 @@ from ..teaching.catalogues import budgets
 from .bounds import MAX_SENDS
 from .cases import CASES
 from .check import Implementation
-from .exact import differs, inexact
+from .exact import differs, inexact, own_classes
 from .expect import children
 from .runner import record_case
 
@@ -125,7 +125,7 @@ def call(namespace: Mapping[str, Any], request_json: str) -> Reply:
     request = json.loads(request_json)
     function = driven(request, namespace[request["function"]])
     args, kwargs = decode(request)
-    pristine = decode(request)  # the harness's own copy, never handed out: the copy rules are judged against it
+    pristine = decode(json.loads(request_json))  # the harness's own copy, sharing nothing with the arguments handed out
     try:
         value = function(*args, **kwargs)
     except NotImplementedError as exc:
@@ -141,7 +141,7 @@ def call(namespace: Mapping[str, Any], request_json: str) -> Reply:
             }
         )
     try:
-        odd = inexact(value)  # a subclass that ignores writes would hide what the copy rules look for
+        odd = inexact(value, own=own_classes(request["function"]))  # a subclass or foreign holder hides sharing
         if odd:
             return Reply({"kind": "bad-return", "type": type(value).__name__, "message": first_line(odd)})
         wire = wire_result(request["function"], value)
@@ -256,10 +256,10 @@ def drive_recovery(
 
 
 def _poke(value: Any, seen: set[int]) -> None:
-    """Write a marker into every dict the returned value holds (tool arguments, sections, ...).
+    """Write a marker into every dict and list the returned value holds (tool arguments, sections, summary lists, ...).
 
     Done after the value was read, it changes the input only if the result
-    shares objects with it (R3, R13, R23).
+    shares objects with it (R3, R13, R23, M1).
     """
     if id(value) in seen:
         return
@@ -268,6 +268,8 @@ def _poke(value: Any, seen: set[int]) -> None:
         _poke(child, seen)
     if isinstance(value, dict):
         value["__changed_by_the_caller__"] = "after the call"
+    elif isinstance(value, list):
+        value.append("__changed_by_the_caller__")
 
 
 def decode(request: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:

@@ -52,7 +52,7 @@ STATUSES: Mapping[str, str] = {
     "not implemented yet": "not implemented",
 }
 """A checklist status as the live lab counts it: a check that crashed failed; a stub has not started."""
-LEADING_RULES = re.compile(r"\s*((?:[RL]\d+)(?:\s*[/ ,]\s*[RL]\d+)*)\s*[:：]")
+LEADING_RULES = re.compile(r"\s*((?:[RLM]\d+)(?:\s*[/ ,]\s*[RLM]\d+)*)\s*[:：]")
 """The rule ids a failure's message starts with (``R17/R22: tokens …``, in any language)."""
 
 

@@ -69,9 +69,11 @@ def _introduction(chosen: str) -> list[str]:
         RULE_MESSAGES(
             "Every rule has an id that notebooks, error messages and the checks cite. R1–R28 are the\n"
             "chapter's rules (Labs 11.1–11.5); L1–L6 are the compaction lifecycle's (the capstone,\n"
-            "`notebooks/02_lifecycle_capstone.ipynb`). *Checked by* lists the checklist checks (1–15,\n"
-            "run inline in the labs and by `course-grade`) that cite the rule; *you see* is the start of the\n"
-            "message one of them prints when the rule is broken.",
+            "`notebooks/02_lifecycle_capstone.ipynb`); M1–M4 belong to the optional Lab 11.6, migrating old\n"
+            "records at the boundary (`labs/lab_11_6_migrate_old_records.ipynb`). *Checked by* lists the\n"
+            "checklist checks (the chapter's 1–15, the capstone's 16–19, the optional lab's 20–23; run inline in\n"
+            "the labs and by `course-grade`) that cite the rule; *you see* is the start of the message one of\n"
+            "them prints when the rule is broken.",
             chosen,
         ),
         "",

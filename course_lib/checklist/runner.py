@@ -30,7 +30,8 @@ from .expect import DIAGNOSES, Diagnosis, Point, recording, said, verdict
 
 Status = Literal["passed", "failed", "not implemented yet", "error"]
 LABS = tuple(lab_registry.LABS)
-CHAPTER_LABS = tuple(lab for lab in LABS if lab.startswith("11."))
+CHAPTER_LABS = tuple(lab for lab, entry in lab_registry.LABS.items() if lab.startswith("11.") and not entry.optional)
+"""The labs of the chapter's fifteen checks: an optional lab's checks (Lab 11.6's) run only when asked for by name."""
 
 
 @dataclass(frozen=True)
@@ -274,13 +275,11 @@ def judge_record(case: Case, record: Mapping[str, Any], chosen: str | None = Non
     if status == "error":
         explained = record.get("explained")
         if isinstance(explained, str) and explained:
-            return _record(
-                case, "error", render_known(record.get("explained_wording"), DIAGNOSES, explained, chosen)[:400]
-            )
+            return _record(case, "error", render_known(record.get("explained_wording"), DIAGNOSES, chosen)[:400])
         stopped = record.get("stopped")
         why = None
         if isinstance(stopped, str) and stopped:
-            why = render_known(record.get("stopped_wording"), STOPS, stopped, chosen)[:400]
+            why = render_known(record.get("stopped_wording"), STOPS, chosen)[:400]
         crash = str(record.get("message", "error"))[:400]
         return _record(case, "error", _stopped(trusted, len(observed), crash, why, chosen))
     if status != "completed" or len(observed) != len(trusted):
@@ -301,10 +300,10 @@ def _stopped(
     ``why`` replaces "it raised ..." when the record knows better: a function
     that returned None, a bound that stopped the check, a diagnosis.
     """
+    because = why or MESSAGES("it raised {crash}", chosen).format(crash=crash)  # the learner's, said as theirs
     if reached >= len(trusted):
-        return why or crash
+        return because
     point = trusted[reached]
-    because = why or MESSAGES("it raised {crash}", chosen).format(crash=crash)
     return MESSAGES("{rule}: {what} — expected a result, but {because}", chosen).format(
         rule=point.rule, what=said(point, point, chosen), because=because
     )

@@ -48,6 +48,9 @@ class Lab:
     hidden_seed: int
     folder: str = "labs"
     """Where the learner's notebook lives (its solution is in ``<folder>/solutions``)."""
+    optional: bool = False
+    """Beyond the chapter's fifteen checks: the start page, the README and the site list it as optional, and the
+    checklist run without a lab leaves its checks out (``course_lib.checklist.runner.CHAPTER_LABS``)."""
 
     @property
     def module(self) -> str:
@@ -99,6 +102,9 @@ LABS: dict[str, Lab] = {
             (Withheld("course_lib.lifecycle.settings", ("should_compact",)),
              Withheld("course_lib.lifecycle.cut_point", ("find_cut_point",)),
              Withheld("course_lib.lifecycle.overflow", ("retry_after_overflow",))), 1106, folder="notebooks"),
+        Lab("11.6", message("Migrating old records at the boundary"), "lab_11_6_migrate_old_records",
+            ("migrate_entry",), ("course_lib.migration.draft.migrate_entry",),
+            (Withheld("course_lib.migration.draft"),), 1107, optional=True),
     )
 }  # fmt: skip
 

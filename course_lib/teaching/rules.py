@@ -1,7 +1,7 @@
 """The course's rules, in one table: what each rule asks, and which checks test it.
 
 Every notebook, docstring, error message and check cites rules by these ids
-(R1–R28 for the chapter, L1–L6 for the compaction lifecycle). docs/rules.md is
+(R1–R28 for the chapter, L1–L6 for the compaction lifecycle, M1–M4 for the optional migration lab). docs/rules.md is
 generated from this table (``python -m course_lib.checklist.rules_page``), and so are the rule
 ranges the README and the start page show for each lab; a test keeps them equal.
 """
@@ -227,10 +227,43 @@ RULES: tuple[Rule, ...] = (
         "Events come in a fixed order: `agent_start`, `message_end`…, `agent_end`, then "
         "`compaction_start`, `compaction_end`, and `agent_start` again when the agent continues.",
     ),
+    # --- migrating old records (the optional Lab 11.6)
+    Rule(
+        "M1",
+        "migration",
+        "Old records are migrated at the boundary, by a function in front of the parser, so the parser, the "
+        "stores and `build_context` keep one shape (R1). The migration returns a new record in today's shape "
+        "(`invariants` becomes `constraints`, `files` becomes `changedFiles`, `nextSteps` becomes `next`, the "
+        "fields in today's order) and never changes the record it was given, so an audit can still show the "
+        "original.",
+    ),
+    Rule(
+        "M2",
+        "migration",
+        "An old record's `compactedEntryIds` (the ids it summarized) becomes `firstKeptEntryId`: the first entry "
+        "of the first group it left unsummarized on the path it continues, counted from the latest earlier "
+        "compaction's first kept entry. It is refused, naming the entry id and `compactedEntryIds`, when that "
+        "entry does not open a group (R18, R27), an id is not on the path, a summarized entry comes after the "
+        "kept ones, or nothing is kept.",
+    ),
+    Rule(
+        "M3",
+        "migration",
+        "A missing list becomes empty only where the old shape allowed it (`decisions` and `unresolved`); a "
+        "missing required list, an unknown field, or today's name beside the old one is refused with an error "
+        "naming the entry id and the field. Nothing is dropped silently.",
+    ),
+    Rule(
+        "M4",
+        "migration",
+        "A record already in today's shape, and every other entry, comes back as an equal copy for the parser "
+        "to judge; a migrated record parses, reopens through both stores and projects exactly like the same "
+        "record written natively.",
+    ),
 )
 
 BY_ID = {rule.id: rule for rule in RULES}
-RULE_ID = re.compile(r"\b([RL]\d+)\b")
+RULE_ID = re.compile(r"\b([RLM]\d+)\b")
 
 
 def cited(text: str) -> list[str]:
@@ -239,17 +272,12 @@ def cited(text: str) -> list[str]:
 
 
 def ranges(ids: list[str]) -> str:
-    """``["R1", "R2", "R3", "R7"]`` → ``"R1–R3, R7"`` (runs of three or more become ranges)."""
-    numbers = [int(i[1:]) for i in ids]
-    prefix = ids[0][0] if ids else "R"
+    """``["R1", "R2", "R3", "R7", "M1"]`` → ``"R1–R3, R7, M1"`` (runs of three or more of one family become ranges)."""
     parts: list[str] = []
     start = 0
-    for index in range(1, len(numbers) + 1):
-        if index == len(numbers) or numbers[index] != numbers[index - 1] + 1:
-            run = numbers[start:index]
-            if len(run) >= 3:
-                parts.append(f"{prefix}{run[0]}–{prefix}{run[-1]}")
-            else:
-                parts.extend(f"{prefix}{n}" for n in run)
+    for index in range(1, len(ids) + 1):
+        if index == len(ids) or ids[index][0] != ids[start][0] or int(ids[index][1:]) != int(ids[index - 1][1:]) + 1:
+            run = ids[start:index]
+            parts += [f"{run[0]}–{run[-1]}"] if len(run) >= 3 else run
             start = index
     return ", ".join(parts)

@@ -13,7 +13,10 @@ kernel is never trusted. ``render_against`` therefore formats only the *trusted*
 template (the reference's own run of the same check stated it, or one of
 ``KNOWN`` for what only a learner's run can say) and takes nothing from the
 kernel but field values that are strings, each cut to ``FIELD_LIMIT``
-characters. A forged template such as ``"{0.__class__}"`` is never formatted.
+characters. A forged template such as ``"{0.__class__}"`` is never formatted,
+and a sentence that comes with no known template is never shown as the course's
+own: it is said as ``UNKNOWN`` (issue 43: a kernel's "检查通过 ✅（3/3）" stood as
+the message of a failed row).
 """
 
 from __future__ import annotations
@@ -23,10 +26,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import CourseError
-from .i18n import MESSAGES
+from .i18n import MESSAGES, message
 
 FIELD_LIMIT = 200
 """Characters of one field value taken from a kernel's record."""
+UNKNOWN = message("the check reported an unknown result")
+"""What a kernel's record that names no known template says in its stead: nothing of its own text."""
 
 
 class TemplateError(CourseError, ValueError):
@@ -122,19 +127,20 @@ def render_against(trusted: Mapping[str, Any], observed: Any, chosen: str | None
         return template.format_map(values)
 
 
-def render_known(data: Any, known: Mapping[str, str], fallback: str, chosen: str | None = None) -> str:
+def render_known(data: Any, known: Mapping[str, str], chosen: str | None = None) -> str:
     """A wording only a learner's run states (a bound that stopped it, a diagnosis), if its template is ``known``.
 
     ``known`` maps each template the course can say here to itself; a record
-    naming another one gets ``fallback`` (the English the record also carries).
-    Field values must be strings and are cut to ``FIELD_LIMIT``.
+    naming another one, or none, is said as ``UNKNOWN``: the English sentence
+    the record also carries came from the kernel and is never shown as the
+    course's. Field values must be strings and are cut to ``FIELD_LIMIT``.
     """
     template = data.get("template") if isinstance(data, Mapping) else None
     fields = data.get("fields") if isinstance(data, Mapping) else None
     if not isinstance(template, str) or template not in known or not isinstance(fields, Mapping):
-        return fallback
+        return MESSAGES(UNKNOWN, chosen)
     trusted = known[template]
     values = {name: fields.get(name) for name in field_names(trusted)}
     if not all(isinstance(value, str) for value in values.values()):
-        return fallback
+        return MESSAGES(UNKNOWN, chosen)
     return render({"template": trusted, "fields": {k: str(v)[:FIELD_LIMIT] for k, v in values.items()}}, chosen)

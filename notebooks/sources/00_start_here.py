@@ -203,6 +203,7 @@ resumed.table
 # | 11.4 | [lab_11_4_create_compaction_entry](../labs/lab_11_4_create_compaction_entry.ipynb) | `create_compaction_entry` | 10–11 | R24–R28 |
 # | 11.5 | [lab_11_5_resume_from_compaction](../labs/lab_11_5_resume_from_compaction.ipynb) | the resume helpers `latest_compaction`, `summary_message`, `resume_candidates`, then `build_context` (with `token_count`) resuming from the latest compaction | 12–15 | R5, R6, R10, R16, R18, R19, R21, R23, R24, R27 |
 # | capstone | [02_lifecycle_capstone](02_lifecycle_capstone.ipynb) | `should_compact`, `find_cut_point`, `retry_after_overflow` | 16–19 (not in the fifteen) | L1–L6 |
+# | 11.6 | [lab_11_6_migrate_old_records](../labs/lab_11_6_migrate_old_records.ipynb) (optional) | `migrate_entry`: an old draft-shaped compaction moved into today's shape before the parser sees it | 20–23 (optional, not in the fifteen) | R9, R18, R27, M1–M4 |
 #
 # How to work:
 #

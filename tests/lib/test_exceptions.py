@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from source_trees import nodes
 
 import course_grader
 import course_lib
@@ -118,7 +119,7 @@ def test_a_withheld_reference_never_looks_like_a_rejection() -> None:
 
 
 def _builtin_raises(path: Path) -> Iterator[tuple[int, str]]:
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in nodes(path):
         if isinstance(node, ast.Raise) and node.exc is not None:
             target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
             if isinstance(target, ast.Name) and target.id in {"ValueError", "RuntimeError", "TypeError", "Exception"}:

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from source_trees import nodes
 
 from course_lib import fixtures, parse_session_entry
 from course_lib.checklist.expect import Point, json_data, verdict
@@ -88,7 +90,7 @@ def test_every_caller_imports_the_one_diff_from_its_module() -> None:
     for package in ("course_lib", "course_grader"):
         for path in sorted((ROOT / package).rglob("*.py")):
             folder = list(path.relative_to(ROOT).parent.parts)
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for node in nodes(path):
                 if isinstance(node, ast.ImportFrom) and names & {alias.name for alias in node.names}:
                     base = folder[: len(folder) - node.level + 1] if node.level else []
                     importers.append((str(path.relative_to(ROOT)), ".".join([*base, node.module or ""])))
@@ -105,7 +107,7 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(JSON, JSON)
 def test_any_two_json_values_read_alike_in_a_cell_and_in_the_checklist(got: Any, expected: Any) -> None:
     """Same verdict (✅ exactly when the checklist passes) and the same words for the difference."""

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -42,7 +43,7 @@ from course_lib import (
 )
 from course_lib.fixtures import teaching_estimator
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # --- strategies: valid models ----------------------------------------------------------------
 
@@ -378,7 +379,7 @@ small_summaries = model(
         for name in ("constraints", "completed", "decisions", "changed_files", "unresolved", "next")
     },
 )
-SESSION_SETTINGS = settings(SETTINGS, max_examples=100)
+SESSION_SETTINGS = settings(SETTINGS, max_examples=examples(100))
 
 
 @st.composite

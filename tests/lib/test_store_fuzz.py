@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples import examples
 from fuzzed_entries import mutated_lines, typed, wire_entries
 from hypothesis import HealthCheck, given, settings
 
@@ -28,7 +29,9 @@ from course_lib import (
 
 PYDANTIC_PHRASES = ("Input should", "unable to parse", "validation error", "Value error", "pydantic", "utf-32", "codec")
 MESSAGE_LIMIT = 300
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+FUZZ = settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
 
 
 def _check_message(error: Exception, *, line: int | None = None) -> None:

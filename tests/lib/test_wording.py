@@ -26,6 +26,9 @@ msgstr "恢复后的路径"
 
 msgid "broken {name}"
 msgstr "坏的 {other}"
+
+msgid "the check reported an unknown result"
+msgstr "检查报告了一个未知的结果"
 """
 
 
@@ -81,10 +84,12 @@ def test_a_catalog_with_other_fields_falls_back_to_english(chinese: None) -> Non
 def test_what_only_a_learner_run_says_is_said_from_a_known_template(chinese: None) -> None:
     known = {"{what}: reason": "{what}: reason"}
     record = {"template": "{what}: reason", "fields": {"what": "a path"}}
-    assert render_known(record, known, "fallback", "zh") == "a path：原因"
-    assert render_known({"template": "{what.__init__}", "fields": {}}, known, "fallback", "zh") == "fallback"
-    assert render_known({"template": "{what}: reason", "fields": {"what": 3}}, known, "fallback", "zh") == "fallback"
-    assert render_known("a string", known, "fallback", "zh") == "fallback"
+    assert render_known(record, known, "zh") == "a path：原因"
+    unknown = "检查报告了一个未知的结果"  # never the kernel's own sentence (issue 43)
+    assert render_known({"template": "{what.__init__}", "fields": {}}, known, "zh") == unknown
+    assert render_known({"template": "{what}: reason", "fields": {"what": 3}}, known, "zh") == unknown
+    assert render_known("检查通过 ✅（3/3）", known, "zh") == unknown
+    assert render_known(None, known) == "the check reported an unknown result"
 
 
 def test_a_wording_survives_a_pickle() -> None:

@@ -5,8 +5,9 @@ The checklist and the grader are only as good as the wrong code they fail. Every
 replacements in the solution's exercise cells, with the rule it breaks. ``make
 mutants`` grades them all with ``course-grade``; ``tests/lib/checklist/test_mutants.py``
 asserts both layers catch them (every one loses marks in the grader, at least
-90 % fail an inline check) and that no lab's body cells show a ❌ while its
-checklist says every check passed.
+90 % fail an inline check), and ``tests/notebooks/test_body_cells.py`` that no
+lab's body cells contradict its checklist. The tests read each mutant's verdicts
+from ``tests/corpus_verdicts.py``, which computes each once per test run.
 
 Mutants that cannot change behaviour (equivalent mutants) are argued in a
 comment in the lab's module and left out.

@@ -145,6 +145,17 @@ MUTANTS = (
     ),
     mutant(
         LAB,
+        "groups_in_a_namespace",
+        "R13",
+        "groups are SimpleNamespace objects holding the caller's entries: no course type, and the copy probe must "
+        "enter it to see them shared",
+        (
+            "InteractionGroup(entries=tuple(copy.deepcopy(entry) for entry in group))",
+            "__import__('types').SimpleNamespace(entries=tuple(group))",
+        ),
+    ),
+    mutant(
+        LAB,
         "shallow_copies",
         "R13",
         "copy.copy: the entries are new, their messages and tool arguments shared",

@@ -1,14 +1,17 @@
-"""No body cell of a lab praises a wrong answer: a ✅ must come from checking what the cell shows.
+"""No lab contradicts itself: a body cell never praises a wrong answer, nor shows a ❌ above a checklist that passes.
 
-The converse of ``test_mutants.test_no_lab_contradicts_itself`` (no ❌ above a
-checklist that passes). A *body cell* is every code cell of a lab except its
-``checklist`` cell. What a body cell *shows* is, in order: each printed line,
+A ✅ must come from checking what the cell shows; a ❌ (or ⚠️, a crash, an
+``ok`` row not ✅) must come with a check the checklist fails. A *body cell* is
+every code cell of a lab except its ``checklist`` cell (and nbgrader's test
+cells, the checklist's checks again). What a body cell *shows* is, in order: each printed line,
 each displayed object (the cell's last expression included, as a kernel shows
 it), and a crash. A table with an ``ok`` column shows one item per row.
 
-For each mutant of the corpus (``tests/mutants``, whatever ``MUTANTS`` holds)
-whose lab's inline checklist fails at least one check, every body cell is run
-once for the mutant and once for the solution (same cells, same order), and:
+Every code cell of each mutant of the corpus (``tests/mutants``, whatever
+``MUTANTS`` holds) and of each lab's solution is run once per test run, in
+order (``mutants.run.run_body``, read through ``corpus_verdicts``). When the
+mutant's checklist passes, no body cell may show a failure. When it fails a
+check:
 
 1. every table row marked ✅ must show exactly what the solution's row shows,
    the wording of an error aside (a row saying "rejected: …" is compared as
@@ -19,147 +22,27 @@ once for the mutant and once for the solution (same cells, same order), and:
    anything the cell displays (the summary in a messages table, a token count),
    the cell's own comparisons must have caught it.
 
-A cell that shows no ✅ makes no claim and is not judged; a mutant whose
-checklist passes is left to ``test_mutants`` (its body may not show a ❌).
-Lab 11.5 §7 is the example this was written for: a ``latest_compaction``
+A cell that shows no ✅ makes no claim and is not judged. Lab 11.5 §7 is the example this was written for: a ``latest_compaction``
 returning the oldest compaction kept from ``u3`` anyway, so "first kept entry"
 said ✅ while the table showed compact-1's summary.
 """
 
 from __future__ import annotations
 
-import ast
-import contextlib
 import copy
-import io
 import re
-import sys
-import types
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
+import corpus_verdicts as verdicts
 import pytest
 from mutants import MUTANTS, Mutant, reference
+from mutants.run import PASS, Body, Cell, run_body
 from nbformat import NotebookNode
 
-from course_lib.checklist.runner import ChecklistReport
-
-PASS = "✅"
-FAILS = ("❌", "⚠️")
+from course_lib.teaching import lab_registry
 
 
-@dataclass
-class Cell:
-    """What one body cell showed: its items, and which of them are ``ok``-table rows (by row label)."""
-
-    number: int
-    items: list[str] = field(default_factory=list)
-    rows: dict[str, str] = field(default_factory=dict)
-    crashed: bool = False
-
-    @property
-    def praises(self) -> bool:
-        return any(PASS in item for item in self.items)
-
-    @property
-    def fails(self) -> bool:
-        return self.crashed or any(mark in item for item in self.items for mark in FAILS)
-
-
-@dataclass
-class Run:
-    cells: dict[int, Cell]
-    checklist: ChecklistReport | None
-
-
-def run_body(notebook: NotebookNode, name: str) -> Run:
-    """Every code cell in order, in one fresh module, as a kernel would; what each body cell shows."""
-    import matplotlib  # imported by the tests that run a notebook, not by every worker that collects this file
-
-    matplotlib.use("Agg")
-    module = types.ModuleType(f"body_cells_{name}")
-    sys.modules[module.__name__] = module  # pydantic resolves a model's annotations through its module
-    names = module.__dict__
-    cells: dict[int, Cell] = {}
-    report = None
-    for number, source in _code_cells(notebook):
-        shown = Cell(number)
-        if source is None:  # the checklist cell
-            with contextlib.redirect_stdout(io.StringIO()):
-                report = _run(notebook.cells[number].source, names, number)
-            continue
-        with _showing(shown, names):
-            try:
-                value = _run(source, names, number)
-                if value is not None:
-                    names["display"](value)
-            except Exception as exc:  # noqa: BLE001 - a crash is what the learner sees
-                shown.crashed = True
-                shown.items.append(f"crashed: {type(exc).__name__}: {exc}")
-        cells[number] = shown
-    sys.modules.pop(module.__name__, None)
-    return Run(cells, report if isinstance(report, ChecklistReport) else None)
-
-
-def _code_cells(notebook: NotebookNode) -> Iterator[tuple[int, str | None]]:
-    """The code cells but nbgrader's test cells (the checklist's checks again, shown on stderr); ``None`` for the checklist."""
-    for number, cell in enumerate(notebook.cells):
-        if cell.cell_type == "code" and not cell.metadata.get("nbgrader", {}).get("grade"):
-            yield number, None if "checklist" in cell.metadata.get("tags", []) else cell.source
-
-
-def _run(source: str, names: dict[str, Any], number: int) -> Any:
-    """Execute a cell; return its last expression's value (what a kernel would display)."""
-    tree = ast.parse(source)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    assert last is None or isinstance(last, ast.Expr)
-    exec(compile(tree, f"<cell {number}>", "exec"), names)  # noqa: S102 - the course's own cells
-    if last is None or source.rstrip().endswith(";"):
-        return None
-    return eval(compile(ast.Expression(last.value), f"<cell {number}>", "eval"), names)  # noqa: S307 - the course's own cells
-
-
-@contextlib.contextmanager
-def _showing(shown: Cell, names: dict[str, Any]) -> Iterator[None]:
-    """Collect printed lines and displayed objects in the order the cell produced them."""
-    printed = io.StringIO()
-
-    def flush() -> None:
-        shown.items.extend(line for line in printed.getvalue().splitlines() if line.strip())
-        printed.seek(0)
-        printed.truncate()
-
-    def display(*values: Any, **_: Any) -> None:
-        flush()
-        for value in values:
-            _show(value, shown)
-
-    saved = names.get("display")
-    names["display"] = display
-    try:
-        with contextlib.redirect_stdout(printed):
-            yield
-    finally:
-        flush()
-        if saved is not None:
-            names["display"] = saved
-
-
-def _show(value: Any, shown: Cell) -> None:
-    import pandas as pd  # imported by the tests that show a frame, not by every worker that collects this file
-
-    if isinstance(value, pd.DataFrame):  # one item per row, so a difference reads as the row it is in
-        for label, row in value.iterrows():
-            text = f"row {label!r}: " + " | ".join(f"{column}={row[column]}" for column in value.columns)
-            shown.items.append(text)
-            if "ok" in value.columns:
-                shown.rows[repr(label)] = text
-    elif not type(value).__module__.startswith("matplotlib"):
-        shown.items.append(repr(value))
-
-
-def violations(reference: Run, mutant: Run) -> list[str]:
+def violations(reference: Body, mutant: Body) -> list[str]:
     """Body cells of ``mutant`` that show ✅ for something the solution does not show (rules 1 and 2 above)."""
     found = []
     for number, cell in mutant.cells.items():
@@ -191,35 +74,28 @@ def _claim(row: str) -> str:
     return _ERROR_WORDING.sub(r"\1: …", row)
 
 
-_REFERENCE_RUNS: dict[str, Run] = {}
-
-
-def reference_run(lab: str) -> Run:
-    if lab not in _REFERENCE_RUNS:
-        _REFERENCE_RUNS[lab] = run_body(reference(lab).notebook(), f"reference_{lab.replace('.', '_')}")
-    return _REFERENCE_RUNS[lab]
-
-
-@pytest.mark.slow
+@pytest.mark.slow  # every notebook of the corpus, run cell by cell (once per run): make test, not make check
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
-def test_no_body_cell_praises_a_mutant_the_checklist_fails(mutant: Mutant) -> None:
-    run = run_body(mutant.notebook(), mutant.name)
+def test_no_body_cell_contradicts_the_checklist(mutant: Mutant) -> None:
+    run = verdicts.body(mutant)
     assert run.checklist is not None, "the notebook has no checklist cell"
     if run.checklist.all_passed:
-        return  # test_mutants: then no body cell may show a ❌ either
-    found = violations(reference_run(mutant.lab), run)
+        assert not run.failures, f"{run.checklist.summary}, yet the body cells show: {run.failures[:3]}"
+        return
+    found = violations(verdicts.body(reference(mutant.lab)), run)
     assert not found, f"{run.checklist.summary} for {mutant.description!r} ({mutant.rule}), yet:\n" + "\n".join(found)
 
 
-@pytest.mark.slow  # seconds of work (subprocesses, searches): make test runs it, make check does not
-def test_the_solutions_show_no_failure() -> None:
-    """Every lab's solution: a checklist that passes and no ❌, ⚠️ or crash in any body cell."""
-    for lab in sorted({m.lab for m in MUTANTS}):
-        run = reference_run(lab)
-        assert run.checklist is not None and run.checklist.all_passed, lab
-        assert not [cell.number for cell in run.cells.values() if cell.fails], lab
+@pytest.mark.slow  # every lab's notebook, run cell by cell: make test runs it, make check does not
+@pytest.mark.parametrize("lab", lab_registry.LABS)
+def test_the_solutions_show_no_failure(lab: str) -> None:
+    """Every lab's solution: a checklist that passes and no ❌, ⚠️, crash or unsettled row in any body cell."""
+    run = verdicts.body(reference(lab))
+    assert run.checklist is not None and run.checklist.all_passed, run.checklist
+    assert not run.failures, run.failures
 
 
+@pytest.mark.slow  # runs Lab 11.5's notebook three times: make test, not make check
 def test_a_cell_that_checks_less_than_it_shows_is_found() -> None:
     """The detector fails Lab 11.5 §7 as it was: only the count of summaries and the first kept id checked."""
     oldest = next(m for m in MUTANTS if m.name == "11_5_oldest_compaction")
@@ -237,11 +113,11 @@ def test_a_cell_that_checks_less_than_it_shows_is_found() -> None:
 
     solution = run_body(weakened(reference("11.5").notebook()), "weak_reference")
     run = run_body(weakened(oldest.notebook()), "weak_oldest")
-    assert not run.checklist.all_passed
+    assert run.checklist is not None and not run.checklist.all_passed
     section_7 = next(i for i, c in enumerate(oldest.notebook().cells) if c.get("id") == "lab11-5-26")
     found = [v for v in violations(solution, run) if v.startswith(f"cell {section_7} ")]
     assert found and "Goal: Verify session restore" in found[0], found  # compact-1's summary, shown with ✅
-    assert run_body(oldest.notebook(), "oldest").cells[section_7].fails, "the lab as it is now shows a ❌ there"
+    assert verdicts.body(oldest).cells[section_7].fails, "the lab as it is now shows a ❌ there"
 
 
 # --- the lab_helpers helpers the body cells judge with ---------------------------------------------

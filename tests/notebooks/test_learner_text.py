@@ -151,11 +151,8 @@ def test_the_capstones_exercises_carry_their_facts_instead_of_pointing_at_the_pa
 
 
 def test_notebook_03_says_what_the_margin_did_for_the_session_at_hand() -> None:
-    """No claim that a mixed Chinese/English session can break: the fit is printed from the rows themselves."""
+    """The fit is printed from the rows themselves: one line per margin, saying whether the session fits."""
     notebook = _notebook("notebooks/03_your_own_session.ipynb")
-    prose = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
-    assert "with the measured margin, the oldest groups are dropped\nand it does" not in prose
-    assert "is close on prose" not in prose
     printed = _printed(_cell(notebook, "066c5496"))
     rows = [line for line in printed.splitlines() if line.startswith("safety_margin=")]
     assert len(rows) == 2 and all(" fits in " in row or " does NOT fit in " in row for row in rows), printed

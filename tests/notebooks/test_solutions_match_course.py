@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from examples import examples
 from grading_corpus import namespace, solution
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -38,7 +39,7 @@ from course_lib.parsing import to_json_dict
 from course_lib.teaching.catalogues import broken_tool_facts, budgets, compactions
 
 SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
 seeds = st.integers(0, 10**6)
 

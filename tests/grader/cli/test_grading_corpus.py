@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from gradescope_dry_run import dependencies_python, public_folder, set_up, shared_interpreter
 from grading_corpus import CORPUS, Submission, solution
+from term_secrets import TERM
 
 from course_grader import GradeOptions, GradeResult, Limits, Sandbox, SandboxSettings, grade_folder, write_csv
 from course_grader.judging.kernel_run import lab_view
@@ -134,7 +135,7 @@ def test_bundle_runs_in_a_simulated_autograder(tmp_path: Path) -> None:
         pytest.skip("the dry run needs root and a Python another user can run (tests/gradescope_dry_run.py)")
     folder = public_folder("course-grade-corpus-bundle-")
     try:
-        grader = set_up("11.3", folder, dependencies_python(folder), secret=1234, timeout=TIME_LIMIT)
+        grader = set_up("11.3", folder, dependencies_python(folder), secret=TERM, timeout=TIME_LIMIT)
         root = grader.root
         with zipfile.ZipFile(folder / "autograder-11.3.zip") as archive:
             names = archive.namelist()

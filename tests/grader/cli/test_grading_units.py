@@ -182,7 +182,7 @@ def test_csv_frame_has_a_column_per_test_and_a_status() -> None:
 def test_every_lab_has_hidden_tests_named_after_rules() -> None:
     for lab in LAB_FUNCTIONS:
         tests = hidden_tests(lab_registry.LABS[lab])
-        assert tests and all(test.rules[0] in "RL" and test.hint for test in tests)
+        assert tests and all(test.rules[0] in "RLM" and test.hint for test in tests)
 
 
 def test_cli_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
@@ -258,14 +258,3 @@ def test_autograder_refuses_another_labs_notebook(tmp_path: Path) -> None:
     result = run_autograder(lab_registry.LABS["11.3"], root=tmp_path)
     assert result.status == "error" and result.score == 0
     assert "grades Lab 11.3" in json.loads((tmp_path / "results" / "results.json").read_text())["output"]
-
-
-def test_hidden_cases_come_from_the_runs_seed() -> None:
-    """One seed gives the same cases anywhere; another seed other cases (nobody can tabulate them in advance)."""
-    from course_grader.judging.hidden_cases import hidden_calls
-
-    def requests(seed: int | None) -> str:
-        return json.dumps([call.request() for call in hidden_calls(lab_registry.LABS["11.3"], seed)])
-
-    assert requests(7) == requests(7)
-    assert requests(7) != requests(8) and requests(7) != requests(None)

@@ -355,6 +355,7 @@ def stand_in(path: Path, options: GradeOptions, *, root: str | None = None) -> G
     return graded.model_copy(update={"student": student, "student_source": source})
 
 
+@pytest.mark.slow  # grades a batch through the command twice, and writes its pages: make test, not make check
 def test_the_command_writes_which_file_gave_each_time_and_stops_on_a_bad_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -17,6 +17,7 @@ import pytest
 from grading_corpus import CORPUS, grade_in_process, learner, namespace, solution
 
 from course_grader.judging import hidden, hidden_cases, lab_cases, labs, practice
+from course_grader.judging.verdicts import GradeResult
 from course_lib.checklist import harness
 from course_lib.teaching import lab_registry
 
@@ -27,6 +28,7 @@ def corpus(name: str):
     return next(s for s in CORPUS if s.name == name).make()
 
 
+@pytest.mark.slow  # draws the lab's hidden cases twice more, seconds for Lab 11.5: make test, not make check
 @pytest.mark.parametrize("lab", LABS)
 def test_hidden_cases_are_deterministic(lab: str) -> None:
     """Fixed seeds: two generations of a lab's hidden cases are the same calls with the same expectations."""
@@ -59,6 +61,7 @@ def test_the_kernel_never_receives_an_expected_value(lab: str) -> None:
             assert json.dumps(call.expected.value) not in text
 
 
+@pytest.mark.slow  # grades a whole solution, every hidden case: make test, not make check
 @pytest.mark.parametrize("lab", LABS)
 def test_solutions_get_full_marks(lab: str, tmp_path: Path) -> None:
     """Every lab's solution passes its checklist and every hidden case (Lab 11.1's call into the
@@ -87,11 +90,16 @@ def test_answers_hard_coded_to_the_example_fail_the_hidden_cases(tmp_path: Path)
     assert [t.passed for t in result.tests if t.hidden] == [False] * 4
 
 
-@pytest.mark.slow  # seconds of work (subprocesses, searches): make test runs it, make check does not
-def test_a_failed_hidden_test_shows_a_shrunk_practice_counterexample(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def partly_correct() -> GradeResult:
+    """Lab 11.3 with R19 broken, graded with its practice counterexamples (what both tests below read)."""
+    return grade_in_process("11.3", namespace("11.3", corpus("partly_correct")))
+
+
+@pytest.mark.slow  # grades a notebook and shrinks its counterexamples: make test runs it, make check does not
+def test_a_failed_hidden_test_shows_a_shrunk_practice_counterexample(partly_correct: GradeResult) -> None:
     """The counterexample comes from the practice seed, is shrunk, and shows budget, expected and got at one path."""
-    result = grade_in_process("11.3", namespace("11.3", corpus("partly_correct")))
-    kept = next(t for t in result.tests if t.name == "generated_kept_groups_and_reason")
+    kept = next(t for t in partly_correct.tests if t.name == "generated_kept_groups_and_reason")
     lines = kept.output.splitlines()
     assert lines[1].startswith("Counterexample (a practice case, not a scored one): a generated session shrunk from ")
     assert lines[2].startswith("  path: ") and lines[3].startswith("  budget: max_tokens=")
@@ -103,10 +111,10 @@ def test_a_failed_hidden_test_shows_a_shrunk_practice_counterexample(tmp_path: P
     assert drawn and scored & drawn == {"[]"}  # only the empty path is in both
 
 
-def test_feedback_names_the_rule_not_the_hidden_case(tmp_path: Path) -> None:
+@pytest.mark.slow  # grades a notebook and shrinks its counterexamples: make test runs it, make check does not
+def test_feedback_names_the_rule_not_the_hidden_case(partly_correct: GradeResult) -> None:
     """A failing hidden test says which rule and which kind of session, never the expected answer or code."""
-    result = grade_in_process("11.3", namespace("11.3", corpus("partly_correct")))
-    kept = next(t for t in result.tests if t.name == "generated_kept_groups_and_reason")
+    kept = next(t for t in partly_correct.tests if t.name == "generated_kept_groups_and_reason")
     assert not kept.passed
     assert kept.output.startswith("R19 R20: ")
     assert "wrong keptEntryIds" in kept.output and "generated cases; first: a session of" in kept.output

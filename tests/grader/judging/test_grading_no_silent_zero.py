@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from grading_corpus import function_cell, learner, solution, tagged
+from term_secrets import TERM
 from test_grading_notes import TAGS, grade_here
 
 from course_grader import GradeOptions, Identity, JudgingSettings, SandboxSettings
@@ -268,7 +269,7 @@ def test_the_single_notebook_command_writes_its_results_whatever_the_terminals_e
     for encoding in ("utf-8:strict", "ascii:strict"):
         finished = subprocess.run(
             [sys.executable, "-c", LONE_SURROGATE.format(tests=str(ROOT / "tests")), str(path), "--lab", "11.3",
-             "--seed", "5", "--results", str(results), "--feedback", str(pages), "--no-sandbox"],
+             "--seed", TERM, "--results", str(results), "--feedback", str(pages), "--no-sandbox"],
             env={**os.environ, "PYTHONIOENCODING": encoding},
             capture_output=True,
             cwd=tmp_path,
@@ -299,7 +300,7 @@ def test_a_sandboxed_regrade_with_a_lone_surrogate_in_an_error_writes_its_result
     path.write_text(json.dumps(notebook_, ensure_ascii=True), encoding="ascii")
     results = tmp_path / "results.json"
     finished = subprocess.run(
-        [sys.executable, "-m", "course_grader", str(path), "--seed", "5", "--results", str(results),
+        [sys.executable, "-m", "course_grader", str(path), "--seed", TERM, "--results", str(results),
          "--feedback", str(tmp_path / "feedback")],
         env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
         capture_output=True,

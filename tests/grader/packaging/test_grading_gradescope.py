@@ -30,6 +30,7 @@ import pytest
 from gradescope_dry_run import Autograder, dry_run_folder, public_folder, set_up, shared_interpreter
 from grading_corpus import edited, learner, solution
 from mutants import MUTANTS
+from term_secrets import OTHER
 
 from course_grader import GradeOptions, JudgingSettings, grade_notebook, load_course, score
 from course_grader.cli import app as cli
@@ -132,13 +133,13 @@ def test_autograder_refuses_several_notebooks_in_results_json(tmp_path: Path) ->
 
 
 def test_the_secret_is_in_a_root_only_file_and_on_no_command_line(tmp_path: Path) -> None:
-    bundle = build_bundle(lab_registry.LABS["11.3"], tmp_path / "a.zip", seed=987654321987)
+    bundle = build_bundle(lab_registry.LABS["11.3"], tmp_path / "a.zip", seed=OTHER)
     with zipfile.ZipFile(bundle) as archive:
         modes = {info.filename: info.external_attr >> 16 for info in archive.infolist()}
-        assert archive.read(SECRET).decode().strip() == "987654321987"
+        assert archive.read(SECRET).decode().strip() == OTHER
         assert modes[SECRET] == 0o600
         script = archive.read("run_autograder").decode()
-        assert "987654321987" not in script and "--seed" not in script
+        assert OTHER not in script and "--seed" not in script
         assert archive.read("requirements.txt").decode().splitlines() == requirements(ROOT)
     with (
         zipfile.ZipFile(build_bundle(lab_registry.LABS["11.3"], tmp_path / "b.zip")) as one,
@@ -150,10 +151,10 @@ def test_the_secret_is_in_a_root_only_file_and_on_no_command_line(tmp_path: Path
 def test_bundle_tells_the_instructor_the_secret_and_how_to_regrade(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert cli.main(["bundle", "--lab", "capstone", "-o", str(tmp_path / "c.zip"), "--seed", "31337"]) == 0
+    assert cli.main(["bundle", "--lab", "capstone", "-o", str(tmp_path / "c.zip"), "--seed", OTHER]) == 0
     said = capsys.readouterr().out
-    assert "The capstone" in said and "31337" in said and "source/secret" in said
-    assert "course-grade SUBMISSION.ipynb --lab capstone --seed 31337" in said
+    assert "The capstone" in said and OTHER in said and "source/secret" in said
+    assert f"course-grade SUBMISSION.ipynb --lab capstone --seed {OTHER}" in said
 
 
 def test_the_printed_table_shows_no_seed_and_no_hidden_feedback() -> None:
@@ -167,11 +168,11 @@ def test_the_printed_table_shows_no_seed_and_no_hidden_feedback() -> None:
             name="generated", number="H1", lab="11.3", score=0, output="R12: the first failing session", hidden=True
         ),
     )
-    result = GradeResult(submission="s.ipynb", student="submission", lab="11.3", status="ok", tests=tests, seed=8675309)
+    result = GradeResult(submission="s.ipynb", student="submission", lab="11.3", status="ok", tests=tests, seed=OTHER)
     assert "R12: the first failing session" in format_table(result)
     shown_ = format_table(for_stdout(result))
     assert "visible feedback" in shown_ and "hidden · generated" in shown_
-    assert "R12: the first failing session" not in shown_ and "8675309" not in shown_
+    assert "R12: the first failing session" not in shown_ and OTHER not in shown_
 
 
 def test_a_bundle_without_its_secret_grades_nothing(tmp_path: Path) -> None:
@@ -180,19 +181,24 @@ def test_a_bundle_without_its_secret_grades_nothing(tmp_path: Path) -> None:
     result = run_autograder(lab_registry.LABS["11.3"], root=tmp_path)
     assert result.status == "error" and result.score == 0
     assert "no usable secret" in json.loads((tmp_path / "results" / "results.json").read_text())["output"]
+    (tmp_path / "source").mkdir()
+    (tmp_path / "source" / SECRET).write_text("20261001\n")  # an older bundle's number, or one a person typed
+    result = run_autograder(lab_registry.LABS["11.3"], root=tmp_path)
+    output = json.loads((tmp_path / "results" / "results.json").read_text())["output"]
+    assert result.status == "error" and "no usable secret" in output and "a date a person picks" in output
 
 
 @as_root
 def test_an_autograder_the_learner_could_read_refuses_to_grade(tmp_path: Path) -> None:
     """This checkout's venv: course_lib importable from the checkout (or Python not runnable by another user)."""
     (tmp_path / "source").mkdir()
-    (tmp_path / "source" / SECRET).write_text("12345\n")
+    (tmp_path / "source" / SECRET).write_text(f"{OTHER}\n")
     (tmp_path / "submission").mkdir()
     _notebook(tmp_path / "submission", "lab_11_3_build_context.ipynb", solution("11.3"))
     result = run_autograder(lab_registry.LABS["11.3"], root=tmp_path)
-    assert result.status == "error" and result.score == 0 and result.seed == 12345
+    assert result.status == "error" and result.score == 0 and result.seed == OTHER
     output = json.loads((tmp_path / "results" / "results.json").read_text())["output"]
-    assert "the autograder is not set up" in output and "12345" not in output
+    assert "the autograder is not set up" in output and OTHER not in output
 
 
 # --- the learner's account ------------------------------------------------------------------
@@ -318,7 +324,7 @@ def test_what_grading_installs_covers_every_import_of_every_labs_setup() -> None
 
 # --- dry runs of real bundles ---------------------------------------------------------------
 
-SECRET_SEED = 7312945862039117
+SECRET_SEED = OTHER
 
 
 @pytest.fixture(scope="module")

@@ -25,8 +25,12 @@ Then both ways: nbgrader releases Lab 11.3 with its gradebook and autogrades fiv
 submissions (the solution, the untouched learner version, two mutants of
 ``tests/mutants`` that pass 2 of the 3 checks, and the solution without one test
 cell), and each scores, check by check, what ``course-grade`` gives the same
-notebook's checklist tests: judged in this process (``slow``), and through the
-``course-grade`` command in its sandboxes (``sandboxed`` too).
+notebook's checklist tests: judged in this process, and through the
+``course-grade`` command in its sandboxes (``sandboxed``).
+
+Every test that runs nbgrader is ``integration`` (``make test-integration``, which CI
+runs; ``make test`` does not), but the one that also grades in sandboxes, which
+``make test-sandboxed`` runs.
 
 The venv's console script ``nbgrader`` runs with a ``PATH`` that lacks the venv's
 scripts folder: nbgrader runs ``alembic`` by name when it makes a gradebook, so it
@@ -135,6 +139,7 @@ SOLUTIONS = generator.solution_paths()
 
 
 @pytest.mark.slow  # each nbgrader run takes seconds
+@pytest.mark.integration  # real nbgrader: make test-integration
 def test_nbgrader_releases_our_learner_version_of_every_lab(tmp_path: Path) -> None:
     """Every lab and the capstone: accepted, and the same learner version as ours once stubs are set aside."""
     released = generate_assignment(tmp_path, SOLUTIONS, MARKER)
@@ -160,6 +165,7 @@ def test_the_documented_code_stub_is_lab_11_4s_stub() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.integration
 def test_nbgrader_with_our_stub_releases_lab_11_4_exactly(tmp_path: Path) -> None:
     """Lab 11.4 has one stub; with it as ``ClearSolutions.code_stub`` (as documented), nbgrader's text is ours exactly."""
     path = next(p for p in SOLUTIONS if p.stem == "lab_11_4_create_compaction_entry")
@@ -171,6 +177,7 @@ def test_nbgrader_with_our_stub_releases_lab_11_4_exactly(tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
+@pytest.mark.integration
 def test_nbgrader_refuses_a_solution_region_without_our_metadata(tmp_path: Path) -> None:
     """Without the generator's metadata nbgrader refuses the solutions, as it did before (so the metadata is what matters)."""
     path = next(p for p in SOLUTIONS if p.stem == "lab_11_3_build_context")
@@ -192,6 +199,7 @@ def alembic_versions(gradebook: Path) -> list[tuple[str, ...]]:
 
 
 @pytest.mark.slow  # three nbgrader start-ups
+@pytest.mark.integration
 def test_the_console_script_works_without_the_venv_on_path_with_the_example_config(tmp_path: Path) -> None:
     """Without the config a gradebook cannot be made (nbgrader's cause); with it, the version is recorded."""
     if shutil.which("alembic", path=path_without_the_venv()):
@@ -278,6 +286,7 @@ def checklist_part(tests: list[tuple[str, float]]) -> dict[str, float]:
 
 
 @pytest.mark.slow  # nbgrader starts a kernel per submission
+@pytest.mark.integration
 def test_nbgrader_autograde_scores_the_checklist_as_course_grade_judges_it(
     autograded: tuple[Path, dict[str, dict[str, float]]],
 ) -> None:

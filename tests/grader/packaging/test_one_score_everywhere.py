@@ -1,14 +1,14 @@
 """One score everywhere: the same notebook graded by ``course-grade``, in a Gradescope dry run and by ``nbgrader autograde``.
 
 Issue 29's last promise. Lab 11.3 under the documented course file
-(``docs/examples/course.toml``: 10 points, H1 and H2 weighing 2, the term seed
-20261001). The notebooks are nbgrader's own release of the solution
+(``docs/examples/course.toml``: 10 points, H1 and H2 weighing 2, the term's
+secret in ``term.secret`` beside it, here ``term_secrets.TERM``). The notebooks are nbgrader's own release of the solution
 (``nbgrader generate_assignment``), handed in once with a mutant's answer (it
 fails check 8) and once with the solution's, and each file is graded three ways:
 
 - ``course-grade NOTEBOOK --course course.toml --results local.json`` in its
   sandbox: results.json as Gradescope's, written locally;
-- the bundle built with ``--course`` (the term seed its secret), set up and
+- the bundle built with ``--course`` and ``--seed`` the term's secret, set up and
   run as Gradescope runs it (``tests/gradescope_dry_run.py``);
 - ``nbgrader autograde`` with the example config (``tests/nbgrader_course.py``).
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -36,6 +37,7 @@ from gradescope_dry_run import dry_run_folder, set_up
 from grading_corpus import solution
 from mutants import MUTANTS
 from nbgrader_course import answered, autograde, release
+from term_secrets import TERM, beside
 
 from course_grader import load_course
 from course_lib.teaching import lab_registry
@@ -53,11 +55,11 @@ def timed(what: str, started: float) -> None:
     print(f"{time.monotonic() - started:7.1f} s  {what}")
 
 
-def local_results(notebook: Path) -> dict[str, Any]:
-    """``course-grade NOTEBOOK --course course.toml``: its results.json (the term seed draws the hidden cases)."""
+def local_results(notebook: Path, course: Path) -> dict[str, Any]:
+    """``course-grade NOTEBOOK --course course.toml``: its results.json (the term's secret draws the hidden cases)."""
     results = notebook.with_suffix(".json")
     done = subprocess.run(
-        [sys.executable, "-m", "course_grader", str(notebook), "--course", str(COURSE), "--results", str(results)],
+        [sys.executable, "-m", "course_grader", str(notebook), "--course", str(course), "--results", str(results)],
         cwd=notebook.parent,
         capture_output=True,
         text=True,
@@ -74,9 +76,11 @@ def per_test(data: dict[str, Any]) -> list[tuple[str, float, float, str]]:
 
 
 def test_one_notebook_scores_the_same_locally_on_gradescope_and_under_nbgrader(tmp_path: Path) -> None:
-    course = load_course(COURSE)
-    seed, timeout = course.settings.seed, course.settings.limits.timeout
-    assert seed is not None and timeout is not None
+    course_file = Path(shutil.copytree(COURSE.parent, tmp_path / "course")) / COURSE.name
+    beside(course_file)
+    course = load_course(course_file)
+    seed, timeout = course.secret, course.settings.limits.timeout
+    assert seed == TERM and timeout is not None
     entry = lab_registry.lab(LAB)
     name = f"{entry.notebook}.ipynb"
     started = time.monotonic()
@@ -93,12 +97,12 @@ def test_one_notebook_scores_the_same_locally_on_gradescope_and_under_nbgrader(t
         (tmp_path / student).mkdir()
         nbformat.write(notebook, tmp_path / student / name)
         started = time.monotonic()
-        local[student] = local_results(tmp_path / student / name)
+        local[student] = local_results(tmp_path / student / name, course_file)
         timed(f"course-grade {student}/{name} --course course.toml", started)
 
     with dry_run_folder("course-grade-one-score-") as (folder, python):
         started = time.monotonic()
-        grader = set_up(LAB, folder, python, secret=seed, timeout=timeout, course=COURSE)
+        grader = set_up(LAB, folder, python, secret=seed, timeout=timeout, course=course_file)
         timed("course-grade bundle --course course.toml, unpacked, setup.sh", started)
         for student, notebook in handed_in.items():
             started = time.monotonic()
@@ -106,7 +110,7 @@ def test_one_notebook_scores_the_same_locally_on_gradescope_and_under_nbgrader(t
             timed(f"run_autograder ({student})", started)
             assert per_test(gradescope) == per_test(local[student]), student
             assert gradescope["score"] == local[student]["score"], student
-            assert str(seed) not in json.dumps(gradescope), "the secret reached what a learner sees"
+            assert seed not in json.dumps(gradescope), "the secret reached what a learner sees"
 
     assert local["right"]["score"] == 10 and 0 < local["wrong"]["score"] < 10, local["wrong"]["score"]
     for student, got in nbgrader.items():

@@ -193,6 +193,7 @@ def test_split_output_keeps_the_message_and_the_counterexample_apart() -> None:
     assert split_output(f"R1: bad\nmore\n{COUNTEREXAMPLE}: x\n  y") == ("R1: bad\nmore", f"{COUNTEREXAMPLE}: x\n  y")
 
 
+@pytest.mark.slow  # writes a page for each of 40 students' labs: make test, not make check
 def test_a_whole_class_gets_its_pages(tmp_path: Path) -> None:
     results = generated_class(students=40)
     pages = write_feedback(results, tmp_path)

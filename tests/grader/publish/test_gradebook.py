@@ -122,3 +122,19 @@ def test_export_takes_a_choice_of_labs_and_says_which_stay_empty(
     with pytest.raises(SystemExit):
         cli.main([*argv, "--labs", "11.9"])
     assert "unknown lab '11.9'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("layout", ["canvas", "moodle"])
+def test_every_header_cell_is_prefixed_as_the_rows_cells_are(tmp_path: Path, layout: gradebook.Layout) -> None:
+    """A course file's own ``column = "=1+1 …"`` is text in the header too, never a formula (issue 43)."""
+    text = (EXAMPLES / "course.toml").read_text(encoding="utf-8")
+    (tmp_path / "course.toml").write_text(
+        text.replace('[labs."11.3"]\n', '[labs."11.3"]\ncolumn = "=1+1 Lab 11.3"\n'), encoding="utf-8"
+    )
+    for name in ("roster.csv", "submitted.csv"):
+        (tmp_path / name).write_bytes((EXAMPLES / name).read_bytes())
+    course = load_course(tmp_path / "course.toml")
+    path = grades_csv(tmp_path, [graded("jsmith_lab_11_3.ipynb", "jsmith", "11.3")], course)
+    book = gradebook.build(read_frame(path), load_roster(EXAMPLES / "roster.csv"), layout=layout, course=course)
+    header = table(book.text)[0]
+    assert "'=1+1 Lab 11.3" in header and not any(cell.startswith(("=", "+", "-", "@")) for cell in header)

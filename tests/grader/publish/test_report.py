@@ -106,17 +106,18 @@ def test_the_report_of_a_generated_class_has_every_section_and_chart(tmp_path: P
     heatmap = base64.b64decode(charts[1]).decode()
     assert heatmap.lstrip().startswith("<?xml") and "<svg" in heatmap and "<script" not in heatmap
     rows = re.findall(r"<tr><td>(?:11\.\d|capstone)</td>", page.split('id="item-stats"')[1])
-    assert len(rows) == sum(len(lab_tests(lab)) for lab in ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone"))
+    assert len(rows) == sum(len(lab_tests(lab)) for lab in ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone", "11.6"))
     cited = {
         rule
-        for lab in ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone")
+        for lab in ("11.1", "11.2", "11.3", "11.4", "11.5", "capstone", "11.6")
         for *_, rules, _ in lab_tests(lab)
         for rule in rules.split()
     }
-    assert rule_matrix(grades).shape == (48, len(cited)) and len(cited) == 33  # every rule but R8 (no test cites it)
+    assert rule_matrix(grades).shape == (48, len(cited)) and len(cited) == 37  # every rule but R8, M1–M4 included
     assert len(re.findall(r"<tr><td class=\"num\">\d+</td>", page.split('id="failure-messages"')[1])) == 20
 
 
+@pytest.mark.slow  # renders a report with its charts: make test, not make check
 def test_hostile_student_ids_are_text_in_the_page_and_the_charts(tmp_path: Path) -> None:
     hostile = ['=HYPERLINK("http://x")', "$\\frac{$", "<script>alert(1)</script>"]
     results = [result(student, "11.3", {"7": False}) for student in hostile] + [result("ok", "11.3", {})]
@@ -147,6 +148,7 @@ def test_the_command_writes_the_report_and_refuses_what_is_not_a_grades_csv(
     assert "no column student" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # draws a heatmap of a large class: make test, not make check
 def test_a_large_class_gets_a_heatmap_of_bounded_height() -> None:
     import pandas as pd
 
@@ -217,6 +219,7 @@ def test_the_csv_decides_which_results_count_for_the_messages(tmp_path: Path) ->
     assert (top.count, top.share) == (3, 3 / 4)
 
 
+@pytest.mark.slow  # renders a report with its charts: make test, not make check
 def test_students_are_counted_apart_from_unknown_submissions_and_the_gradebook_score_is_shown(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

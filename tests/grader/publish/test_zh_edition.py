@@ -142,6 +142,7 @@ def test_without_a_font_for_chinese_the_charts_stay_english(monkeypatch: pytest.
     assert report_charts.chart_language("zh") == "en" and report_charts.chart_language("en") == "en"
 
 
+@pytest.mark.slow  # renders the pages and the report with its charts, in two languages: make test, not make check
 def test_feedback_and_report_speak_the_language_the_grades_were_made_in(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,6 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from term_secrets import TERM
 
 from course_grader import GradeResult, TestResult, load_course, score
 from course_grader.course.course import NO_COURSE, Course
@@ -44,6 +45,11 @@ def test_results_json_gives_the_course_files_score() -> None:
     worth = {test["number"]: test["max_score"] for test in data["tests"]}
     assert (worth["H1"], worth["H2"], worth["7"], worth["H3"]) == (2.2223, 2.2222, 1.1111, 1.1111)  # 2 of 9, 1 of 9
     assert data["output"].startswith("Lab 11.3: 4.44/10")
+
+
+def test_results_json_never_names_the_runs_secret() -> None:
+    """What a learner may be shown says nothing of what the hidden cases were drawn from (issue 43)."""
+    assert TERM not in json.dumps(to_gradescope(PARTLY.model_copy(update={"seed": TERM}), NO_COURSE))
 
 
 def total(data: dict, field: str) -> Decimal:
@@ -96,14 +102,14 @@ def test_without_a_course_file_a_test_is_a_point() -> None:
 
 def test_the_bundle_carries_the_labs_points_and_weights_and_nothing_else_of_the_course(tmp_path: Path) -> None:
     course = load_course(COURSE)
-    bundle = build_bundle(LABS["11.3"], tmp_path / "autograder.zip", course=course, seed=1)
+    bundle = build_bundle(LABS["11.3"], tmp_path / "autograder.zip", course=course, seed=TERM)
     with zipfile.ZipFile(bundle) as archive:
         scoring = json.loads(archive.read(SCORING))
         archive.extractall(tmp_path / "autograder" / "source")
     assert scoring == {"points": 10.0, "weights": {"H1": 2.0, "H2": 2.0}}  # no roster, seed or deadline
     unpacked = read_scoring(tmp_path / "autograder", "11.3")
     assert to_gradescope(PARTLY, unpacked)["score"] == score(PARTLY, course).points
-    plain = build_bundle(LABS["11.3"], tmp_path / "plain.zip", seed=1)
+    plain = build_bundle(LABS["11.3"], tmp_path / "plain.zip", seed=TERM)
     with zipfile.ZipFile(plain) as archive:
         assert json.loads(archive.read(SCORING)) == {"points": None, "weights": {}}
     assert read_scoring(tmp_path / "nowhere", "11.3") == NO_COURSE  # a bundle built before scoring.json

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from term_secrets import OTHER, TERM
 
 from course_grader import GradeOptions, GradeResult, Identity, JudgingSettings, TestResult
 from course_grader.batch.batch import flag_duplicates, grade_folder
@@ -32,10 +33,10 @@ from course_grader.results.grades_frame import results_frame
 from course_grader.results.records import read_records
 from course_grader.results.term_merge import join, joined_records
 
-COURSE = """seed = 5
-duplicates = "{policy}"
+COURSE = f"""seed = "{TERM}"
+duplicates = "{{policy}}"
 [labs."11.3"]
-points = {points}
+points = {{points}}
 [labs."11.2"]
 points = 10
 """
@@ -95,7 +96,7 @@ def graded(
 
 @pytest.fixture
 def term(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """``submissions/`` (alice has two Lab 11.3 files: the second counts), ``course.toml`` (seed 5, 10 points)."""
+    """``submissions/`` (alice has two Lab 11.3 files: the second counts), ``course.toml`` (the secret ``TERM``, 10 points)."""
     for name in FILES:
         write(tmp_path / "submissions" / name, "{}")
     write(tmp_path / "course.toml", COURSE.format(policy="latest", points=10))
@@ -203,9 +204,9 @@ def test_a_selection_that_names_nothing_is_refused_before_grading(
 
 def test_a_regrade_of_another_seed_or_course_file_is_refused(term: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert grade("--out", "term.csv") == 0
-    assert grade("--only", "student:bob", "--seed", "7", "--out", "seed.csv") == 0
+    assert grade("--only", "student:bob", "--seed", OTHER, "--out", "seed.csv") == 0
     err = refused(capsys, "merge", "term.csv", "seed.csv", "-o", "grades.csv")
-    assert "seed.csv was graded with seed 7 (its row 'bob/lab_11_2.ipynb'), term.csv with 5" in err, err
+    assert f"seed.csv was graded with seed {OTHER} (its row 'bob/lab_11_2.ipynb'), term.csv with {TERM}" in err, err
     write(term / "other.toml", COURSE.format(policy="latest", points=100))
     assert grade("--only", "student:bob", "--out", "other.csv", course="other.toml") == 0
     err = refused(capsys, "merge", "term.csv", "other.csv", "-o", "grades.csv")
@@ -268,7 +269,7 @@ def test_a_real_batch_regrade_merges_into_the_whole_run(tmp_path: Path) -> None:
     course = load_course(tmp_path / "course.toml")
     options = GradeOptions(
         identity=Identity(names=Names.of("auto", None, load_roster(tmp_path / "roster.csv"))),
-        judging=JudgingSettings(seed=5),
+        judging=JudgingSettings(seed=TERM),
     )
     whole = grade_folder(root, options, progress=False, grade=stand_in, course=course)
     part = grade_folder(

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from term_secrets import OTHER, TERM, beside
 
 from course_grader import (
     GradeOptions,
@@ -39,6 +40,7 @@ from course_grader.course.submission_times import days_late
 from course_grader.intake.identity import submission_name
 from course_grader.intake.roster import CANVAS, MOODLE, Names, RosterError, attribute, lms_name, load_roster
 from course_grader.intake.shard import ShardError, parse_shard, shard_of
+from course_grader.judging.secret import derived
 from course_grader.results.grades_csv import GradesCsvError, read_frame, render, row_key
 from course_grader.results.grades_frame import results_frame, write_csv
 from course_grader.results.merge import merge
@@ -59,7 +61,7 @@ def write(path: Path, text: str) -> Path:
 
 def test_the_documented_example_course_file_loads_with_its_roster_and_manifest() -> None:
     course = load_course(EXAMPLES / "course.toml")
-    assert course.settings.seed == 20261001 and course.settings.duplicates == "latest"
+    assert course.settings.seed == "term.secret" and course.settings.duplicates == "latest"
     assert course.lab("11.3").weights == {"H1": 2, "H2": 2} and course.lab("capstone").points == 20
     assert course.limits("capstone", Limits()).budget == 300 and course.limits("11.1", Limits()).budget == 240
     assert course.column("capstone") == "Capstone: compaction lifecycle" and course.column("11.2") == "Lab 11.2"
@@ -100,11 +102,12 @@ def test_the_language_is_read_as_the_course_names_it_and_fingerprinted_only_when
     import hashlib
 
     bare, english = (
-        write(tmp_path / "bare.toml", "seed = 7\n"),
-        write(tmp_path / "en.toml", 'seed = 7\nlanguage = "en"\n'),
+        write(tmp_path / "bare.toml", f'seed = "{TERM}"\n'),
+        write(tmp_path / "en.toml", f'seed = "{TERM}"\nlanguage = "en"\n'),
     )
     chinese = [
-        write(tmp_path / f"{name}.toml", f'seed = 7\nlanguage = "{name}"\n') for name in ("zh", "zh_CN", "zh-Hans")
+        write(tmp_path / f"{name}.toml", f'seed = "{TERM}"\nlanguage = "{name}"\n')
+        for name in ("zh", "zh_CN", "zh-Hans")
     ]
     assert [load_course(path).language for path in (bare, english, *chinese)] == ["en", "en", "zh", "zh", "zh"]
     settings = load_course(bare).settings.model_dump_json(exclude={"language", "roster", "names", "pattern"})
@@ -125,14 +128,20 @@ def test_the_command_refuses_a_bad_course_file_before_grading(
 
 
 def test_flags_override_the_course_file_which_overrides_the_defaults(tmp_path: Path) -> None:
-    path = write(tmp_path / "course.toml", 'seed = 7\n[limits]\ntimeout = 4\n[labs."11.3"]\ntimeout = 2\nbudget = 99\n')
+    path = write(
+        tmp_path / "course.toml", f'seed = "{TERM}"\n[limits]\ntimeout = 4\n[labs."11.3"]\ntimeout = 2\nbudget = 99\n'
+    )
     parser = build_parser()
     course = load_course(path)
     given = parser.parse_args(["x", "--course", str(path)])
-    assert course_file.seed(given, course) == 7 and course_file.limits(parser, given, course).cell_timeout == 4
+    assert (
+        course_file.seed(parser, given, course) == TERM and course_file.limits(parser, given, course).cell_timeout == 4
+    )
     assert dict(course_file.lab_limits(given, course))["11.3"].cell_timeout == 2
-    flags = parser.parse_args(["x", "--course", str(path), "--timeout", "8", "--seed", "3"])
-    assert course_file.seed(flags, course) == 3 and course_file.limits(parser, flags, course).cell_timeout == 8
+    flags = parser.parse_args(["x", "--course", str(path), "--timeout", "8", "--seed", OTHER])
+    assert (
+        course_file.seed(parser, flags, course) == OTHER and course_file.limits(parser, flags, course).cell_timeout == 8
+    )
     assert (
         dict(course_file.lab_limits(flags, course))["11.3"].cell_timeout,
         dict(course_file.lab_limits(flags, course))["11.3"].budget,
@@ -595,9 +604,10 @@ def test_a_notebook_without_cell_ids_is_read_without_a_warning(tmp_path: Path) -
     assert [w for w in caught if "id" in str(w.message)] == []
 
 
-def test_bundle_takes_the_term_seed_and_the_labs_limits_and_says_so(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_bundle_derives_its_secret_from_the_terms_and_takes_the_labs_limits_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    """The autograder's secret is derived from the term's, never the term's own: Gradescope holds no term secret."""
     built: list[dict[str, object]] = []
 
     def build_bundle(lab: str, output: Path, **options: object) -> Path:
@@ -605,26 +615,15 @@ def test_bundle_takes_the_term_seed_and_the_labs_limits_and_says_so(
         return output
 
     monkeypatch.setattr(bundle_command, "build_bundle", build_bundle)
-    assert cli.main(["bundle", "--lab", "capstone", "--course", str(EXAMPLES / "course.toml"), "-o", "/tmp/x.zip"]) == 0
-    assert built[0]["seed"] == 20261001 and built[0]["limits"] == Limits(budget=300)
-    assert f"secret seed 20261001 (the term seed of {EXAMPLES / 'course.toml'})" in capsys.readouterr().out
-    assert (
-        cli.main(
-            [
-                "bundle",
-                "--lab",
-                "capstone",
-                "--course",
-                str(EXAMPLES / "course.toml"),
-                "--seed",
-                "4",
-                "-o",
-                "/tmp/x.zip",
-            ]
-        )
-        == 0
-    )
-    assert built[1]["seed"] == 4 and "secret seed 4 (--seed)" in capsys.readouterr().out
+    course = Path(shutil.copytree(EXAMPLES, tmp_path / "examples")) / "course.toml"
+    beside(course)
+    assert cli.main(["bundle", "--lab", "capstone", "--course", str(course), "-o", str(tmp_path / "x.zip")]) == 0
+    assert built[0]["seed"] == derived(TERM, "gradescope capstone") != TERM and built[0]["limits"] == Limits(budget=300)
+    said = capsys.readouterr().out
+    assert f"(derived from the term's secret of {course}, which it does not give away)" in said and TERM not in said
+    command = ["bundle", "--lab", "capstone", "--course", str(course), "--seed", OTHER, "-o", str(tmp_path / "x.zip")]
+    assert cli.main(command) == 0
+    assert built[1]["seed"] == OTHER and f"secret {OTHER} (--seed)" in capsys.readouterr().out
 
 
 @pytest.mark.slow  # 55 notebooks written, graded without kernels, compared for similarity: a minute or two

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from term_secrets import OTHER, TERM
 
 from course_grader import GradeOptions, GradeResult, TestResult
 from course_grader.cli import app as cli
@@ -31,13 +32,13 @@ from course_grader.results.merge import merge
 from course_grader.results.scoring import score
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
-COURSE = """seed = 5
+COURSE = f"""seed = "{TERM}"
 [late]
 submitted = "manifest"
 manifest = "submitted.csv"
 percent_per_day = 50
 [labs."11.3"]
-points = {points}
+points = {{points}}
 deadline = 2026-10-16T23:59:00Z
 """
 FILES = ("alice/lab_11_3.ipynb", "bob/lab_11_3.ipynb", "carol/lab_11_3.ipynb", "frank/lab_11_3.ipynb")
@@ -113,7 +114,7 @@ def refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 def test_shards_of_one_run_merge_into_the_unsharded_csv(term: Path) -> None:
     assert grade(term, "--out", "whole.csv") == 0
     first, second = shards(term)
-    assert "; seed 5; course " in str(read_frame(first).columns[-1]) and "(4 entries)" in str(
+    assert f"; seed {TERM}; course " in str(read_frame(first).columns[-1]) and "(4 entries)" in str(
         read_frame(first).columns[-1]
     )
     assert cli.main(["merge", str(second), str(first), "-o", "merged.csv"]) == 0
@@ -126,7 +127,7 @@ def test_shards_of_one_run_merge_into_the_unsharded_csv(term: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "says"),
     [
-        ("seed", "was graded with seed 7, {first} with seed 5"),
+        ("seed", f"was graded with seed {OTHER}, {{first}} with seed {TERM}"),
         ("course", "was scored by another course file"),
         ("folder", "graded another folder than {first}"),
     ],
@@ -134,13 +135,13 @@ def test_shards_of_one_run_merge_into_the_unsharded_csv(term: Path) -> None:
 def test_merge_refuses_shards_of_another_run(
     term: Path, capsys: pytest.CaptureFixture[str], change: str, says: str
 ) -> None:
-    """Seed 7 for shard 2, a course file where the lab is worth 100 points, or shard 2 of another folder."""
+    """Another secret for shard 2, a course file where the lab is worth 100 points, or shard 2 of another folder."""
     first, _ = shards(term)
     write(term / "other.toml", COURSE.format(points=100))
     shutil.copytree(term / "submissions", term / "other")
     write(term / "other" / "erin" / "lab_11_3.ipynb", "{}")
     flags = {
-        "seed": ["--seed", "7"],
+        "seed": ["--seed", OTHER],
         "course": ["--course", "other.toml"],
         "folder": [],
     }[change]

@@ -199,6 +199,7 @@ def group_interactions(message_entries):
 """The Lab 11.2 solution, except when its callers' frames, globals or the kernel's cells hold a call's key."""
 
 
+@pytest.mark.slow  # draws every lab's hidden and practice cases: make test, not make check
 def test_a_request_carries_inputs_only_in_one_form_for_every_kind_of_call() -> None:
     from course_grader.judging.practice import practice_tests
 

@@ -30,9 +30,10 @@ def test_checklist_case(case: checklist.Case) -> None:
 
 def test_fifteen_checks_split_3_3_3_2_4() -> None:
     per_lab = [len(checklist.select(lab)) for lab in checklist.LABS]
-    assert per_lab == [3, 3, 3, 2, 4, 4]  # the chapter's fifteen, then the capstone's four (not counted in them)
+    assert per_lab == [3, 3, 3, 2, 4, 4, 4]  # the chapter's fifteen, the capstone's four, optional Lab 11.6's four
     assert [c.number for c in checklist.select()] == list(range(1, 16))
-    assert [c.number for c in CASES] == list(range(1, 20))
+    assert [c.number for c in CASES] == list(range(1, 24))
+    assert [c.number for c in checklist.select("11.6")] == [20, 21, 22, 23]
 
 
 def test_report_for_the_reference() -> None:

@@ -12,9 +12,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import corpus_verdicts as verdicts
 import pytest
 from mutants import MUTANTS
-from mutants.run import inline, lab_functions
+from mutants.run import lab_functions
 
 from course_lib import checklist
 from course_lib.checklist import UnknownCheckError
@@ -78,7 +79,7 @@ def test_the_test_cells_fail_exactly_the_checks_the_checklist_fails(
     mutant: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """One verdict per check: what the checklist cell shows is what nbgrader scores, message included."""
-    report = inline(mutant)
+    report = verdicts.inline(mutant)
     functions = lab_functions(mutant)
     capsys.readouterr()
     for record in report.records:

@@ -1,7 +1,8 @@
 """A verdict is the same in every language: only its words change (issue 32).
 
-Every mutant's every check is recorded once, as a learner's kernel records it,
-and judged twice, in English and in Chinese. The status must be the same, a
+Every mutant's every check is recorded once, as a learner's kernel records it
+(the grader's run of the corpus, ``corpus_verdicts``), and judged twice, in
+English and in Chinese. The status must be the same, a
 failure must name the same rule, and a Chinese failure must be said in Chinese
 (course_lib's catalog): a sentence left out of the catalog would show here as
 English text in a Chinese verdict.
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 import re
 
+import corpus_verdicts as verdicts
 import pytest
 from mutants import MUTANTS, Mutant
-from mutants.run import lab_functions
 
 from course_lib.checklist.check import Implementation
 from course_lib.checklist.runner import judge_record, record_case, select, transported
@@ -29,9 +30,9 @@ def _rule(message: str) -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
 def test_every_mutant_gets_the_same_verdict_in_both_languages(mutant: Mutant) -> None:
-    implementation = Implementation(**lab_functions(mutant))
+    recorded = verdicts.records(mutant)
     for case in select(mutant.lab):
-        record = transported(record_case(case, implementation))
+        record = recorded[case.number]
         english, chinese = judge_record(case, record, "en"), judge_record(case, record, "zh")
         assert chinese.status == english.status, case.name
         if english.status == "failed":

@@ -2,8 +2,9 @@
 
 ``checklist.run`` (what a lab's checklist cell shows) records a check and
 judges the record against the reference's, exactly as ``course-grade`` does with
-a kernel's reply. The whole mutant corpus is run both ways here, and every
-check must get the same verdict and the same message. A failure names the
+a kernel's reply. The whole mutant corpus is run both ways (its verdicts come
+from ``corpus_verdicts``, computed once per test run), and every check must get
+the same verdict and the same message. A failure names the
 rule that is broken, and a crash names the rule of the observation it stopped.
 """
 
@@ -11,10 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import corpus_verdicts as verdicts
 import pytest
 from grading_corpus import grade_in_process
-from mutants import MUTANTS, Mutant
-from mutants.run import graded, inline, lab_functions
+from mutants import MUTANTS, Mutant, reference
+from mutants.run import lab_functions
 
 import course_lib
 from course_grader.judging.assemble import check_output
@@ -24,19 +26,14 @@ from course_lib.checklist.expect import Point, expect_equal, verdict
 from course_lib.checklist.runner import run_case
 from course_lib.errors import InteractionError
 
-
-def _reference(lab: str) -> Mutant:
-    return Mutant(f"reference_{lab.replace('.', '_')}", lab, "", "the solution itself", ())
-
-
 CHAPTER_LABS = ("11.1", "11.2", "11.3", "11.4", "11.5")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mutant", [*map(_reference, CHAPTER_LABS), *MUTANTS], ids=lambda m: m.name)
+@pytest.mark.parametrize("mutant", [*map(reference, CHAPTER_LABS), *MUTANTS], ids=lambda m: m.name)
 def test_inline_and_graded_verdicts_agree(mutant: Mutant) -> None:
-    shown = inline(mutant)
-    result = graded(mutant)
+    shown = verdicts.inline(mutant)
+    result = verdicts.graded(mutant)
     scored = {test.number: test for test in result.tests if not test.hidden}
     assert sorted(scored) == sorted(str(record.number) for record in shown.records)
     for record in shown.records:
@@ -51,13 +48,13 @@ def _mutant(name: str) -> Mutant:
     return next(m for m in MUTANTS if m.name == name)
 
 
-@pytest.mark.slow  # seconds of work (subprocesses, searches): make test runs it, make check does not
+@pytest.mark.slow  # grades a notebook (the corpus's verdict, once per run): make test runs it, make check does not
 def test_system_replayed_from_the_suffix_is_r16_both_ways() -> None:
     """The row of the issue: inline ✅ and graded ❌ R23 before; now both ❌ naming R16."""
     mutant = _mutant("11_5_system_from_suffix")
-    record = next(r for r in inline(mutant).records if r.number == 13)
+    record = next(r for r in verdicts.inline(mutant).records if r.number == 13)
     assert record.status == "failed" and record.message.startswith("R16: "), record.message
-    test = next(t for t in graded(mutant).tests if t.number == "13")
+    test = next(t for t in verdicts.graded(mutant).tests if t.number == "13")
     assert test.score == 0 and test.output == record.message
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -224,7 +225,7 @@ def _two_compactions() -> list[Any]:
     return builder.user("u5", "Ship it.").entries
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     scenario=st.sampled_from([opening_path, resumed_path, system_replay_path, _two_compactions]),
     max_tokens=st.integers(0, 120),
@@ -397,7 +398,7 @@ def test_paging_joins_a_short_first_page_to_the_next_and_handles_tiny_tables() -
         paging(table, page_size=0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(0, 300), st.integers(0, 300), st.integers(1, 60))
 def test_pages_cover_every_row_once_and_hold_the_boundary(dropped: int, kept: int, page_size: int) -> None:
     table = pd.DataFrame({"status": pd.Series(["dropped"] * dropped + ["kept"] * kept, dtype=object)})

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -141,7 +142,7 @@ def _import(header: dict | None, records: list[dict], fmt: str) -> None:
         build_context(entries, max_tokens=50, reserved_output=5, safety_margin=0, estimate_tokens=estimate_tokens_chars)
 
 
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FUZZ

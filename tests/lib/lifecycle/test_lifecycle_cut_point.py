@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -114,7 +115,7 @@ def sessions(draw: Any) -> tuple[list[Any], int]:
     return builder.entries, draw(st.integers(1, 200))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(sessions())
 def test_L3_property_cut_is_a_group_start_and_keeps_just_enough(case: tuple[list[Any], int]) -> None:
     path, keep = case

@@ -14,13 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples import examples
 from fuzzed_entries import mutated_lines, typed, wire_entries
 from hypothesis import HealthCheck, given, settings
 
 from course_lib import CourseError, JsonlSessionStore, SessionEntryError, parse_session_entry, to_json_dict
 from course_lib.reader import CACHE_ENV, SessionReader, index, recover_jsonl
 
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+FUZZ = settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
 ROOT = b'{"type":"metadata","id":"root","parentId":null,"timestamp":0,"key":"k","value":0}\n'
 
 
