@@ -197,7 +197,9 @@ def test_two_files_for_one_student_and_lab_are_both_kept_and_say_which_counts(tm
     assert "also alice/lab_11_2_final.ipynb" in notes(
         first
     ) and "alice/lab_11_2_final.ipynb counts, not this one" in notes(first)
-    assert "also alice/first_try.ipynb" in notes(final) and "this one counts (the latest modified)" in notes(final)
+    assert "also alice/first_try.ipynb" in notes(
+        final
+    ) and "this one counts (the latest modified, 2023-11-14 22:15:00 UTC (the file's own time" in notes(final)
     assert "duplicate" not in notes(graded["bob/lab_11_2.ipynb"])
     frame = results_frame(graded.values())
     assert list(frame["counts"]) == [False, True, True]
