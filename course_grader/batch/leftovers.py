@@ -14,15 +14,12 @@ One whose process lives (another run on the machine) is left alone.
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
 import tempfile
 from pathlib import Path
 
 from ..files import made_by
 from ..sandbox import cgroup
-from .worker_cleanup import processes_naming
+from .worker_cleanup import remove_folder
 
 
 def alive(pid: int) -> bool:
@@ -47,12 +44,7 @@ def clean_leftovers(temporary: Path | None = None) -> list[Path]:
         pid = made_by(folder.name)
         if pid is None or alive(pid) or not folder.is_dir() or folder.is_symlink():
             continue
-        for survivor in processes_naming(folder):
-            try:
-                os.kill(survivor, signal.SIGKILL)
-            except OSError:
-                pass
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_folder(folder)
         removed.append(folder)
     return removed
 

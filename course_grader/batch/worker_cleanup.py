@@ -31,6 +31,11 @@ def clean_up_after(pid: int, folder: Path) -> None:
         cgroup.remove_made_by(pid)
     except OSError as exc:  # a process the kernel cannot kill in 10 s: say so, and let the batch finish its rows
         print(f"course-grade: a grading worker's cgroup could not be removed: {exc}", file=sys.stderr)
+    remove_folder(folder)
+
+
+def remove_folder(folder: Path) -> None:
+    """Kill every process whose command line names ``folder`` (a sandbox without a cgroup), then remove the folder."""
     for survivor in processes_naming(folder):
         try:
             os.kill(survivor, signal.SIGKILL)

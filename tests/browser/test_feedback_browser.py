@@ -28,6 +28,7 @@ playwright = pytest.importorskip("playwright.sync_api")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the mutant corpus and the generated class live beside the other tests
 
+import chromium  # noqa: E402 - needs the path above
 from mutants import MUTANTS  # noqa: E402 - needs the path above
 from mutants.run import graded  # noqa: E402 - needs the path above
 from synthetic_class import generated_class  # noqa: E402 - needs the path above
@@ -38,7 +39,6 @@ from course_grader.publish.report_grades import read_grades  # noqa: E402 - kept
 from course_grader.results.grades_frame import write_csv  # noqa: E402 - kept with the imports above
 from course_grader.results.records import companion, write_records  # noqa: E402 - kept with the imports above
 
-CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 FEEDBACK_SCREENSHOT = Path(os.environ.get("FEEDBACK_SCREENSHOT", ROOT / "docs" / "feedback.png"))
 REPORT_SCREENSHOT = Path(os.environ.get("REPORT_SCREENSHOT", ROOT / "docs" / "report.png"))
 HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
@@ -47,14 +47,8 @@ STEP_MS = 60_000
 
 @pytest.fixture
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"no chromium at {CHROMIUM} (make test-browser installs Debian's)")
-    with playwright.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium.launched() as browser:
+        yield browser
 
 
 def _open(browser: Browser, path: Path) -> tuple[Page, list[str]]:

@@ -32,11 +32,11 @@ playwright = pytest.importorskip("playwright.sync_api")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the live lab's helpers and the mutant corpus live beside the other tests
 
+import chromium  # noqa: E402 - needs the path above
 import live_learners  # noqa: E402 - needs the path above
 import live_server  # noqa: E402 - needs the path above
 from mutants.lab_11_3 import MUTANTS  # noqa: E402 - needs the path above
 
-CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOT = Path(os.environ.get("LIVE_LAB_SCREENSHOT", ROOT / "docs" / "live-lab.png"))
 CHINESE_SCREENSHOT = Path(os.environ.get("LIVE_LAB_CHINESE_SCREENSHOT", ROOT / "docs" / "zh" / "live-lab.png"))
 HOSTILE = '<img src=x onerror="window.__pwned = 1">'
@@ -52,14 +52,8 @@ LEARNERS = [
 
 @pytest.fixture
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"no chromium at {CHROMIUM} (make test-browser installs Debian's)")
-    with playwright.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium.launched() as browser:
+        yield browser
 
 
 def opened(browser: Browser, url: str) -> tuple[Page, list[str]]:

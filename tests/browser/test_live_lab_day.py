@@ -13,7 +13,6 @@ Forty kernels take a minute or two: this runs with ``make test-browser``, not ``
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -30,10 +29,10 @@ playwright = pytest.importorskip("playwright.sync_api")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the live lab's helpers and the mutant corpus live beside the other tests
 
+import chromium  # noqa: E402 - needs the path above
 import live_learners  # noqa: E402 - needs the path above
 import live_server  # noqa: E402 - needs the path above
 
-CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 LEARNERS = 40
 SHORT = 0.05
 """Minutes (three seconds): N or M short enough that every learner it can flag is flagged."""
@@ -41,14 +40,8 @@ SHORT = 0.05
 
 @pytest.fixture
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"no chromium at {CHROMIUM} (make test-browser installs Debian's)")
-    with playwright.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium.launched() as browser:
+        yield browser
 
 
 def page_at(browser: Browser, server: live_server.Server, query: str) -> Page:

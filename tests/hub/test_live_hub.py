@@ -36,12 +36,12 @@ playwright = pytest.importorskip("playwright.sync_api")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the live lab's helpers and the mutant corpus live beside the other tests
 
+import chromium  # noqa: E402 - needs the path above
 import hub_kernels  # noqa: E402 - beside this file
 import live_learners  # noqa: E402 - needs the path above
 from live_server import free_port  # noqa: E402 - needs the path above
 from mutants.lab_11_3 import MUTANTS  # noqa: E402 - needs the path above
 
-CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 PROXY = Path(
     os.environ.get(
         "CONFIGURABLE_HTTP_PROXY", ROOT / "build" / "hub-tools" / "node_modules" / ".bin" / "configurable-http-proxy"
@@ -180,14 +180,8 @@ def signed_in(browser: Browser, hub: Hub, user: str) -> Page:
 
 @pytest.fixture
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"no chromium at {CHROMIUM} (make test-hub installs Debian's)")
-    with playwright.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium.launched("make test-hub") as browser:
+        yield browser
 
 
 def test_two_hub_users_runs_appear_on_the_page_behind_the_hubs_login(hub: Hub, browser: Browser) -> None:
