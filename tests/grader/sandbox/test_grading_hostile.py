@@ -441,7 +441,7 @@ def test_without_bubblewrap_grading_refuses_unless_told(
     assert cli.main([str(notebook), "--results", str(tmp_path / "r.json"), "--no-sandbox", "--timeout", "3"]) == 0
     captured = capsys.readouterr()
     assert "without a sandbox" in captured.err and "total 5/5" in captured.out
-    assert "hidden cases drawn from seed" in captured.out
+    assert "hidden cases drawn from the secret" in captured.out
     assert pd.io.json.read_json(tmp_path / "r.json", typ="series")["score"] == 5
 
 
