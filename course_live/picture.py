@@ -67,9 +67,9 @@ def svg(runs: Iterable[StoredRun], lab: str, language: str) -> str:
     span = max(times[-1] if times else 0.0, 60.0)
     parts += _axes(plot_w, plot_h, span, language)
     if not times:
-        parts.append(
-            f'<text x="{LEFT + 12}" y="{TOP + plot_h // 2}">{escape(MESSAGES("no runs yet", language))}</text>'
-        )
+        # outside the f-string, where Python 3.11's message extractor reads it too (3.12's reads both)
+        empty = escape(MESSAGES("no runs yet", language))
+        parts.append(f'<text x="{LEFT + 12}" y="{TOP + plot_h // 2}">{empty}</text>')
     for index, check in enumerate(catalogue.CHECKS[lab]):
         colour = COLOURS[index % len(COLOURS)]
         points = " ".join(

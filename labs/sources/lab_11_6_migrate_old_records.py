@@ -194,7 +194,7 @@ lab_helpers.after_predicting(
 #
 # <details><summary>Hint 3 · the shape of the code</summary>
 #
-# `copy.deepcopy` every value you take from `raw`. A group start is the first entry of a group that `group_interactions` returns for the path's message entries that are not system messages (an entry's `type` is `"message"` and its `message.role` is not `"system"`). One helper `fail(field, problem)` that builds `DraftRecordError(f"draft compaction {entry_id}.{field} {problem}")` keeps every error naming both.
+# `copy.deepcopy` every value you take from `raw`. A group start is the first entry of a group that `group_interactions` returns for the path's message entries that are not system messages (an entry's `type` is `"message"` and its `message.role` is not `"system"`). One helper `fail(field, problem)` that raises a `DraftRecordError` whose message starts with `draft compaction`, the entry's id, a dot and the field (`draft compaction compact-1.files …`) keeps every error naming both.
 #
 # </details>
 
