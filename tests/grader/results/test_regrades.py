@@ -33,6 +33,9 @@ from course_grader.results.grades_frame import results_frame
 from course_grader.results.records import read_records
 from course_grader.results.term_merge import join, joined_records
 
+# whole batches through the CLI, each with a spawned similarity pass: make test, not make check
+pytestmark = pytest.mark.slow
+
 COURSE = f"""seed = "{TERM}"
 duplicates = "{{policy}}"
 [labs."11.3"]

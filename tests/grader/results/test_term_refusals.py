@@ -31,6 +31,9 @@ from course_grader.results.grades_csv import GradesCsvError, read_frame, write_f
 from course_grader.results.merge import merge
 from course_grader.results.scoring import score
 
+# shards and regrades through the CLI, each with a spawned similarity pass: make test, not make check
+pytestmark = pytest.mark.slow
+
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
 COURSE = f"""seed = "{TERM}"
 [late]
