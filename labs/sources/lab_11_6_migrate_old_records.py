@@ -143,7 +143,7 @@ print(tr("next: {next} · constraints: {constraints} · firstKeptEntryId: {first
 each_check(checklist.run(lab="11.1", parse_session_entry=tolerant_parse))
 
 # %% [markdown] id="lab11-6-11"
-# Both shortcuts fail check 2 (R1). Migrating **at the boundary** keeps one place that knows history's old shapes: the parser, the stores and `build_context` stay single-shaped, the migration can refuse what it cannot map with a clear error, and the original record is left as it was, so an audit can still show its bytes.
+# Both shortcuts fail check 2 (R1). The tolerant model fails checks 1 and 3 as well: what it hands back is a class of its own, not the course's entry, so the checks cannot read it as one. Migrating **at the boundary** keeps one place that knows history's old shapes: the parser, the stores and `build_context` stay single-shaped, the migration can refuse what it cannot map with a clear error, and the original record is left as it was, so an audit can still show its bytes.
 #
 # ### Predict
 #
