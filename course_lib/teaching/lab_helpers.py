@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ..parsing import to_json_dict
-from . import lab_registry
+from . import answers, lab_registry
 from .catalogues import broken_tool_facts, compactions
 from .catalogues.shorthand import shorthand_path as shorthand_path
 from .i18n import MESSAGES, message
@@ -169,7 +169,7 @@ def prediction_table(
             verdict = MESSAGES("🎯 right: the worked answer says so too")
         else:
             verdict = MESSAGES("🤔 not what the worked answer says ({answer}): read it again").format(
-                answer=short(to_json_dict(expected), 60)
+                answer=answers.shown(expected) or short(to_json_dict(expected), 60)
             )
         yours_column = MESSAGES("your {function}").format(function=function)
         row = {
@@ -204,12 +204,13 @@ def verdict_table(rows: Mapping[Any, tuple[Any, str, bool]], *, function: str, i
 
 
 def _same(left: Any, right: Any) -> bool:
-    """Equal as the learner would mean it: ``"Rejected"`` is ``"rejected"``, a set of ids is the sorted list."""
-    return _normal(left) == _normal(right)
+    """Equal as the learner would mean it: ``"Rejected"`` and ``"拒绝"`` are ``"rejected"`` (``answers``), a set of ids
+    is the sorted list."""
+    return _normal(left, right) == _normal(right)
 
 
-def _normal(value: Any) -> Any:
-    value = to_json_dict(value)
+def _normal(value: Any, expected: Any = None) -> Any:
+    value = answers.canonical(to_json_dict(value), to_json_dict(expected))
     if isinstance(value, str):
         return value.strip().casefold()
     if isinstance(value, (set, frozenset)):

@@ -64,7 +64,7 @@ lab_helpers.path_table(opening, fixtures.teaching_estimator)
 # %% [markdown] id="lab11-3-05"
 # ### Predict
 #
-# Which entries are sent, with what `reason` and which `tokens`?
+# Which entries are sent, with what `reason` and which `tokens`? For `reason`, write `"within_budget"`, `"trimmed"` or `"single_group_overflow"`.
 #
 # <details><summary>Check your prediction: the answer worked by hand</summary>
 #

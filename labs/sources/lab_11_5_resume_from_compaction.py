@@ -70,7 +70,7 @@ print("\n" + tr("cost: {tokens} tokens").format(tokens=len(summary_text.split())
 # %% [markdown] id="lab11-5-07"
 # ### Predict
 #
-# With `max_tokens=80, reserved_output=4, safety_margin=2`, what is sent?
+# With `max_tokens=80, reserved_output=4, safety_margin=2`, what is sent? For `reason`, write `"within_budget"`, `"trimmed"` or `"single_group_overflow"`.
 #
 # <details><summary>Check your prediction: the answer worked by hand</summary>
 #
