@@ -2,7 +2,7 @@
 
 A Chinese line may hold Latin script only where it is not a sentence: code (a ```code``` span, a name such as
 ``find_cut_point`` or ``CompactionSummary``), an id (``compact-1``, ``u2``), a rule id (``R16``), a value (anything
-quoted, a number, ``True``/``None``) or a type's name before an error it raised. What is left after those are taken
+quoted, a number, ``True``/``None``) or the message of an error the code raised, after its type's name. What is left after those are taken
 out is prose when three or more English words follow one another; ``english_sentences`` returns each such run.
 """
 
@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import re
 
-QUOTED = re.compile(r"`[^`\n]*`|'[^'\n]*'|\"[^\"\n]*\"|“[^”\n]*”|‘[^’\n]*’|「[^」\n]*」|«[^»\n]*»")
-"""A code span or a quoted value: the learner's own text, an id, a repr."""
+QUOTED = re.compile(r"`[^`\n]*`|'[^'\n…]*…|'[^'\n]*'|\"[^\"\n]*\"|“[^”\n]*”|‘[^’\n]*’|「[^」\n]*」|'[^'\n]*$")
+"""A code span or a quoted value (the learner's own text, an id, a repr), or a quoted value cut short (``…``, or at
+the end of the text)."""
+RAISED = re.compile(r"\b[A-Z]\w*(?:Error|Exception): [^）\n]*")
+"""The message of an error the code raised, after its type's name, to the end of its (full-width) parenthesis: a
+value the check reports, in the language the raising code wrote it (docs/translating.md)."""
 WORD = r"[A-Za-z][a-z]+"
 SENTENCE = re.compile(rf"(?<![\w.\-/]){WORD}(?:[ ,]+{WORD}){{2,}}(?![\w\-/(])")
 """Three or more plain English words in a row (a code name has an underscore, a digit or a capital inside)."""
@@ -21,5 +25,5 @@ def english_sentences(text: str, allowed: tuple[str, ...] = ()) -> list[str]:
     """Each run of English prose in ``text`` once code spans, quoted values and ``allowed`` texts are taken out."""
     for exception in allowed:
         text = text.replace(exception, " ")
-    text = QUOTED.sub(" ", text)
+    text = QUOTED.sub(" ", RAISED.sub(" ", text))
     return [match.group() for match in SENTENCE.finditer(text)]

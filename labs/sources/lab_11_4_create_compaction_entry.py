@@ -263,7 +263,7 @@ with lab_helpers.until_implemented():
     ):
         tried = lab_helpers.attempt(call)
         ok = tried.rejected and tried.names(*names)
-        print(f"{'✅' if ok else '❌'} {what}: {tried.shown}")
+        print(tr("{mark} {what}: {outcome}").format(mark="✅" if ok else "❌", what=what, outcome=tried.shown))
 
 # %% [markdown] id="lab11-4-15"
 # ## 5 · The caller appends it
