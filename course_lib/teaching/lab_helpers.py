@@ -291,9 +291,9 @@ def messages_table(result: Any, estimate: Estimator | None = None) -> pd.DataFra
         if position > head:
             source = kept[position - head - 1]
         elif sent.role == "system":
-            source = "(replayed system)"
+            source = MESSAGES("(replayed system)")
         else:
-            source = "(compaction summary)"
+            source = MESSAGES("(compaction summary)")
         row = {"#": position, "from entry": source, "role": sent.role, "text": describe(sent)}
         if estimate is not None:
             row["cost"] = estimate(sent)
@@ -379,5 +379,13 @@ def compaction_variants(record: Mapping[str, Any]) -> dict[str, tuple[dict[str, 
     return rows
 
 
+COLUMNS: tuple[str, ...] = (message("entry"), message("kind"), message("text"), message("cost"), message("group"))
+COLUMNS += (message("entries"), message("from entry"), message("role"), message("field"), message("value"))
+"""The tables' headers, said in the reader's language (the code builds each row under the English key)."""
+
+
 def _frame(rows: Sequence[Mapping[str, Any]], index: str) -> pd.DataFrame:
-    return pd.DataFrame(list(rows)).set_index(index) if rows else pd.DataFrame()
+    if not rows:
+        return pd.DataFrame()
+    frame = pd.DataFrame(list(rows)).set_index(index)
+    return frame.rename(columns=lambda name: MESSAGES(name)).rename_axis(MESSAGES(index))

@@ -284,7 +284,7 @@ with lab_helpers.until_implemented():
         tried = what_happens(shorthand)
         hand = tr("error naming {ids}").format(ids=", ".join(answer)) if isinstance(answer, tuple) else " | ".join(map(", ".join, answer))
         rows[shorthand] = hand, shown(tried), as_predicted(answer, tried)
-    display(lab_helpers.verdict_table(rows, function="function", index=tr("path")))
+    display(lab_helpers.verdict_table(rows, function="group_interactions", index=tr("path")))
 
 # %% [markdown] id="lab11-2-15"
 # The second row moves `r-test` before `calls` and is still one valid group: the pairing uses id sets, and `r-test` keeps its place on the path. The third row shows that an assistant progress message and a system patch between the results change nothing. The fourth keeps a system patch between two groups, where it joins neither. The last six each break one rule and are stopped before any budget sees them; in the very last, `read-1` is answered only in the next group: too late, its own group ended without the result.
