@@ -60,9 +60,13 @@ def compare(actual: Any, expected: Any, what: str, *, brief: str | None = None) 
     never called wrong because the code is. ``brief`` stands for a long value
     on the ✅ line; a ❌ names the first place that differs, in the checklist's
     words (``json_diff``: one diff, so a cell and the checklist describe a
-    difference alike).
+    difference alike). A statement expected to hold (``expected is True``) is said
+    as one sentence: ``✅ {what}``, or ``❌ not so: {what}`` (issue 45).
     """
     actual, expected = to_json_dict(actual), to_json_dict(expected)
+    if expected is True and isinstance(actual, bool):
+        print(MESSAGES("✅ {what}").format(what=what) if actual else MESSAGES("❌ not so: {what}").format(what=what))
+        return actual
     difference = first_difference(expected, actual)
     if difference is None:
         print(MESSAGES("✅ {what}: {value}, as expected").format(what=what, value=brief or short(actual, 200)))
