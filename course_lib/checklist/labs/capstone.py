@@ -18,7 +18,7 @@ from ...teaching.i18n import message
 from ...teaching.wording import Wording, say
 from ..bounds import MAX_SENDS
 from ..check import Implementation, LabChecks
-from ..expect import expect_equal, expect_rejects
+from ..expect import expect, expect_equal, expect_rejects
 
 CAPSTONE = "capstone"
 WINDOW = 800
@@ -145,28 +145,32 @@ def _recovery(impl: Implementation, answers: list[AssistantMessage], max_attempt
 
     try:
         answer, attempts = impl.retry_after_overflow(send, compact, context_window=WINDOW, max_attempts=max_attempts)
-        ended = f"returned {answer.stop_reason!r} after {attempts} attempt(s)"
+        ended: dict[str, Any] = {"returned": answer.stop_reason, "attempts": attempts}
     except OverflowRecoveryError as exc:
-        ended = f"raised OverflowRecoveryError after {exc.attempts} attempt(s)"
+        ended = {"raised": "OverflowRecoveryError", "attempts": exc.attempts}
     except ScriptExhaustedError:
-        ended = f"still retrying after {MAX_SENDS} send() calls: the loop has no cap"
-    return {"ended": ended, "compact() calls": compacted}
+        ended = {"sendCalls": MAX_SENDS}
+    return {"ended": ended, "compact() calls": compacted, "capped": "sendCalls" not in ended}
+
+
+NO_CAP = message("the loop must stop within {sends} send() calls, and this one has no cap: {what}")
+"""How an uncapped loop fails (L4), said before how the loop ended: data (what it returned or raised) in any language."""
 
 
 @CHECKS.case(18, "L4")
 def test_overflow_recovery_is_bounded(impl: Implementation) -> None:
-    runs: list[tuple[Wording, list[AssistantMessage], int, str, list[int]]] = [
-        (say("no overflow"), [_answer()], 3, "returned 'stop' after 0 attempt(s)", []),
-        (say("one overflow, then an answer"), [OVERFLOW, _answer()], 3, "returned 'stop' after 1 attempt(s)", [1]),
+    runs: list[tuple[Wording, list[AssistantMessage], int, dict[str, Any], list[int]]] = [
+        (say("no overflow"), [_answer()], 3, {"returned": "stop", "attempts": 0}, []),
+        (say("one overflow, then an answer"), [OVERFLOW, _answer()], 3, {"returned": "stop", "attempts": 1}, [1]),
         (
             say("an overflow every time, cap 3"),
             [OVERFLOW],
             3,
-            "raised OverflowRecoveryError after 3 attempt(s)",
+            {"raised": "OverflowRecoveryError", "attempts": 3},
             [1, 2, 3],
         ),
-        (say("an overflow, cap 0"), [OVERFLOW], 0, "raised OverflowRecoveryError after 0 attempt(s)", []),
-        (say("another error (not an overflow)"), [REFUSED], 3, "returned 'error' after 0 attempt(s)", []),
+        (say("an overflow, cap 0"), [OVERFLOW], 0, {"raised": "OverflowRecoveryError", "attempts": 0}, []),
+        (say("another error (not an overflow)"), [REFUSED], 3, {"returned": "error", "attempts": 0}, []),
         (
             say(
                 "input tokens above the window ({tokens} > {window}), then an answer",
@@ -175,12 +179,14 @@ def test_overflow_recovery_is_bounded(impl: Implementation) -> None:
             ),
             [TRUNCATED, _answer()],
             3,
-            "returned 'stop' after 1 attempt(s)",
+            {"returned": "stop", "attempts": 1},
             [1],
         ),
     ]
     for what, answers, cap, ended, compacts in runs:
         seen = _recovery(impl, answers, cap)
+        if answers == [OVERFLOW]:  # an overflow every time: only a cap ends the loop (the same points in every run)
+            expect(seen["capped"], "L4", say(NO_CAP, sends=MAX_SENDS, what=what))
         expect_equal(seen["ended"], ended, "L4", say("how the loop ends: {what}", what=what))
         expect_equal(seen["compact() calls"], compacts, "L4", say("compact(attempt) calls: {what}", what=what))
     for bad in (-1, 1.5, True):  # the cap is what bounds the loop: a cap that is no count is refused (L4)
