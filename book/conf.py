@@ -64,12 +64,13 @@ if html_search_language == "zh":
             "the Chinese edition's search needs jieba: install the book's dependencies (make venv)"
         ) from missing
     jieba.setLogLevel(logging.WARNING)  # not "Building prefix dict …" on every build
-    # Sphinx would load jieba's own dictionary a second time as a user dictionary (seconds, same words).
+    # Sphinx would load jieba's own dictionary a second time as a user dictionary (seconds, same words);
+    # book/_ext/chinese_search.py gives it the glossary's terms instead (issue 45).
     html_search_options = {"dict": ""}
 
 project = "History stays, context is rebuilt"
-author = "the chapter 11 course pack"
-copyright = "the chapter 11 course pack"
+author = EDITION.author  # the footer's "By …" in the edition's language (issue 45)
+copyright = EDITION.author
 
 extensions = ["myst_nb", "rule_links", "editions", "chinese_search"]
 templates_path = ["_templates"]

@@ -14,6 +14,8 @@ What a reader relies on:
   own, docs/zh/rules.md, once it exists; the English one's until then);
 * the search box finds the lab that teaches ``firstKeptEntryId``, and on the Chinese edition
   searching 压缩 (compaction) finds Lab 11.4's Chinese page (Sphinx's Chinese search, jieba);
+* on the Chinese edition, searching each Chinese word of the glossary (活动路径, 回答预留, 交互组, …)
+  finds exactly the pages whose text holds it (issue 45; the counts are printed, ``pytest -s``);
 * the language switch on a lab leads to the same lab in the other language, and from a page
   with no counterpart to the other edition's start page;
 * every notebook page launches on Binder, on a JupyterHub through nbgitpuller, or downloads the
@@ -26,6 +28,7 @@ README shows some).
 from __future__ import annotations
 
 import functools
+import html
 import http.server
 import os
 import re
@@ -42,6 +45,9 @@ import pytest
 from test_explorer_browser import CHROMIUM, CHROMIUM_FLAGS, STEP_MS
 
 from course_lib.teaching.rules import BY_ID, RULE_ID
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "book" / "_ext"))
+from chinese_search import glossary_words
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route
@@ -318,6 +324,46 @@ def test_a_reader_follows_links_rule_ids_and_search(base_url: str, tmp_path: Pat
         finally:
             browser.close()
     assert blocked == [], f"pages asked for other hosts: {sorted(set(blocked))}"
+
+
+def test_every_glossary_word_finds_every_chinese_page_that_holds_it(base_url: str, chinese: Path) -> None:
+    """Sphinx's search page on the Chinese edition, one glossary word at a time: the pages it lists are the
+    pages whose article holds the word (jieba splits the index by the glossary's words, book/_ext/chinese_search.py)."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test-browser` installs it (apt-get install -y chromium)")
+    articles = {
+        path.relative_to(chinese).as_posix(): _article_text(path)
+        for path in _pages(chinese)
+        if path.name not in {"search.html", "genindex.html"}
+    }
+    words = glossary_words()
+    assert {"活动路径", "回答预留", "安全余量", "保留起点", "交互组", "切点"} <= set(words)
+    holding = {word: {page for page, text in articles.items() if word in text} for word in words}
+    found: dict[str, set[str]] = {}
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, timeout=STEP_MS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(STEP_MS)
+        try:
+            for word in words:
+                page.goto(f"{base_url}zh/search.html?q={word}", wait_until="load")
+                playwright.expect(page.locator("#search-results p.search-summary")).not_to_be_empty()
+                hrefs = page.eval_on_selector_all("#search-results ul.search > li > a", "els => els.map(a => a.href)")
+                found[word] = {urldefrag(href)[0].split("?", 1)[0].removeprefix(f"{base_url}zh/") for href in hrefs}
+        finally:
+            browser.close()
+    print("\n| term | pages found | pages holding it |\n|---|---|---|")
+    for word in words:
+        print(f"| {word} | {len(found[word])} | {len(holding[word])} |")
+    assert {word: sorted(found[word] ^ holding[word]) for word in words if found[word] != holding[word]} == {}
+
+
+def _article_text(path: Path) -> str:
+    """A built page's article as text: what Sphinx indexes of it (its title, prose, code and outputs)."""
+    page = path.read_text(encoding="utf-8")
+    start, end = page.find("<article"), page.rfind("</article>")
+    body = re.sub(r"<(script|style)\b.*?</\1>", " ", page[start:end], flags=re.S | re.I)
+    return html.unescape(re.sub(r"<[^>]+>", "", body))
 
 
 def _chinese_fonts() -> list[str]:
