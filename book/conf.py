@@ -96,6 +96,7 @@ html_show_sourcelink = False
 html_last_updated_fmt = None
 html_static_path = ["_static"]
 html_css_files = ["editions.css"]
+GLOSSARY = "docs/glossary"  # in each edition (docs/zh/glossary.md is published at the English page's path)
 html_theme_options: dict[str, Any] = {
     "repository_url": setting("source", "repository_url"),
     "repository_branch": setting("source", "repository_branch"),
@@ -112,4 +113,16 @@ html_theme_options: dict[str, Any] = {
     "article_header_end": ["article-header-end.html"],
     "show_navbar_depth": 1,
     "home_page_in_toc": True,
+    # The glossary's wide tables take the page's whole width: no contents column beside them (issue 45).
+    "secondary_sidebar_items": {"**": ["page-toc"], GLOSSARY: []},
 }
+
+
+def glossary_layout(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """The glossary page's own style sheet (book/_static/glossary.css), on that page only."""
+    if pagename == GLOSSARY:
+        app.add_css_file("glossary.css")
+
+
+def setup(app: Any) -> None:
+    app.connect("html-page-context", glossary_layout)

@@ -14,6 +14,8 @@ What a reader relies on:
   own, docs/zh/rules.md, once it exists; the English one's until then);
 * the search box finds the lab that teaches ``firstKeptEntryId``, and on the Chinese edition
   searching 压缩 (compaction) finds Lab 11.4's Chinese page (Sphinx's Chinese search, jieba);
+* the glossary page fits a 1280-pixel screen in both editions: every table within the page, the meaning
+  column on screen (issue 45); the Chinese edition's footer and navigation name no page in English;
 * on the Chinese edition, searching each Chinese word of the glossary (活动路径, 回答预留, 交互组, …)
   finds exactly the pages whose text holds it (issue 45; the counts are printed, ``pytest -s``);
 * the language switch on a lab leads to the same lab in the other language, and from a page
@@ -30,6 +32,7 @@ from __future__ import annotations
 import functools
 import html
 import http.server
+import importlib.util
 import os
 import re
 import subprocess
@@ -45,9 +48,6 @@ import pytest
 from test_explorer_browser import CHROMIUM, CHROMIUM_FLAGS, STEP_MS
 
 from course_lib.teaching.rules import BY_ID, RULE_ID
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "book" / "_ext"))
-from chinese_search import glossary_words
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route
@@ -72,6 +72,10 @@ CHINESE_NOTEBOOKS = {
     for notebook in [*ROOT.glob("labs/zh/*.ipynb"), *ROOT.glob("notebooks/zh/*.ipynb")]
 }
 CHINESE_DOCS = sorted(ROOT.glob("docs/zh/*.md"))
+_search_spec = importlib.util.spec_from_file_location("chinese_search", ROOT / "book" / "_ext" / "chinese_search.py")
+assert _search_spec and _search_spec.loader
+chinese_search = importlib.util.module_from_spec(_search_spec)
+_search_spec.loader.exec_module(chinese_search)  # the words the book gives jieba (book/_ext is no package)
 CHINESE_RULES = (ROOT / "docs" / "zh" / "rules.md").is_file()
 # Inside these a rule id is quoted (code, a message as printed) or already a link; everywhere else it must link.
 QUOTED_TAGS = frozenset({"a", "code", "pre", "kbd", "samp", "script", "style", "textarea", "svg", "head", "title"})
@@ -336,7 +340,7 @@ def test_every_glossary_word_finds_every_chinese_page_that_holds_it(base_url: st
         for path in _pages(chinese)
         if path.name not in {"search.html", "genindex.html"}
     }
-    words = glossary_words()
+    words: list[str] = chinese_search.glossary_words()
     assert {"活动路径", "回答预留", "安全余量", "保留起点", "交互组", "切点"} <= set(words)
     holding = {word: {page for page, text in articles.items() if word in text} for word in words}
     found: dict[str, set[str]] = {}
@@ -356,6 +360,41 @@ def test_every_glossary_word_finds_every_chinese_page_that_holds_it(base_url: st
     for word in words:
         print(f"| {word} | {len(found[word])} | {len(holding[word])} |")
     assert {word: sorted(found[word] ^ holding[word]) for word in words if found[word] != holding[word]} == {}
+
+
+def test_the_glossary_fits_a_1280_pixel_screen_in_both_editions(base_url: str) -> None:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test-browser` installs it (apt-get install -y chromium)")
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, timeout=STEP_MS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(STEP_MS)
+        try:
+            for edition, meaning in (("en", "meaning"), ("zh", "含义")):
+                page.goto(f"{base_url}{edition}/docs/glossary.html", wait_until="load")
+                tables = page.eval_on_selector_all(
+                    "article table", "ts => ts.map(t => [t.scrollWidth, t.parentElement.clientWidth])"
+                )
+                assert len(tables) >= 5 and all(wide <= room for wide, room in tables), (edition, tables)
+                right = page.locator("article table th", has_text=meaning).first.evaluate(
+                    "th => th.getBoundingClientRect().right"
+                )
+                assert right <= 1280, f"{edition}: the {meaning} column ends at {right} px"
+        finally:
+            browser.close()
+
+
+def test_the_chinese_edition_names_its_author_and_its_pages_in_chinese(chinese: Path) -> None:
+    """The footer's author and every page's name in the navigation are Chinese (a lab's id aside)."""
+    han = re.compile(r"[\u4e00-\u9fff]")
+    start = (chinese / "index.html").read_text(encoding="utf-8")
+    assert "第 11 章课程包" in start and "course pack" not in start
+    navigation = re.search(r'<nav class="[^"]*bd-docs-nav.*?</nav>', start, re.S)
+    assert navigation, "no navigation on the Chinese start page"
+    names = [
+        html.unescape(re.sub(r"<[^>]+>", "", link)) for link in re.findall(r"<a [^>]*>(.*?)</a>", navigation[0], re.S)
+    ]
+    assert len(names) >= 12 and [name for name in names if not han.search(name)] == []
 
 
 def _article_text(path: Path) -> str:
