@@ -111,6 +111,8 @@ test-browser: $(STAMP)
 	@$(ENSURE_DEBIAN_PACKAGE) chromium "the browser test (make test-browser)" /usr/bin/chromium "about 130 packages on Debian 12"
 	@# A Chinese font, so the book's Chinese pages draw their text (docs/book-lab-zh.png); the check is its folder.
 	@$(ENSURE_DEBIAN_PACKAGE) fonts-wqy-microhei "the Chinese pages in the browser test (make test-browser)" /usr/share/fonts/truetype/wqy "1 package, 2 MB"
+	@# An emoji font, so the checklist's ✅ and ❌ marks are drawn in docs/checklist-zh.png, not as boxes.
+	@$(ENSURE_DEBIAN_PACKAGE) fonts-noto-color-emoji "the checklist's marks in the browser test's pictures (make test-browser)" /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf "1 package, 10 MB"
 	COURSE_BROWSER_TEST=1 $(BIN)/python -m pytest -p no:nbval tests/browser -v
 
 # The live lab on a real JupyterHub (tests/hub, issue 46): jupyterhub from the [hub] extra, configurable-http-proxy from
