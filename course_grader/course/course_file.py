@@ -22,11 +22,13 @@ from pydantic_core import ErrorDetails
 
 from course_lib.checklist.runner import select
 from course_lib.teaching import i18n, lab_registry
+from course_lib.teaching.i18n import message
 from course_lib.teaching.lab_registry import Lab
 
 from ..intake.lab_names import in_sentence, lab_in_name
 from ..intake.roster import KnownId
 from ..judging.hidden_cases import hidden_tests
+from ..notes import NOTE
 from .course import IDENTITY, Course
 from .course_settings import CourseFileError, CourseSettings
 from .lms_times import TimesFile
@@ -92,13 +94,17 @@ def fingerprint(settings: CourseSettings, times: list[TimesFile], pack: TimesFil
     return digest.hexdigest()[:16]
 
 
+THE_WORKSHEET = NOTE(message("the grading worksheet {file}"))
+"""Where a note says a participant's identity came from."""
+
+
 def known_ids(times: list[TimesFile]) -> tuple[KnownId, ...]:
     """What the worksheets say of each participant id: the full name and identity fields (the first that says)."""
     found: dict[str, KnownId] = {}
     for times_file in times:
         for row in times_file.rows:
             if times_file.form == "moodle-worksheet" and row.identity and row.key not in found:
-                source = f"the grading worksheet {(row.path or times_file.path).name}"
+                source = THE_WORKSHEET(file=(row.path or times_file.path).name)
                 found[row.key] = KnownId(user=row.key, name=row.name, identity=row.identity, source=source)
     return tuple(found.values())
 

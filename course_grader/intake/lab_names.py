@@ -13,9 +13,11 @@ from pathlib import Path
 from nbformat import NotebookNode
 
 from course_lib.teaching import lab_registry
+from course_lib.teaching.i18n import message
 from course_lib.teaching.lab_registry import Lab
 
 from ..errors import NotALabNotebook
+from ..notes import NOTE
 
 _FILE_LAB = re.compile(r"lab[_-]?(\d+)[_.-](\d+)(?!\d)", re.IGNORECASE)
 
@@ -42,7 +44,12 @@ def in_sentence(lab: str) -> str:
 
 def the_assignment(lab: str) -> str:
     """How a sentence names a lab's LMS assignment: ``the Lab 11.3 assignment``, ``the capstone assignment``."""
-    return f"the {in_sentence(lab).removeprefix('the ')} assignment"
+    return THE_ASSIGNMENT(lab=in_sentence(lab).removeprefix("the "))
+
+
+THE_CAPSTONE = NOTE(message("the capstone"))
+THE_CAPSTONE_ASSIGNMENT = NOTE(message("the capstone assignment"))
+THE_ASSIGNMENT = NOTE(message("the {lab} assignment"))
 
 
 def named_lab(path: str | Path) -> Lab | None:
