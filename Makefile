@@ -97,6 +97,8 @@ ENSURE_DEBIAN_PACKAGE := sh scripts/ensure-debian-package.sh
 # course-grade runs every submission in a bubblewrap sandbox (docs/grading.md); the grader's tests need it too.
 grading-tools:
 	@$(ENSURE_DEBIAN_PACKAGE) bubblewrap "sandboxed grading (course-grade and its tests in make test)" /usr/bin/bwrap "1 small package"
+	@# A CJK font, so a Chinese class report draws its charts' labels (course-grade report; its test in make test).
+	@$(ENSURE_DEBIAN_PACKAGE) fonts-wqy-microhei "the Chinese class report's charts (course-grade report)" /usr/share/fonts/truetype/wqy "1 package, 2 MB"
 
 # The explorer in a real browser (JupyterLab + Debian's chromium via Playwright; never `playwright install`).
 # Installs chromium and a Chinese font when missing (see ENSURE_DEBIAN_PACKAGE); refreshes docs/explorer.png and the

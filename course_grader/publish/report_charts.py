@@ -50,14 +50,35 @@ FONTS: dict[str, tuple[str, ...]] = {
     ),
 }
 """The font families that draw a language's glyphs, preferred first (a language not listed needs none)."""
-NO_FONT = "install one of Noto Sans CJK SC, WenQuanYi Micro Hei, …; e.g. Debian's fonts-noto-cjk"
+NO_FONT = (
+    "install one of Noto Sans CJK SC, WenQuanYi Micro Hei, …; e.g. Debian's fonts-wqy-microhei (make grading-tools)"
+)
 
 
 @functools.cache
 def chart_fonts(language: str) -> tuple[str, ...]:
-    """The installed families of ``FONTS[language]`` (empty for a language matplotlib's own font draws)."""
+    """The installed families of ``FONTS[language]`` (empty for a language matplotlib's own font draws).
+
+    matplotlib lists the system's fonts once and caches the list (``fontlist-*.json``), so a font installed since
+    is missing from it: "no font installed draws zh" while one is (issue 45). When none of the families is listed,
+    the system's font files are looked through once and each that is one of them is added (``addfont``).
+    """
+    wanted = FONTS.get(language, ())
+    if wanted and not _listed(wanted):
+        for path in font_manager.findSystemFonts():
+            try:
+                family = font_manager.get_font(path).family_name
+            except (OSError, RuntimeError, ValueError):  # a file FreeType cannot read is no font for the charts
+                continue
+            if family in wanted:
+                font_manager.fontManager.addfont(path)
+    return _listed(wanted)
+
+
+def _listed(families: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of ``families`` matplotlib's font list holds, in their order."""
     installed = {font.name for font in font_manager.fontManager.ttflist}
-    return tuple(family for family in FONTS.get(language, ()) if family in installed)
+    return tuple(family for family in families if family in installed)
 
 
 def chart_language(language: str) -> str:

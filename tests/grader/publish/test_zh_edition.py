@@ -48,6 +48,16 @@ def test_a_chinese_page_has_chinese_labels_status_meaning_and_score_line() -> No
     assert "exercise cell 1: ValueError: x" in page and 'class="test failed"' in page and "rules.md#r19" in page
 
 
+def test_a_status_cell_never_wraps_between_its_characters() -> None:
+    """未通过 beside a long message: a table gives a cell its narrowest width, one CJK character (issue 45)."""
+    page = render_page(result("alice", "11.3", {"7": False}), language="zh")
+    style = page[page.index("<style>") : page.index("</style>")]
+    for status in ("passed", "failed"):
+        rule = re.search(rf"\.status-{status} \{{([^}}]*)\}}", style)
+        assert rule and "white-space: nowrap" in rule.group(1), status
+    assert 'class="status-failed">未通过</td>' in page
+
+
 def test_the_language_is_chosen_per_render_not_per_process() -> None:
     graded = result("alice", "11.2", {"4": False})
     english = render_page(graded)
@@ -135,6 +145,23 @@ def test_the_charts_are_labelled_in_chinese_when_a_font_draws_it(monkeypatch: py
     axes = figure.get_axes()
     assert axes[0].get_xlabel() == "通过测试的百分比" and axes[0].get_ylabel() == "提交数"
     assert re.fullmatch(r".*11\.1.*（n=\d+）", axes[0].get_title())  # the lab as course_lib names it in Chinese
+
+
+def test_a_cjk_font_installed_after_matplotlib_listed_its_fonts_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """matplotlib's cached font list predates the font: the charts still find it on the system (issue 45).
+
+    ``make grading-tools`` installs Debian's fonts-wqy-microhei, so ``make test`` has a CJK font on disk."""
+    from matplotlib import font_manager
+
+    assert Path("/usr/share/fonts/truetype/wqy").is_dir(), "make grading-tools installs fonts-wqy-microhei"
+    cjk = set(report_charts.FONTS["zh"])
+    stale = [font for font in font_manager.fontManager.ttflist if font.name not in cjk]
+    monkeypatch.setattr(font_manager.fontManager, "ttflist", stale)  # the list as cached before the font came
+    report_charts.chart_fonts.cache_clear()
+    try:
+        assert "WenQuanYi Micro Hei" in report_charts.chart_fonts("zh") and report_charts.chart_language("zh") == "zh"
+    finally:
+        report_charts.chart_fonts.cache_clear()
 
 
 def test_without_a_font_for_chinese_the_charts_stay_english(monkeypatch: pytest.MonkeyPatch) -> None:
