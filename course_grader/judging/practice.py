@@ -32,7 +32,7 @@ from course_lib.teaching.lab_registry import Lab
 from ..messages import MESSAGES
 from .calls import reference_call
 from .draws import Seed, stream
-from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict, view_of
+from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict, described, view_of
 from .hidden_cases import GENERATORS, hidden_tests
 
 _Entry = TypeVar("_Entry", bound=SessionEntry)
@@ -205,7 +205,7 @@ def describe(
             drawn=len(drawn.path), kept=len(call.path or [])
         )
     else:
-        origin = drawn.description
+        origin = described(drawn.description, language)
     lines = [MESSAGES(HEADING, language).format(counterexample=MESSAGES(COUNTEREXAMPLE, language), origin=origin)]
     if call.path is not None:
         entries = _entries(call.path, call.estimator, language) or MESSAGES("(empty)", language)
