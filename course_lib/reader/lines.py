@@ -9,8 +9,8 @@ the same promises another way:
   validating the file produced at open are handed out once, by the first call that
   reaches them: nobody else ever held them.
 * **validation** (``validate_line``): each of a file's new lines is read once, by jiter
-  (which refuses a repeated key), and what it read is validated into the models by the
-  entry schema's JSON side (``json_side``); a refused line goes to the core's
+  (which refuses a repeated key), and what it read is validated into the models as
+  ``parse_session_entry`` validates (``_VALIDATE_PARSED``); a refused line goes to the core's
   ``jsonl.parse_line``, the slow path that words the error with the line and the field
   (R2, R8), so both readers refuse a line in the same words.
 * **the index** (``vouched_lines``): the lines the file's validated index covers
@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import jiter
-from pydantic_core import SchemaValidator
 
 from ..errors import SessionStoreError, quoted
 from ..jsonl import line_prefix, parse_line
@@ -199,27 +198,13 @@ _VALIDATE_JSON = ENTRY_ADAPTER.validator.validate_json
 """Builds the model of a line the reader vouches for (validated before, or covered by the index)."""
 
 
-def json_side(schema: Any) -> Any:
-    """The entry schema as JSON text sees it: every ``json-or-python`` choice takes its JSON branch.
-
-    Why: the models check Python input with Python callbacks that JSON text cannot need
-    (a free JSON value's kind, a list or tuple for a sequence, ``models._FreeJson`` and
-    ``models._ListOrTuple``). The values jiter reads from a line are only ever what JSON
-    holds (dicts, lists, str, int, float, bool, None), so validating them against the JSON
-    branches accepts and refuses exactly what ``validate_json`` of the line's bytes does,
-    and builds the same models (tests/lib/reader/test_reader_fuzz.py holds both readers to it).
-    """
-    if isinstance(schema, dict):
-        if schema.get("type") == "json-or-python":
-            return json_side(schema["json_schema"])
-        return {key: json_side(value) for key, value in schema.items()}
-    if isinstance(schema, list):
-        return [json_side(value) for value in schema]
-    return schema
-
-
-_VALIDATE_PARSED = SchemaValidator(json_side(ENTRY_ADAPTER.core_schema)).validate_python
-"""Validates what jiter read from a line: the entry schema's JSON side (``json_side``)."""
+_VALIDATE_PARSED = ENTRY_ADAPTER.validator.validate_python
+"""Validates what jiter read from a line into the models: the entry schema's Python side, the one
+``parse_session_entry`` uses. Its Python callbacks (a free JSON value's kind, a list or tuple for a
+sequence) cannot be left out for jiter's values: pydantic-core reuses each model class's own
+validator inside any schema that names the class, so a schema without them builds the same
+validator; measured, validating these values against the JSON side's plain unions cost more than
+the callbacks do."""
 
 
 def _read(raw: bytes) -> Any:

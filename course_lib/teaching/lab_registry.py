@@ -13,7 +13,7 @@ table lists the labs, so adding one is an entry here and those modules
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import OptionError
 from .i18n import MESSAGES, message
@@ -46,6 +46,9 @@ class Lab:
     withheld: tuple[Withheld, ...]
     """What the grading sandbox replaces by stubs that raise ``NotAvailableWhileGrading``."""
     hidden_seed: int
+    checks: int = field(kw_only=True)
+    """How many checks its module defines (``course_lib/checklist/labs/<module>.py``): written here as well, on
+    purpose, so a check the checklist's discovery loses fails a test (tests/lib/checklist/test_checklist.py)."""
     folder: str = "labs"
     """Where the learner's notebook lives (its solution is in ``<folder>/solutions``)."""
     optional: bool = False
@@ -83,28 +86,28 @@ LABS: dict[str, Lab] = {
     for lab in (
         Lab("11.1", message("The compaction record and the stores"), "lab_11_1_compaction_record",
             ("parse_session_entry",), ("course_lib.parsing.parse_session_entry",),
-            (Withheld("course_lib.models", ("CompactionSummary", "CompactionEntry")),), 1101),
+            (Withheld("course_lib.models", ("CompactionSummary", "CompactionEntry")),), 1101, checks=3),
         Lab("11.2", message("Interaction groups"), "lab_11_2_group_interactions",
             ("group_interactions",), ("course_lib.grouping.group_interactions",),
             (Withheld("course_lib.grouping"), Withheld("course_lib.lifecycle.cut_point"),
-             Withheld("course_lib.lifecycle.prefix_reuse")), 1102),
+             Withheld("course_lib.lifecycle.prefix_reuse")), 1102, checks=3),
         Lab("11.3", message("build_context without compaction"), "lab_11_3_build_context",
-            ("build_context",), ("course_lib.context.build_context",), _BUILD_CONTEXT, 1103),
+            ("build_context",), ("course_lib.context.build_context",), _BUILD_CONTEXT, 1103, checks=3),
         Lab("11.4", message("create_compaction_entry"), "lab_11_4_create_compaction_entry",
             ("create_compaction_entry",), ("course_lib.compaction.create_compaction_entry",),
-            (Withheld("course_lib.compaction", ("create_compaction_entry", "_check_first_kept")),), 1104),
+            (Withheld("course_lib.compaction", ("create_compaction_entry", "_check_first_kept")),), 1104, checks=2),
         Lab("11.5", message("Resume from the latest compaction"), "lab_11_5_resume_from_compaction",
-            ("build_context",), ("course_lib.context.build_context",), _BUILD_CONTEXT, 1105),
+            ("build_context",), ("course_lib.context.build_context",), _BUILD_CONTEXT, 1105, checks=4),
         Lab("capstone", message("The compaction lifecycle"), "02_lifecycle_capstone",
             ("should_compact", "find_cut_point", "retry_after_overflow"),
             ("course_lib.lifecycle.settings.should_compact", "course_lib.lifecycle.cut_point.find_cut_point",
              "course_lib.lifecycle.overflow.retry_after_overflow"),
             (Withheld("course_lib.lifecycle.settings", ("should_compact",)),
              Withheld("course_lib.lifecycle.cut_point", ("find_cut_point",)),
-             Withheld("course_lib.lifecycle.overflow", ("retry_after_overflow",))), 1106, folder="notebooks"),
+             Withheld("course_lib.lifecycle.overflow", ("retry_after_overflow",))), 1106, checks=4, folder="notebooks"),
         Lab("11.6", message("Migrating old records at the boundary"), "lab_11_6_migrate_old_records",
             ("migrate_entry",), ("course_lib.migration.draft.migrate_entry",),
-            (Withheld("course_lib.migration.draft"),), 1107, optional=True),
+            (Withheld("course_lib.migration.draft"),), 1107, checks=4, optional=True),
     )
 }  # fmt: skip
 
