@@ -101,8 +101,17 @@ def lab_conflict(notebook: NotebookNode, path: str | Path, graded: str) -> str |
     named, claimed = lab_in_name(path), lab_in_metadata(notebook)
     if named is None or claimed is None or named == claimed:
         return None
-    decided = "the file name decides" if graded == named else "the lab this autograder grades"
-    return (
-        f"the file name says {in_sentence(named)} but the notebook's metadata (course.lab) says "
-        f"{in_sentence(claimed)}: graded as {in_sentence(graded)} ({decided})"
+    decided = NAME_DECIDES() if graded == named else AUTOGRADER_DECIDES()
+    return LAB_CONFLICT(
+        named=in_sentence(named), claimed=in_sentence(claimed), graded=in_sentence(graded), decided=decided
     )
+
+
+LAB_CONFLICT = NOTE(
+    message(
+        "the file name says {named} but the notebook's metadata (course.lab) says {claimed}: graded as {graded} "
+        "({decided})"
+    )
+)
+NAME_DECIDES = NOTE(message("the file name decides"))
+AUTOGRADER_DECIDES = NOTE(message("the lab this autograder grades"))

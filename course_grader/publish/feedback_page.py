@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from course_lib.teaching import i18n, lab_registry
 from course_lib.teaching.i18n import message
 
-from ..course import course_file, submission_times, times_matching  # noqa: F401 - their notes' templates (``notes.NOTE``)
-from ..intake import roster  # noqa: F401 - its notes' templates
+from ..batch import batch  # noqa: F401 - the notes' templates (``notes.NOTE``) of the modules writing notes
+from ..course import course_file, submission_times, times_matching  # noqa: F401
+from ..intake import identity, regular_file, roster  # noqa: F401
 from ..judging.citations import in_rule_order, rule_href, rule_text, rules_cited
 from ..judging.practice import COUNTEREXAMPLE
 from ..judging.verdicts import GradeResult, TestResult
@@ -23,6 +24,7 @@ from ..messages import MESSAGES
 from ..notes import NOTE
 from ..results import duplicates  # noqa: F401 - its notes' templates
 from ..safe_text import shown
+from ..sandbox import limit_notes  # noqa: F401
 from ..similarity.similarity_notes import is_similarity_note
 from .page_score import ScoreRecord, points_per_test
 from .pages import render

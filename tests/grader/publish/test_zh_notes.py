@@ -18,7 +18,7 @@ import pytest
 
 from course_grader.messages import MESSAGES
 from course_grader.notes import NOTE, NoteTemplateError, Template
-from course_grader.publish import feedback_page  # noqa: F401 - every note template, as a page has them
+from course_grader.publish import feedback_page
 from course_grader.results.duplicates import Candidate, duplicate_verdicts
 
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
@@ -54,6 +54,19 @@ def test_every_template_reads_back_its_own_note_and_says_it_in_chinese() -> None
         assert said == MESSAGES(template.text, "zh").format(**fields), template.text
         assert CHINESE.search(said) or not CHINESE.search(MESSAGES(template.text, "zh")), template.text
         assert NOTE.said(note) == note == NOTE.said(note, "en")
+
+
+def test_a_page_knows_every_module_that_writes_a_note() -> None:
+    """A note is read back by the templates of the modules a page imports: every module making one is among them."""
+    import sys
+
+    root = Path(feedback_page.__file__).resolve().parents[1]
+    writing = {
+        ".".join(path.relative_to(root.parent).with_suffix("").parts)
+        for path in root.rglob("*.py")
+        if "NOTE(" in path.read_text(encoding="utf-8") and path.name != "notes.py"
+    }
+    assert writing and writing <= set(sys.modules), sorted(writing - set(sys.modules))
 
 
 def test_a_template_field_is_named_and_plain() -> None:
