@@ -98,11 +98,13 @@ class Course(BaseModel):
         return self.model_copy(update={"student_languages": self.languages(roster)})
 
     def languages(self, roster: Roster | None) -> dict[str, str]:
-        """Each student of ``roster`` whose section has a language of its own (``[sections."…"]``), and that language."""
-        sections = self.settings.sections
-        if roster is None or not sections:
+        """Each student of ``roster`` with a language of their own: their row's (the pack's roster's ``language``
+        column), else their section's (``[sections."…"]``)."""
+        if roster is None:
             return {}
-        return {s.id: sections[s.section].language for s in roster.students if s.section in sections}
+        sections = self.settings.sections
+        spoken = {s.id: sections[s.section].language for s in roster.students if s.section in sections}
+        return spoken | {s.id: s.language for s in roster.students if s.language}
 
     def language_of(self, student: str) -> str:
         """What ``student``'s pages and score explanations say: their section's language, else the course's."""

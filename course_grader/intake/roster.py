@@ -189,8 +189,16 @@ class Names(BaseModel):
     def digest(self) -> str:
         """Who these names make each file's (the roster's students and file name, the patterns, the LMS's ids), hashed:
         the ``course`` stamp's second part, so ``merge`` can tell a regrade under another roster (8 hex digits).
-        ``shared`` is the folder's, not the roster's: left out."""
-        roster = (self.roster.model_dump(exclude={"path"}), Path(self.roster.path).name) if self.roster else None
+        ``shared`` is the folder's, not the roster's, and a student's ``language`` says what their pages speak, not who
+        they are: both left out."""
+        roster = (
+            (
+                self.roster.model_dump(exclude={"path": True, "students": {"__all__": {"language"}}}),
+                Path(self.roster.path).name,
+            )
+            if self.roster
+            else None
+        )
         said = json.dumps(
             [self.patterns, roster, [k.model_dump() for k in self.known], sorted(self.shared)], sort_keys=True
         )

@@ -19,7 +19,7 @@ from synthetic_class import result
 from course_grader.cli import app as cli
 from course_grader.course.course_file import load_course
 from course_grader.course.course_settings import CourseFileError
-from course_grader.intake.roster import load_roster
+from course_grader.intake.roster import RosterError, load_roster
 from course_grader.judging.judging_settings import JudgingSettings
 from course_grader.results.grades_frame import write_csv
 from course_grader.results.records import companion, write_records
@@ -46,6 +46,20 @@ def test_a_section_speaks_its_own_language_and_every_other_student_the_courses(t
     assert english.explanation.startswith("6/7 tests passed") and chinese.explanation.startswith("通过 6/7 个测试")
     judging = JudgingSettings(language="en", languages=(("bo", "zh"),))
     assert judging.for_student("bo").language == "zh" and judging.for_student("alice") is judging
+
+
+def test_a_roster_rows_language_is_over_its_sections(tmp_path: Path) -> None:
+    """The pack's roster may give one student a language of their own (its ``language`` column)."""
+    course = load_course(course_file(tmp_path, SECTIONS))
+    (tmp_path / "roster.csv").write_text(
+        f"{ROSTER.splitlines()[0]},language\nalice,Alice Ng,,,Section A,zh-Hans\nbo,Bo Chen,,,Section B,en\n",
+        encoding="utf-8",
+    )
+    speaking = course.speaking(load_roster(tmp_path / "roster.csv"))
+    assert (speaking.language_of("alice"), speaking.language_of("bo")) == ("zh", "en")
+    (tmp_path / "roster.csv").write_text("id,language\nalice,fr\n", encoding="utf-8")
+    with pytest.raises(RosterError, match=r"roster\.csv, line 2: column language: unknown language 'fr'"):
+        load_roster(tmp_path / "roster.csv")
 
 
 def test_a_sections_unknown_language_is_refused_naming_the_key(tmp_path: Path) -> None:
