@@ -48,6 +48,34 @@ def test_a_section_speaks_its_own_language_and_every_other_student_the_courses(t
     assert judging.for_student("bo").language == "zh" and judging.for_student("alice") is judging
 
 
+def test_a_submission_is_judged_in_its_students_language(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """grade_notebook judges a file once it knows whose it is: in that student's language (their section's)."""
+    from types import SimpleNamespace
+
+    from course_grader.judging import grade
+    from course_grader.judging.grade_options import GradeOptions
+    from course_lib.teaching import lab_registry
+
+    judged: list[str] = []
+    lab = lab_registry.lab("11.3")
+    submission = SimpleNamespace(lab=lab, notebook={}, notes=(), exercise_sources=())
+    monkeypatch.setattr(grade, "read_submission", lambda path, expected_lab=None: submission)
+    monkeypatch.setattr(grade, "find_template", lambda lab, labs_dir: None)
+    monkeypatch.setattr(grade, "setup_sources", lambda template: ())
+    monkeypatch.setattr(grade, "run_notebook", lambda *args: None)
+
+    def assemble(path: Path, who: str, source: str, lab: object, run: object, started: float, options: GradeOptions,
+                 notebook: object) -> object:  # fmt: skip
+        judged.append(options.judging.language)
+        return result(who, "11.3", {})
+
+    monkeypatch.setattr(grade, "assemble", assemble)
+    options = GradeOptions(judging=JudgingSettings(language="en", languages=(("bo", "zh"),)))
+    for student in ("alice", "bo"):
+        grade.grade_notebook(tmp_path / "lab_11_3.ipynb", options, student=student)
+    assert judged == ["en", "zh"]
+
+
 def test_a_roster_rows_language_is_over_its_sections(tmp_path: Path) -> None:
     """The pack's roster may give one student a language of their own (its ``language`` column)."""
     course = load_course(course_file(tmp_path, SECTIONS))
