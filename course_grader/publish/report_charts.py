@@ -50,9 +50,7 @@ FONTS: dict[str, tuple[str, ...]] = {
     ),
 }
 """The font families that draw a language's glyphs, preferred first (a language not listed needs none)."""
-NO_FONT = (
-    "install one of Noto Sans CJK SC, WenQuanYi Micro Hei, …; e.g. Debian's fonts-wqy-microhei (make grading-tools)"
-)
+NO_FONT = "install one of Noto Sans CJK SC, WenQuanYi Micro Hei, …; e.g. Debian's fonts-wqy-microhei (make chart-font)"
 
 
 @functools.cache
@@ -60,18 +58,14 @@ def chart_fonts(language: str) -> tuple[str, ...]:
     """The installed families of ``FONTS[language]`` (empty for a language matplotlib's own font draws).
 
     matplotlib lists the system's fonts once and caches the list (``fontlist-*.json``), so a font installed since
-    is missing from it: "no font installed draws zh" while one is (issue 45). When none of the families is listed,
-    the system's font files are looked through once and each that is one of them is added (``addfont``).
+    is missing from it: "no font installed draws zh" while one was (issue 45). When none of the families is listed,
+    the notebooks' own remedy adds the system's Chinese font files to the list (``course_lib.explorer.chart_font``).
     """
     wanted = FONTS.get(language, ())
     if wanted and not _listed(wanted):
-        for path in font_manager.findSystemFonts():
-            try:
-                family = font_manager.get_font(path).family_name
-            except (OSError, RuntimeError, ValueError):  # a file FreeType cannot read is no font for the charts
-                continue
-            if family in wanted:
-                font_manager.fontManager.addfont(path)
+        from course_lib.explorer.chart_font import use_chart_font
+
+        use_chart_font()
     return _listed(wanted)
 
 

@@ -150,10 +150,10 @@ def test_the_charts_are_labelled_in_chinese_when_a_font_draws_it(monkeypatch: py
 def test_a_cjk_font_installed_after_matplotlib_listed_its_fonts_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     """matplotlib's cached font list predates the font: the charts still find it on the system (issue 45).
 
-    ``make grading-tools`` installs Debian's fonts-wqy-microhei, so ``make test`` has a CJK font on disk."""
+    ``make chart-font`` (``make test`` runs it) installs Debian's fonts-wqy-microhei: a CJK font on disk."""
     from matplotlib import font_manager
 
-    assert Path("/usr/share/fonts/truetype/wqy").is_dir(), "make grading-tools installs fonts-wqy-microhei"
+    assert Path("/usr/share/fonts/truetype/wqy").is_dir(), "make chart-font installs fonts-wqy-microhei"
     cjk = set(report_charts.FONTS["zh"])
     stale = [font for font in font_manager.fontManager.ttflist if font.name not in cjk]
     monkeypatch.setattr(font_manager.fontManager, "ttflist", stale)  # the list as cached before the font came
