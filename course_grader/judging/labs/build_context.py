@@ -200,7 +200,7 @@ def drawn_rejections(calls: Calls, path: list[SessionEntry]) -> list[HiddenCall]
     good = {"max_tokens": 40, "reserved_output": 4, "safety_margin": 2}
     rejected = [
         calls.make(
-            say("{path}; {option}", path=describe_path(path), option=f"{name}={value!r}"),
+            say("{path}; {option}", path=describe_path(path), option="=".join((name, repr(value)))),
             path=path,
             options=good | {name: value},
             estimator="teaching",
@@ -279,12 +279,13 @@ def covering_builds(draw: Draw, calls: Calls, path: list[SessionEntry]) -> list[
     room = _Room(calls, path, wire, tokens["system"] + summary, reserved, margin)
     made = _room_edges(draw, room, costs)
     fixed = room.fixed + reserved + margin
+    over = f"max_tokens={fixed - 2}, reserved_output={reserved}, safety_margin={margin}"
     made.append(
         calls.make(
             say(
                 "{path}; fixed costs above max_tokens; {budget}",
                 path=describe_path(path),
-                budget=f"max_tokens={fixed - 2}, reserved_output={reserved}, safety_margin={margin}",
+                budget=over,
             ),
             path=wire,
             estimator="teaching",
@@ -366,7 +367,7 @@ def covering_rejections(draw: Draw, calls: Calls, path: list[SessionEntry]) -> l
     ]
     made = [
         calls.make(
-            say("{path}; {option}", path=describe_path(path), option=f"{name}={value!r}"),
+            say("{path}; {option}", path=describe_path(path), option="=".join((name, repr(value)))),
             path=wire,
             options=good | {name: value},
             estimator="teaching",
