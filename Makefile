@@ -102,7 +102,7 @@ grading-tools:
 # (course_lib/explorer/chart_font.py tells matplotlib about it); without it they keep English words and still run, so
 # nbval passes either way. Installed by the targets that run the notebooks (learner-labs, test, test-notebooks).
 chart-font:
-	@$(ENSURE_DEBIAN_PACKAGE) fonts-wqy-microhei "the Chinese notebooks' charts (make learner-labs, make test)" /usr/share/fonts/truetype/wqy "1 package, 2 MB"
+	@$(ENSURE_DEBIAN_PACKAGE) fonts-wqy-microhei "the Chinese notebooks' and class report's charts (make learner-labs, make test, course-grade report)" /usr/share/fonts/truetype/wqy "1 package, 2 MB"
 
 # The explorer in a real browser (JupyterLab + Debian's chromium via Playwright; never `playwright install`).
 # Installs chromium and a Chinese font when missing (see ENSURE_DEBIAN_PACKAGE); refreshes docs/explorer.png and the
