@@ -10,7 +10,7 @@ START  := notebooks/00_start_here.ipynb
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg
 
-.PHONY: venv lab lint check tidy test test-sandboxed test-integration test-pythons test-unit test-notebooks test-browser test-hub grading-tools bench checklist notebooks learner-labs rules glossary translations mutants book clean
+.PHONY: venv lab lint check tidy test test-sandboxed test-integration test-pythons test-unit test-notebooks test-browser test-hub grading-tools chart-font bench checklist notebooks learner-labs rules glossary translations mutants book clean
 
 venv: $(STAMP)
 
@@ -62,7 +62,7 @@ COVERAGE = $(if $(filter 1,$(shell $(BIN)/python -c 'import sys; print(int(sys.v
 UNMEASURED := tests/lib/checklist/test_inline_bounds.py::test_the_time_bound_holds_outside_the_main_thread
 
 # On both cores, a file per worker at a time (--dist loadfile), so a notebook's cells share one kernel.
-test: $(STAMP) grading-tools
+test: $(STAMP) grading-tools chart-font
 	COVERAGE_CORE=sysmon $(BIN)/python -m pytest $(NBVAL) $(COVERAGE) -n 2 --dist loadfile -m "not sandboxed and not integration" $(addprefix --deselect ,$(UNMEASURED)) tests notebooks labs
 	$(BIN)/python -m pytest -p no:nbval -q $(UNMEASURED)
 
@@ -86,7 +86,7 @@ test-pythons: $(STAMP)
 test-unit: $(STAMP) grading-tools
 	$(BIN)/python -m pytest tests
 
-test-notebooks: $(STAMP)
+test-notebooks: $(STAMP) chart-font
 	$(BIN)/python -m pytest $(NBVAL) notebooks labs
 
 # Installs a missing Debian package only after saying what and why: asks on a terminal,
@@ -98,6 +98,12 @@ ENSURE_DEBIAN_PACKAGE := sh scripts/ensure-debian-package.sh
 grading-tools:
 	@$(ENSURE_DEBIAN_PACKAGE) bubblewrap "sandboxed grading (course-grade and its tests in make test)" /usr/bin/bwrap "1 small package"
 
+# A Chinese font for the notebooks' charts: with it the Chinese notebooks' chart titles, axes and legends are Chinese
+# (course_lib/explorer/chart_font.py tells matplotlib about it); without it they keep English words and still run, so
+# nbval passes either way. Installed by the targets that run the notebooks (learner-labs, test, test-notebooks).
+chart-font:
+	@$(ENSURE_DEBIAN_PACKAGE) fonts-wqy-microhei "the Chinese notebooks' and class report's charts (make learner-labs, make test, course-grade report)" /usr/share/fonts/truetype/wqy "1 package, 2 MB"
+
 # The explorer in a real browser (JupyterLab + Debian's chromium via Playwright; never `playwright install`).
 # Installs chromium and a Chinese font when missing (see ENSURE_DEBIAN_PACKAGE); refreshes docs/explorer.png and the
 # book's pictures (docs/book-*.png). Not part of `make test`.
@@ -105,6 +111,8 @@ test-browser: $(STAMP)
 	@$(ENSURE_DEBIAN_PACKAGE) chromium "the browser test (make test-browser)" /usr/bin/chromium "about 130 packages on Debian 12"
 	@# A Chinese font, so the book's Chinese pages draw their text (docs/book-lab-zh.png); the check is its folder.
 	@$(ENSURE_DEBIAN_PACKAGE) fonts-wqy-microhei "the Chinese pages in the browser test (make test-browser)" /usr/share/fonts/truetype/wqy "1 package, 2 MB"
+	@# An emoji font, so the checklist's ✅ and ❌ marks are drawn in docs/checklist-zh.png, not as boxes.
+	@$(ENSURE_DEBIAN_PACKAGE) fonts-noto-color-emoji "the checklist's marks in the browser test's pictures (make test-browser)" /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf "1 package, 10 MB"
 	COURSE_BROWSER_TEST=1 $(BIN)/python -m pytest -p no:nbval tests/browser -v
 
 # The live lab on a real JupyterHub (tests/hub, issue 46): jupyterhub from the [hub] extra, configurable-http-proxy from
@@ -163,7 +171,7 @@ notebooks: $(STAMP)
 # Every notebook is generated from its text source (labs/sources/, notebooks/sources/; docs/notebooks.md): each lab's
 # solution and learner versions, and the notebooks without exercises (00, 01, 03), then executed in place.
 # scripts/make_learner_labs.py --changed redoes only the notebooks whose source changed.
-learner-labs: $(STAMP)
+learner-labs: $(STAMP) chart-font
 	$(BIN)/python scripts/make_learner_labs.py
 
 # The learner-bug corpus (tests/mutants) judged in process under 20 seeds, graded once by course-grade in a

@@ -64,12 +64,13 @@ if html_search_language == "zh":
             "the Chinese edition's search needs jieba: install the book's dependencies (make venv)"
         ) from missing
     jieba.setLogLevel(logging.WARNING)  # not "Building prefix dict …" on every build
-    # Sphinx would load jieba's own dictionary a second time as a user dictionary (seconds, same words).
+    # Sphinx would load jieba's own dictionary a second time as a user dictionary (seconds, same words);
+    # book/_ext/chinese_search.py gives it the glossary's terms instead (issue 45).
     html_search_options = {"dict": ""}
 
 project = "History stays, context is rebuilt"
-author = "the chapter 11 course pack"
-copyright = "the chapter 11 course pack"
+author = EDITION.author  # the footer's "By …" in the edition's language (issue 45)
+copyright = EDITION.author
 
 extensions = ["myst_nb", "rule_links", "editions", "chinese_search"]
 templates_path = ["_templates"]
@@ -95,6 +96,7 @@ html_show_sourcelink = False
 html_last_updated_fmt = None
 html_static_path = ["_static"]
 html_css_files = ["editions.css"]
+GLOSSARY = "docs/glossary"  # in each edition (docs/zh/glossary.md is published at the English page's path)
 html_theme_options: dict[str, Any] = {
     "repository_url": setting("source", "repository_url"),
     "repository_branch": setting("source", "repository_branch"),
@@ -111,4 +113,16 @@ html_theme_options: dict[str, Any] = {
     "article_header_end": ["article-header-end.html"],
     "show_navbar_depth": 1,
     "home_page_in_toc": True,
+    # The glossary's wide tables take the page's whole width: no contents column beside them (issue 45).
+    "secondary_sidebar_items": {"**": ["page-toc"], GLOSSARY: []},
 }
+
+
+def glossary_layout(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """The glossary page's own style sheet (book/_static/glossary.css), on that page only."""
+    if pagename == GLOSSARY:
+        app.add_css_file("glossary.css")
+
+
+def setup(app: Any) -> None:
+    app.connect("html-page-context", glossary_layout)

@@ -40,6 +40,8 @@ class Edition:
     """What the language switch says to lead here, in this language."""
     title: str
     """The site's title (``html_title``)."""
+    author: str
+    """Who wrote the site, in this language (the footer's "By …" and the copyright line)."""
     start_page: str
     """The start page's source, in book/."""
 
@@ -85,6 +87,7 @@ EDITIONS = {
         search_language="en",
         label="English",
         title="Chapter 11 · History stays, context is rebuilt",
+        author="the chapter 11 course pack",
         start_page="index.md",
     ),
     "zh": Edition(
@@ -93,6 +96,7 @@ EDITIONS = {
         search_language="zh",
         label="中文",
         title="第 11 章 · 历史保持不变，上下文每次重建",
+        author="第 11 章课程包",
         start_page="zh/index.md",
     ),
 }

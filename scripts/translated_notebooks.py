@@ -17,12 +17,15 @@ verdicts in that kernel are in the notebook's language. The grader never runs it
 submission cannot change its grade there; the notebook's ``course_language`` metadata
 names the language for tools.
 
-A link to the rules page (``[…](../docs/rules.md#r19)``, as the English cell and its
-translation write it) points, in an edition, to that language's page
-(``../../docs/zh/rules.md#r19``, from the edition's folder), so a Chinese reader follows a
-rule to its Chinese statement; the anchors are the same on both pages (tests/test_citations.py).
-Only that link's target changes: its text, inline code and every other link stay as the
-catalog gives them.
+A link to a file of the repository (``[…](../labs/lab_11_1_….ipynb)``, ``[…](../docs/rules.md#r19)``,
+as the English cell and its translation write it) is written, in an edition, from the edition's
+folder and to that language's own copy of the file when there is one (``../../labs/zh/lab_11_1_….ipynb``,
+``../../docs/zh/rules.md#r19``), else to the English file (``../../docs/grading.md``): so a link works
+wherever the Chinese notebook is opened in the repository's layout (JupyterLab, GitHub) and leads a
+Chinese reader to the Chinese page (issue 45); the site resolves the same links from each page's
+repository path (book/_ext/editions.py). The anchors are the same on both rules pages
+(tests/test_citations.py). Only a link's target changes: its text, its fragment, inline code and
+links to other hosts stay as the catalog gives them.
 """
 
 from __future__ import annotations
@@ -64,26 +67,40 @@ def rules_page(language: str, root: Path = ROOT) -> Path:
 
 
 def relinked(text: str, folder: Path, language: str, root: Path = ROOT) -> str:
-    """``text`` (a markdown cell of a notebook in ``folder``) with each link to the English rules page pointing
-    to ``language``'s page instead, from the edition's folder (``folder/<language>``).
+    """``text`` (a markdown cell of a notebook in ``folder``) with each link to a file of the repository written
+    from the edition's folder (``folder/<language>``), to ``language``'s own copy of the file when it has one.
 
-    A target counts when it names docs/rules.md from the English notebook's folder (as the English cell does
+    A target counts when it names an existing file from the English notebook's folder (as the English cell does
     and its translation copies) or from the edition's own folder; anything else is left as it is.
     """
     edition_folder = folder / language
-    english = rules_page(i18n.DEFAULT, root).resolve()
-    new_target = Path(os.path.relpath(rules_page(language, root), edition_folder)).as_posix()
 
     def replace(match: re.Match[str]) -> str:
         target = match.group("target")
         if "://" in target or target.startswith(("/", "mailto:")):
             return match.group()
-        named = {(base / target).resolve() for base in (folder, edition_folder)}
-        if english not in named:
+        named = next(
+            (found for base in (folder, edition_folder) if (found := (base / target).resolve()).is_file()), None
+        )
+        if named is None:
             return match.group()
+        new_target = Path(os.path.relpath(own_copy(named, language, root), edition_folder.resolve())).as_posix()
         return match.group("before") + new_target + (match.group("fragment") or "")
 
     return LINK_TARGET.sub(replace, text)
+
+
+def own_copy(file: Path, language: str, root: Path = ROOT) -> Path:
+    """``language``'s copy of a repository file (``labs/x.ipynb`` → ``labs/zh/x.ipynb``) when it exists, else ``file``."""
+    root = root.resolve()
+    if (
+        not file.is_relative_to(root)
+        or len(file.relative_to(root).parts) < 2
+        or language in file.relative_to(root).parts
+    ):
+        return file
+    copy = edition_path(file, language, root)
+    return copy if copy.is_file() else file
 
 
 class TranslationMissingError(ValueError):

@@ -32,6 +32,7 @@ from typing import Any
 from tqdm import tqdm
 
 from course_lib.teaching import lab_registry
+from course_lib.teaching.i18n import message
 
 from ..course.course import NO_COURSE, Course
 from ..course.submission_times import when_submitted
@@ -46,6 +47,7 @@ from ..judging.grade import COULD_NOT_GRADE, grade_notebook
 from ..judging.grade_options import GradeOptions
 from ..judging.kernel_run import lab_view
 from ..judging.verdicts import GradeResult
+from ..notes import NOTE
 from ..results.duplicates import Candidate, duplicate_verdicts
 from ..results.grades_csv import row_key
 from ..results.records import append_record
@@ -54,8 +56,13 @@ from ..sandbox import cpu_clock
 from .ungraded import ungraded_row
 from .worker_pool import Grade, died, run_jobs
 
-AGAIN_ALONE = "graded again alone: in the batch, the host kept its sandbox waiting for a CPU"
-SANDBOX_AGAIN = "graded again alone: its sandbox failed for a reason outside the submission"
+AGAIN_ALONE = NOTE(message("graded again alone: in the batch, the host kept its sandbox waiting for a CPU"))()
+SANDBOX_AGAIN = NOTE(message("graded again alone: its sandbox failed for a reason outside the submission"))()
+AGAIN_BECAUSE = {
+    AGAIN_ALONE: NOTE(message("graded again alone: in the batch, the host kept its sandbox waiting for a CPU ({why})")),
+    SANDBOX_AGAIN: NOTE(message("graded again alone: its sandbox failed for a reason outside the submission ({why})")),
+}
+"""Each grading again's note with the first grade's reason, when that says more than the note."""
 
 
 def grade_folder(
@@ -230,7 +237,7 @@ class _Jobs:
                 continue
             self.again.add(index)
             self.run([index], 1)
-            self.noted(index, note if why == note else f"{note} ({why[:200]})")
+            self.noted(index, note if why == note else AGAIN_BECAUSE[note](why=why[:200]))
 
     def noted(self, index: int, note: str) -> None:
         self.rows[index] = self.rows[index].model_copy(update={"notes": (note, *self.rows[index].notes)})

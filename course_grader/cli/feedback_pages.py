@@ -8,6 +8,7 @@ The option is added here and acted on here once grading is done;
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from course_lib.teaching import i18n
@@ -37,12 +38,20 @@ def write_pages(
     results: list[GradeResult],
     scorer: Scorer | None = None,
     language: str = i18n.DEFAULT,
+    language_of: Callable[[str], str] | None = None,
 ) -> None:
-    """``--feedback DIR``: the pages in ``language``; ``scorer`` makes each page's score (default: 1 point per passed test)."""
+    """``--feedback DIR``: the pages in ``language`` (or each in ``language_of`` its student's); ``scorer`` makes each
+    page's score (default: 1 point per passed test)."""
     if arguments.feedback is not None:
         whole = not (getattr(arguments, "only", None) or getattr(arguments, "shard", None))  # else: part of the term
         pages = write_feedback(
-            results, arguments.feedback, scorer=scorer, rules_base=arguments.rules_url, language=language, whole=whole
+            results,
+            arguments.feedback,
+            scorer=scorer,
+            rules_base=arguments.rules_url,
+            language=language,
+            whole=whole,
+            language_of=language_of,
         )
         print(f"wrote {len(pages) - 1} feedback pages to {arguments.feedback} (list: {pages[-1]})")
         if arguments.lms_zip:

@@ -126,12 +126,15 @@ def _grade_options(parser: argparse.ArgumentParser, arguments: argparse.Namespac
                 if lab.problems()
             )
         )
+    roster = course_file.roster(parser, arguments, course)
     return GradeOptions(
         sandbox=SandboxSettings(limits=limits, lab_limits=lab_limits, isolate=not arguments.no_sandbox),
-        identity=Identity(
-            names=course_file.names(course, course_file.roster(parser, arguments, course)), labs_dir=arguments.labs
+        identity=Identity(names=course_file.names(course, roster), labs_dir=arguments.labs),
+        judging=JudgingSettings(
+            seed=course_file.seed(parser, arguments, course),
+            language=course.language,
+            languages=tuple(sorted(course.languages(roster).items())),
         ),
-        judging=JudgingSettings(seed=course_file.seed(parser, arguments, course), language=course.language),
     )
 
 

@@ -132,7 +132,7 @@ def run(arguments: argparse.Namespace, batch: Batch, shard: tuple[int, int] | No
     )
     frame = write_grades(arguments, results, course, column)
     print(f"wrote {companion(arguments.out)} (every result whole, for course-grade report and feedback)")
-    write_pages(arguments, results, lambda graded: score(graded, course), course.language)
+    write_pages(arguments, results, lambda graded: score(graded, course), course.language, course.language_of)
     _summary(arguments, results, frame, shard)
     return 0
 

@@ -26,9 +26,11 @@ def run(parser: argparse.ArgumentParser, arguments: argparse.Namespace, course: 
     if arguments.lab:
         options = replace(options, identity=replace(options.identity, expected_lab=arguments.lab))
     result = grade_notebook(arguments.target, options, student=arguments.student)
+    names = options.identity.names
+    course = course.speaking(names.roster if names is not None else None)  # the student's section's language
     # The files first: nothing the terminal cannot show (a lone surrogate in a message) may cost the results.
     write_atomically(arguments.results, json.dumps(to_gradescope(result, course), indent=2))
-    write_pages(arguments, [result], scorer=lambda graded: score(graded, course), language=course.language)
+    write_pages(arguments, [result], lambda graded: score(graded, course), course.language, course.language_of)
     print(format_table(result))
     if course.path is not None:
         print(f"course score: {score(result, course).explanation}")

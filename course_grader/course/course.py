@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 
 from course_lib.teaching import i18n, lab_registry
 
-from ..intake.roster import STYLES, KnownId, Names, assignment
+from ..intake.roster import STYLES, KnownId, Names, Roster, assignment
 from ..judging.secret import resolved
 from ..messages import MESSAGES
 from ..sandbox.limits import Limits
@@ -65,6 +65,12 @@ class Course(BaseModel):
     """What scores a row, hashed (SHA-256, 16 hex digits; comments and layout aside): the settings but who the files
     are (``IDENTITY``) and the times files. The grades record it, so ``merge`` and ``feedback`` can tell that shards
     or pages were scored by the same course file. Empty for the empty course."""
+    fingerprints_before: tuple[str, ...] = ()
+    """The fingerprints an earlier grader recorded for this same file (issue 32's held a non-English ``language``):
+    grades stamped with one were scored by it (``scored``)."""
+    student_languages: dict[str, str] = {}
+    """The language of each roster student whose section has one of its own (``[sections."…"] language``), once a
+    run knows the roster (``identified``); every other student's is ``language``."""
     identity: str = ""
     """Who the files are, as the run read them (``Names.digest``: the roster and the LMS names), once a run sets it
     (``identified``): the stamp's second part, so ``merge`` tells a regrade under another roster from another score."""
@@ -81,8 +87,32 @@ class Course(BaseModel):
         return f"{token} {self.path}" if self.path is not None else ""
 
     def identified(self, names: Names | None) -> Course:
-        """The course as a run under ``names`` uses it: its stamp records who they make the files."""
-        return self.model_copy(update={"identity": names.digest()}) if names is not None and self.path else self
+        """The course as a run under ``names`` uses it: its stamp records who they make the files, and each roster
+        student speaks their section's language."""
+        if names is None or not self.path:
+            return self
+        return self.speaking(names.roster).model_copy(update={"identity": names.digest()})
+
+    def speaking(self, roster: Roster | None) -> Course:
+        """The course with each student of ``roster`` speaking their section's language (``language_of``)."""
+        return self.model_copy(update={"student_languages": self.languages(roster)})
+
+    def languages(self, roster: Roster | None) -> dict[str, str]:
+        """Each student of ``roster`` with a language of their own: their row's (the pack's roster's ``language``
+        column), else their section's (``[sections."…"]``)."""
+        if roster is None:
+            return {}
+        sections = self.settings.sections
+        spoken = {s.id: sections[s.section].language for s in roster.students if s.section in sections}
+        return spoken | {s.id: s.language for s in roster.students if s.language}
+
+    def language_of(self, student: str) -> str:
+        """What ``student``'s pages and score explanations say: their section's language, else the course's."""
+        return self.student_languages.get(student, self.language)
+
+    def scored(self, fingerprint: str) -> bool:
+        """Whether grades stamped with ``fingerprint`` were scored by this file (what pages say aside)."""
+        return fingerprint in (self.fingerprint, *self.fingerprints_before)
 
     @property
     def decided(self) -> dict[tuple[str, str], tuple[str, str]]:
@@ -198,6 +228,8 @@ class Course(BaseModel):
 
 IDENTITY = frozenset({"roster", "names", "pattern"})
 """The course file's keys that say who the files are, not what they score: its stamp's second part records them."""
+PRESENTATION = frozenset({"language", "sections"})
+"""The course file's keys that say what the pages speak, not what they score: no fingerprint holds them (issue 45)."""
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,14 @@ from pydantic_core import ErrorDetails
 
 from course_lib.checklist.runner import select
 from course_lib.teaching import i18n, lab_registry
+from course_lib.teaching.i18n import message
 from course_lib.teaching.lab_registry import Lab
 
 from ..intake.lab_names import in_sentence, lab_in_name
 from ..intake.roster import KnownId
 from ..judging.hidden_cases import hidden_tests
-from .course import IDENTITY, Course
+from ..notes import NOTE
+from .course import IDENTITY, PRESENTATION, Course
 from .course_settings import CourseFileError, CourseSettings
 from .lms_times import TimesFile
 from .submission_times import iso
@@ -73,15 +75,19 @@ def load_course(path: str | Path) -> Course:
             "manifest_lines": {row.key: row.line for row in pack.rows} if pack else {},
             "times": tuple(t for t in times if t is not pack),
             "fingerprint": fingerprint(settings, times, pack),
+            "fingerprints_before": (fingerprint(settings, times, pack, spoken=True),),
             "known": known_ids(times),
         }
     )
 
 
-def fingerprint(settings: CourseSettings, times: list[TimesFile], pack: TimesFile | None) -> str:
-    """What scores a row, hashed (16 hex digits): the settings but who the files are (``fingerprinted``), and every
-    time the times files give (each attempt's too)."""
-    digest = hashlib.sha256(fingerprinted(settings).encode())
+def fingerprint(
+    settings: CourseSettings, times: list[TimesFile], pack: TimesFile | None, *, spoken: bool = False
+) -> str:
+    """What scores a row, hashed (16 hex digits): the settings but who the files are and what the pages say
+    (``fingerprinted``), and every time the times files give (each attempt's too). ``spoken``: as issue 32's grader
+    hashed it, its language in it when not English (``Course.fingerprints_before``)."""
+    digest = hashlib.sha256(fingerprinted(settings, spoken=spoken).encode())
     for times_file in times:
         if times_file is not pack:
             digest.update(f"\n{times_file.key}\t{times_file.form}".encode())
@@ -92,13 +98,17 @@ def fingerprint(settings: CourseSettings, times: list[TimesFile], pack: TimesFil
     return digest.hexdigest()[:16]
 
 
+THE_WORKSHEET = NOTE(message("the grading worksheet {file}"))
+"""Where a note says a participant's identity came from."""
+
+
 def known_ids(times: list[TimesFile]) -> tuple[KnownId, ...]:
     """What the worksheets say of each participant id: the full name and identity fields (the first that says)."""
     found: dict[str, KnownId] = {}
     for times_file in times:
         for row in times_file.rows:
             if times_file.form == "moodle-worksheet" and row.identity and row.key not in found:
-                source = f"the grading worksheet {(row.path or times_file.path).name}"
+                source = THE_WORKSHEET(file=(row.path or times_file.path).name)
                 found[row.key] = KnownId(user=row.key, name=row.name, identity=row.identity, source=source)
     return tuple(found.values())
 
@@ -157,17 +167,20 @@ def entry_lines(text: str) -> dict[str, tuple[int, ...]]:
     return {table: tuple(found) for table, found in lines.items()}
 
 
-def fingerprinted(settings: CourseSettings) -> str:
-    """The settings as the fingerprint hashes them: ``language`` only when it is not English, and not who the files
-    are (``IDENTITY``: the roster and how LMS names are read), which the stamp's second part records.
+def fingerprinted(settings: CourseSettings, *, spoken: bool = False) -> str:
+    """The settings as the fingerprint hashes them: not who the files are (``IDENTITY``: the roster and how LMS names
+    are read), which the stamp's second part records, nor what the pages speak (``PRESENTATION``: ``language``,
+    ``sections``), which scores nothing (issue 45).
 
-    The run's language is recorded where its settings are (the grades' ``course``
-    column holds the fingerprint), so ``feedback`` and ``report`` speak it again and a
-    file whose language changed since grading is not the one the grades were made by;
-    an English course file has the fingerprint it has without the key. A course file
-    whose roster changed scores the same: ``merge`` takes a regrade made under it.
+    So ``course-grade feedback --course course-zh.toml`` says a term's pages again in
+    another language without regrading, and a course file whose roster changed scores
+    the same (``merge`` takes a regrade made under it). ``spoken``: as issue 32's grader
+    hashed it, ``language`` in it when not English, so grades it recorded are still
+    this file's; an English course file has one fingerprint either way.
     """
-    return settings.model_dump_json(exclude={*IDENTITY, *(("language",) if settings.language == i18n.DEFAULT else ())})
+    spoken_language = ("language",) if spoken and settings.language != i18n.DEFAULT else ()
+    left_out = {*IDENTITY, *(key for key in PRESENTATION if key not in spoken_language)}
+    return settings.model_dump_json(exclude=left_out)
 
 
 def late_problems(settings: CourseSettings) -> list[str]:

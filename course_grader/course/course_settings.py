@@ -120,6 +120,26 @@ class LatePolicy(_Strict):
         return ZoneInfo(self.timezone) if self.timezone is not None else None
 
 
+def spoken(value: str) -> str:
+    """One of the languages the course speaks, as ``course_lib.teaching.i18n`` names it (``zh_CN`` and ``zh-Hans`` are ``zh``)."""
+    try:
+        return i18n.parse_language(value, "language")
+    except i18n.UnknownLanguageError:
+        raise ValueError(f"unknown language {value!r}; the course speaks {', '.join(i18n.LANGUAGES)}") from None
+
+
+class SectionSettings(_Strict):
+    """``[sections."Section B"]``: what one roster section's pages say (issue 45); its students are graded alike."""
+
+    language: str
+    """The language of this section's feedback pages, score explanations and messages (``en``, ``zh``)."""
+
+    @field_validator("language")
+    @classmethod
+    def _spoken(cls, value: str) -> str:
+        return spoken(value)
+
+
 Duplicates = Literal["latest", "earliest", "best"]
 NAME_STYLES = ("auto", "canvas", "moodle", "plain")
 
@@ -129,7 +149,11 @@ class CourseSettings(_Strict):
 
     name: str = ""
     language: str = i18n.DEFAULT
-    """What the run's feedback pages, class report and score explanations speak (``en``, ``zh``; issue 32)."""
+    """What the run's feedback pages, class report and score explanations speak (``en``, ``zh``; issue 32): every
+    student's, but those of a section with a language of its own (``sections``)."""
+    sections: dict[str, SectionSettings] = {}
+    """Per roster section (its ``Section`` column, Canvas's; ``section`` in the pack's roster), a language of its own:
+    one run writes Chinese pages for one section and English ones for another (issue 45)."""
     seed: str | None = None
     """The term's secret (``course-grade secret`` writes one), or the name of the file holding it (``term.secret``,
     relative to the course file); a number, a date or a short text is refused (``judging/secret.py``, issue 43)."""
@@ -181,11 +205,7 @@ class CourseSettings(_Strict):
     @field_validator("language")
     @classmethod
     def _spoken(cls, value: str) -> str:
-        """One of the languages the course speaks, as ``course_lib.teaching.i18n`` names it (``zh_CN`` and ``zh-Hans`` are ``zh``)."""
-        try:
-            return i18n.parse_language(value, "language")
-        except i18n.UnknownLanguageError:
-            raise ValueError(f"unknown language {value!r}; the course speaks {', '.join(i18n.LANGUAGES)}") from None
+        return spoken(value)
 
     @field_validator("labs")
     @classmethod

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 
 from course_lib.teaching.i18n import message
 
+from ..notes import NOTE
 from .course_settings import CourseFileError
 
 Form = Literal["manifest", "moodle-worksheet", "canvas-submissions"]
@@ -37,6 +38,8 @@ FORM_NAMES: dict[str, str] = {
     "canvas-submissions": message("Canvas submissions JSON"),
 }
 """How a form is named (English in errors and notes; a message for the score's explanation in the run's language)."""
+FORM_NOTES = tuple(NOTE(name) for name in FORM_NAMES.values())
+"""The forms' names as a note says them, so a page says a note's form in its language (``notes.py``)."""
 
 
 class SubmissionTimesError(CourseFileError):

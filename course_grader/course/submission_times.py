@@ -12,9 +12,12 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, timedelta
 
+from course_lib.teaching.i18n import message
+
 from ..intake.discovery import Found
 from ..intake.lab_names import in_sentence, the_assignment
 from ..judging.verdicts import GradeResult
+from ..notes import NOTE
 from .course import Course
 
 
@@ -35,9 +38,9 @@ def when_submitted(result: GradeResult, entry: Found, course: Course) -> GradeRe
 
 
 RULES = {
-    "stricter": "late or not by the stricter of the two deadlines",
-    "assignment": "late or not by {assignment}'s deadline",
-    "lab": "late or not by {lab}'s own deadline",
+    "stricter": NOTE(message("late or not by the stricter of the two deadlines")),
+    "assignment": NOTE(message("late or not by {assignment}'s deadline")),
+    "lab": NOTE(message("late or not by {lab}'s own deadline")),
 }
 """What the note says of a file handed in to another lab's assignment, by ``[late] wrong_assignment``."""
 
@@ -50,11 +53,17 @@ def handed_in(result: GradeResult, course: Course) -> tuple[str, str]:
     lab, how = assigned
     if result.lab is None or lab == result.lab:
         return lab, ""
-    rule = RULES[course.settings.late.wrong_assignment].format(assignment=in_sentence(lab), lab=in_sentence(result.lab))
-    return lab, (
-        f"handed in to {the_assignment(lab)} ({how}), but the notebook is {in_sentence(result.lab)}: "
-        f"graded as {in_sentence(result.lab)}, {rule} ([late] wrong_assignment)"
+    rule = RULES[course.settings.late.wrong_assignment]
+    fields = {"assignment": in_sentence(lab), "lab": in_sentence(result.lab)}
+    said = rule(**{name: fields[name] for name in rule.pattern.groupindex})
+    return lab, WRONG_ASSIGNMENT(assignment=the_assignment(lab), how=how, lab=in_sentence(result.lab), rule=said)
+
+
+WRONG_ASSIGNMENT = NOTE(
+    message(
+        "handed in to {assignment} ({how}), but the notebook is {lab}: graded as {lab}, {rule} ([late] wrong_assignment)"
     )
+)
 
 
 def days_late(submitted: datetime, deadline: datetime, grace_minutes: float = 0) -> int:

@@ -40,10 +40,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from course_lib.teaching import lab_registry
+from course_lib.teaching.i18n import message
 
 from ..intake.lab_names import in_sentence, lab_in_name
 from ..intake.reuploads import upload
 from ..intake.roster import CANVAS, MOODLE, assignment, read_lms_name
+from ..notes import NOTE
 from .lms_times import FORM_NAMES, Attempt, Form, SubmissionTimesError, TimeRow, TimesFile
 from .manifest import match_manifest
 
@@ -221,11 +223,7 @@ def _caveats(source: TimesFile, row: TimeRow, files: list[str]) -> dict[str, str
     if len(files) < 2:
         return {}
     if source.form == "canvas-submissions":
-        said = (
-            f"its own time is unknown: the {FORM_NAMES[source.form]} ({source.path.name}) gives {row.who} one "
-            "time for their files, the latest attempt's; save it with ?include[]=submission_history for each "
-            "attempt's"
-        )
+        said = LATEST_ATTEMPT(form=FORM_NAMES[source.form], file=source.path.name, who=row.who)
         return dict.fromkeys(files, said)
     caveats = {}
     for file in files:
@@ -234,12 +232,24 @@ def _caveats(source: TimesFile, row: TimeRow, files: list[str]) -> dict[str, str
             continue
         later = [f for f in files if (u := upload(f)) is not None and u.same == mine.same and u.number > mine.number]
         if later:
-            caveats[file] = (
-                f"its own time is unknown: the {FORM_NAMES[source.form]} ({source.path.name}) gives "
-                f"{row.who} one time, the submission's last change; {later[-1]!r} is a later upload of this "
-                "file's name, so this one came earlier"
+            caveats[file] = LAST_CHANGE(
+                form=FORM_NAMES[source.form], file=source.path.name, who=row.who, later=repr(later[-1])
             )
     return caveats
+
+
+LATEST_ATTEMPT = NOTE(
+    message(
+        "its own time is unknown: the {form} ({file}) gives {who} one time for their files, the latest attempt's; "
+        "save it with ?include[]=submission_history for each attempt's"
+    )
+)
+LAST_CHANGE = NOTE(
+    message(
+        "its own time is unknown: the {form} ({file}) gives {who} one time, the submission's last change; "
+        "{later} is a later upload of this file's name, so this one came earlier"
+    )
+)
 
 
 def _two_labs(row: TimeRow, labs: list[str]) -> str:

@@ -14,6 +14,9 @@ from pathlib import Path
 from nbformat import NotebookNode
 
 from course_lib.teaching import lab_registry
+from course_lib.teaching.i18n import message
+
+from ..notes import NOTE
 
 _LAB_SUFFIX = re.compile(r"[\s_.-]*lab[\s_-]*\d+[\s_.-]*\d+(?!\d).*$", re.IGNORECASE)
 _NOTEBOOK_SUFFIX = re.compile(
@@ -64,10 +67,15 @@ def claimed_student(notebook: NotebookNode, student: str) -> str | None:
     named = course.get("student") if isinstance(course, dict) else None
     if not isinstance(named, str) or not named.strip() or named.strip() == student:
         return None
-    return (
-        f"the notebook's metadata (course.student) names {named.strip()[:80]!r}, but the file is graded as "
-        f"{student}'s: its folder or file name decides who it belongs to, never the notebook"
+    return CLAIMED(named=repr(named.strip()[:80]), student=student)
+
+
+CLAIMED = NOTE(
+    message(
+        "the notebook's metadata (course.student) names {named}, but the file is graded as {student}'s: its folder "
+        "or file name decides who it belongs to, never the notebook"
     )
+)
 
 
 def submission_name(path: str | Path, root: str | Path | None = None) -> str:

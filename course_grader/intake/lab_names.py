@@ -13,9 +13,11 @@ from pathlib import Path
 from nbformat import NotebookNode
 
 from course_lib.teaching import lab_registry
+from course_lib.teaching.i18n import message
 from course_lib.teaching.lab_registry import Lab
 
 from ..errors import NotALabNotebook
+from ..notes import NOTE
 
 _FILE_LAB = re.compile(r"lab[_-]?(\d+)[_.-](\d+)(?!\d)", re.IGNORECASE)
 
@@ -42,7 +44,12 @@ def in_sentence(lab: str) -> str:
 
 def the_assignment(lab: str) -> str:
     """How a sentence names a lab's LMS assignment: ``the Lab 11.3 assignment``, ``the capstone assignment``."""
-    return f"the {in_sentence(lab).removeprefix('the ')} assignment"
+    return THE_ASSIGNMENT(lab=in_sentence(lab).removeprefix("the "))
+
+
+THE_CAPSTONE = NOTE(message("the capstone"))
+THE_CAPSTONE_ASSIGNMENT = NOTE(message("the capstone assignment"))
+THE_ASSIGNMENT = NOTE(message("the {lab} assignment"))
 
 
 def named_lab(path: str | Path) -> Lab | None:
@@ -94,8 +101,17 @@ def lab_conflict(notebook: NotebookNode, path: str | Path, graded: str) -> str |
     named, claimed = lab_in_name(path), lab_in_metadata(notebook)
     if named is None or claimed is None or named == claimed:
         return None
-    decided = "the file name decides" if graded == named else "the lab this autograder grades"
-    return (
-        f"the file name says {in_sentence(named)} but the notebook's metadata (course.lab) says "
-        f"{in_sentence(claimed)}: graded as {in_sentence(graded)} ({decided})"
+    decided = NAME_DECIDES() if graded == named else AUTOGRADER_DECIDES()
+    return LAB_CONFLICT(
+        named=in_sentence(named), claimed=in_sentence(claimed), graded=in_sentence(graded), decided=decided
     )
+
+
+LAB_CONFLICT = NOTE(
+    message(
+        "the file name says {named} but the notebook's metadata (course.lab) says {claimed}: graded as {graded} "
+        "({decided})"
+    )
+)
+NAME_DECIDES = NOTE(message("the file name decides"))
+AUTOGRADER_DECIDES = NOTE(message("the lab this autograder grades"))

@@ -13,7 +13,10 @@ import os
 import stat
 from pathlib import Path
 
+from course_lib.teaching.i18n import message
+
 from ..errors import NotALabNotebook, NotARegularFile, SubmissionTooLarge
+from ..notes import NOTE
 
 MAX_NOTEBOOK_MB = 20
 MAX_NOTEBOOK_BYTES = MAX_NOTEBOOK_MB * 2**20
@@ -27,22 +30,29 @@ def not_regular(path: str | Path, status: os.stat_result) -> str | None:
         return None
     if stat.S_ISLNK(mode):
         try:
-            return f"a symbolic link (to {os.readlink(path)})"
+            return LINK_TO(target=os.readlink(path))
         except OSError:
-            return "a symbolic link"
-    kinds = (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    )
-    return next((what for test, what in kinds if test(mode)), "not a regular file")
+            return A_LINK
+    return next((what for test, what in KINDS if test(mode)), NOT_REGULAR)
 
 
 def refusal(path: str | Path, what: str) -> str:
     """The note for a file that is not graded because of what it is (``not_regular``)."""
-    return f"{Path(path).name} is {what}: only regular files are graded, and links are never followed"
+    return REFUSED(name=Path(path).name, what=what)
+
+
+REFUSED = NOTE(message("{name} is {what}: only regular files are graded, and links are never followed"))
+LINK_TO = NOTE(message("a symbolic link (to {target})"))
+A_LINK = NOTE(message("a symbolic link"))()
+NOT_REGULAR = NOTE(message("not a regular file"))()
+KINDS = (
+    (stat.S_ISDIR, NOTE(message("a folder"))()),
+    (stat.S_ISFIFO, NOTE(message("a FIFO (named pipe)"))()),
+    (stat.S_ISSOCK, NOTE(message("a socket"))()),
+    (stat.S_ISCHR, NOTE(message("a character device"))()),
+    (stat.S_ISBLK, NOTE(message("a block device"))()),
+)
+"""What a file is instead of a regular one, as a note says it (``not_regular``)."""
 
 
 def _too_large(path: str | Path, size: int, limit: int) -> SubmissionTooLarge:
@@ -74,11 +84,11 @@ def read_regular_file(path: str | Path, limit: int = MAX_NOTEBOOK_BYTES) -> byte
             handle = os.open(path, _OPEN_FLAGS)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
-                raise NotARegularFile(refusal(path, "a symbolic link")) from None
+                raise NotARegularFile(refusal(path, A_LINK)) from None
             raise
         with os.fdopen(handle, "rb") as file:
             opened = os.fstat(file.fileno())
-            what = not_regular(path, opened) if not stat.S_ISLNK(opened.st_mode) else "a symbolic link"
+            what = not_regular(path, opened) if not stat.S_ISLNK(opened.st_mode) else A_LINK
             if what:
                 raise NotARegularFile(refusal(path, what))
             data = file.read(limit + 1)  # a file that grew after fstat is still not read past the limit

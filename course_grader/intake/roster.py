@@ -32,7 +32,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from course_lib.teaching import lab_registry
+from course_lib.teaching.i18n import message
 
+from ..notes import NOTE
 from .identity import identify, submission_name
 from .lab_names import begins_with_lab, lab_in_name
 from .roster_formats import RosterError as RosterError  # re-exported: their home before the LMS's own exports
@@ -100,7 +102,7 @@ class Roster(BaseModel):
         several = next(((candidate, ids) for candidate, ids in found if len(ids) > 1), None)
         if several is not None:
             candidate, ids = several
-            return None, f"{candidate!r} names {len(ids)} students on the roster ({', '.join(ids)})"
+            return None, NAMES_SEVERAL(name=repr(candidate), count=len(ids), ids=", ".join(ids))
         shown = " or ".join(repr(c) for c in dict.fromkeys(candidates))
         return None, f"{shown} is not on the roster"
 
@@ -187,8 +189,16 @@ class Names(BaseModel):
     def digest(self) -> str:
         """Who these names make each file's (the roster's students and file name, the patterns, the LMS's ids), hashed:
         the ``course`` stamp's second part, so ``merge`` can tell a regrade under another roster (8 hex digits).
-        ``shared`` is the folder's, not the roster's: left out."""
-        roster = (self.roster.model_dump(exclude={"path"}), Path(self.roster.path).name) if self.roster else None
+        ``shared`` is the folder's, not the roster's, and a student's ``language`` says what their pages speak, not who
+        they are: both left out."""
+        roster = (
+            (
+                self.roster.model_dump(exclude={"path": True, "students": {"__all__": {"language"}}}),
+                Path(self.roster.path).name,
+            )
+            if self.roster
+            else None
+        )
         said = json.dumps(
             [self.patterns, roster, [k.model_dump() for k in self.known], sorted(self.shared)], sort_keys=True
         )
@@ -288,9 +298,15 @@ def attribute(path: str | Path, root: str | Path | None, names: Names | None) ->
         if not (parsed.name and names.ambiguous(parsed.name)):
             return parsed.login or parsed.name or parsed.user, source, ()
         if known is not None and known.identity:
-            note = f"{parsed.name!r} is the name of two students here: {known.source} gives {kind} id {parsed.user} as {known.identity[0]!r}, which names this one"
+            note = TWO_HERE(
+                name=repr(parsed.name),
+                source=known.source,
+                kind=kind,
+                user=parsed.user,
+                identity=repr(known.identity[0]),
+            )
             return known.identity[0], f"{source} ({known.identity[0]}, from {known.source})", (note,)
-        note = f"{parsed.name!r} is the name of two students of one assignment here: kept apart by their {kind} ids ({apart})"
+        note = KEPT_APART(name=repr(parsed.name), kind=kind, ids=apart)
         return apart or parsed.name, source, (note,)
     candidates = [parsed.user, parsed.login, parsed.name, *(known.identity if known is not None else ())]
     return _on_roster(
@@ -316,22 +332,31 @@ def _on_roster(
         sharing = roster.names().get(_key(parsed.name), ()) if parsed is not None and parsed.name else ()
         notes: tuple[str, ...] = ()
         if len(sharing) > 1:
-            notes = (
-                f"{parsed.name!r} names {len(sharing)} students on the roster ({', '.join(sharing)}): "  # type: ignore[union-attr]
-                f"{known.source} gives id {known.user} as {how!r}, which names {found}",
-            )
+            said = NAMES_SEVERAL(name=repr(parsed.name), count=len(sharing), ids=", ".join(sharing))  # type: ignore[union-attr]
+            notes = (RESOLVED(several=said, source=known.source, user=known.user, identity=repr(how), found=found),)
         return found, f"{source} ({how}, from {known.source}) on the roster", notes
     if _key(shown) in {_key(student.id) for student in roster.students}:
         shown = f"{UNKNOWN}:{shown}"  # never a roster student's id: the gradebook and duplicates go by the id
-    said = how if how.startswith("conflict") else f"unknown student: {how}"
-    return (
-        shown,
-        f"{UNKNOWN} ({source})",
-        (f"{said} ({Path(roster.path).name}){UNKNOWN_NOTE_END}",),
-    )
+    said = how if how.startswith("conflict") else UNKNOWN_STUDENT(how=how)
+    return shown, f"{UNKNOWN} ({source})", (NO_ROSTER_STUDENT(said=said, roster=Path(roster.path).name),)
 
 
 UNKNOWN_NOTE_END = "; graded, but no roster student gets this grade"
+NO_ROSTER_STUDENT = NOTE(message("{said} ({roster}); graded, but no roster student gets this grade"))
+UNKNOWN_STUDENT = NOTE(message("unknown student: {how}"))
+EITHER = NOTE(message("{first} or {other}"))
+"""The names a file was looked up by (``'49999' or 'doejane'``), as a note says them."""
+NOT_ON_ROSTER = NOTE(message("{shown} is not on the roster"))
+TWO_HERE = NOTE(
+    message(
+        "{name} is the name of two students here: {source} gives {kind} id {user} as {identity}, which names this one"
+    )
+)
+KEPT_APART = NOTE(
+    message("{name} is the name of two students of one assignment here: kept apart by their {kind} ids ({ids})")
+)
+RESOLVED = NOTE(message("{several}: {source} gives id {user} as {identity}, which names {found}"))
+NAMES_SEVERAL = NOTE(message("{name} names {count} students on the roster ({ids})"))
 """How the note on a row of no roster student ends (``is_attribution_note`` finds it by it)."""
 
 

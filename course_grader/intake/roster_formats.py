@@ -33,6 +33,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from course_lib.teaching import i18n
+
 from ..errors import GradingError
 from ..files import read_instructor_text
 
@@ -49,6 +51,8 @@ class Student(BaseModel):
     email: str = ""
     aliases: tuple[str, ...] = ()
     section: str = ""
+    language: str = ""
+    """The pack's roster's optional ``language`` column: this student's pages' language, over their section's."""
 
 
 PACK = "the pack's roster (id,name,email,aliases)"
@@ -111,16 +115,24 @@ def _students(path: Path, rows: list[Row], reader: Reader) -> tuple[Student, ...
 
 
 def _pack(row: Row) -> Student:
-    """``id,name,email,aliases`` (aliases ``;``-separated; an optional ``section``)."""
+    """``id,name,email,aliases`` (aliases ``;``-separated; an optional ``section`` and ``language``)."""
     if not row.get("id"):
         raise RosterError("no id")
     aliases = tuple(a.strip() for a in row.get("aliases", "").split(";") if a.strip())
+    language = row.get("language", "")
+    try:
+        language = i18n.parse_language(language, "language") if language else ""
+    except i18n.UnknownLanguageError:
+        raise RosterError(
+            f"column language: unknown language {language!r}; the course speaks {', '.join(i18n.LANGUAGES)}"
+        ) from None
     return Student(
         id=row["id"],
         name=row.get("name", ""),
         email=row.get("email", ""),
         aliases=aliases,
         section=row.get("section", ""),
+        language=language,
     )
 
 

@@ -26,7 +26,7 @@ from ..sandbox.limits import Limits
 from . import diagnose
 from .cell_replies import call_outcome, check_record
 from .grade_options import GradeOptions
-from .hidden import HiddenTest, call_verdict
+from .hidden import HiddenTest, call_verdict, described
 from .hidden_cases import hidden_tests
 from .judging_settings import JudgingSettings
 from .kernel_run import KernelRun
@@ -237,7 +237,7 @@ def _hidden_output(
     call, reason = failures[0]
     output = MESSAGES(FAILED_ON, language).format(
         rules=test.rules, hint=MESSAGES(test.hint, language), failed=len(failures), total=len(test.calls)
-    ) + MESSAGES(FIRST_CASE, language).format(case=call.description, reason=reason)
+    ) + MESSAGES(FIRST_CASE, language).format(case=described(call.description, language), reason=reason)
     return f"{output}\n{counterexample}" if counterexample else output
 
 

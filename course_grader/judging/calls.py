@@ -18,6 +18,7 @@ from course_lib.checklist import harness
 from course_lib.checklist.check import REFERENCES
 from course_lib.models import SessionEntry
 from course_lib.parsing import to_json_dict
+from course_lib.teaching.wording import Wording, say
 
 from .hidden import Expected, HiddenCall, Rejected, Returned
 
@@ -83,20 +84,36 @@ class Calls:
         return HiddenCall(key, self.function, description, expected, wire_path, value, options, estimator, reparse)
 
 
-def describe_path(path: Iterable[Any]) -> str:
+def describe_path(path: Iterable[Any]) -> Wording:
     """A session's shape in words (entries, groups, tool calls, patches, compactions), never its content."""
     entries = [e if isinstance(e, dict) else to_json_dict(e) for e in path]
     roles = [e["message"]["role"] for e in entries if e["type"] == "message"]
     calls = sum(len(tool_facts.tool_call_ids(e)) for e in entries)
-    parts = [_count(len(entries), "entry", "entries"), _count(roles.count("user"), "group"), _count(calls, "tool call")]
     patches = max(0, roles.count("system") - (1 if roles[:1] == ["system"] else 0))
-    if patches:
-        parts.append(_count(patches, "system patch", "system patches"))
     compactions = sum(e["type"] == "compaction" for e in entries)
+    parts: dict[str, Wording] = {
+        "entries": _count(len(entries), say("{count} entry", count=1), say("{count} entries", count=len(entries))),
+        "groups": _count(
+            roles.count("user"), say("{count} group", count=1), say("{count} groups", count=roles.count("user"))
+        ),
+        "calls": _count(calls, say("{count} tool call", count=1), say("{count} tool calls", count=calls)),
+    }
+    if patches:
+        parts["patches"] = _count(
+            patches, say("{count} system patch", count=1), say("{count} system patches", count=patches)
+        )
     if compactions:
-        parts.append(_count(compactions, "compaction"))
-    return "a session of " + ", ".join(parts)
+        parts["compactions"] = _count(
+            compactions, say("{count} compaction", count=1), say("{count} compactions", count=compactions)
+        )
+    if patches and compactions:
+        return say("a session of {entries}, {groups}, {calls}, {patches}, {compactions}", **parts)
+    if patches:
+        return say("a session of {entries}, {groups}, {calls}, {patches}", **parts)
+    if compactions:
+        return say("a session of {entries}, {groups}, {calls}, {compactions}", **parts)
+    return say("a session of {entries}, {groups}, {calls}", **parts)
 
 
-def _count(number: int, word: str, plural: str | None = None) -> str:
-    return f"{number} {word if number == 1 else plural or word + 's'}"
+def _count(number: int, one: Wording, more: Wording) -> Wording:
+    return one if number == 1 else more

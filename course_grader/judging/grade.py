@@ -52,6 +52,7 @@ def grade_notebook(
     path = Path(path)
     lab = options.identity.expected_lab
     who, source, claims = (student, "--student", ()) if student else attribute(path, root, options.identity.names)
+    options = options.for_student(who)
     try:
         submission = read_submission(path, expected_lab=options.identity.expected_lab)
         lab = submission.lab

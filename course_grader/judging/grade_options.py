@@ -29,3 +29,7 @@ class GradeOptions:
     def for_lab(self, lab: Lab) -> GradeOptions:
         """These options with ``lab``'s own limits, once the lab is known."""
         return replace(self, sandbox=self.sandbox.for_lab(lab))
+
+    def for_student(self, student: str) -> GradeOptions:
+        """These options judging in ``student``'s language, once who the file belongs to is known."""
+        return replace(self, judging=self.judging.for_student(student))

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from course_lib.teaching import i18n
+from course_lib.teaching.i18n import MESSAGES as COURSE_MESSAGES
 from course_lib.teaching.json_diff import first_difference
+from course_lib.teaching.wording import Wording
 
 from ..messages import MESSAGES
 
@@ -39,6 +41,7 @@ class HiddenCall:
     key: str
     function: str
     description: str
+    """The case's shape in words, a ``say`` wording (ids and values its fields): ``described`` says it in a language."""
     expected: Expected = field(repr=False)
     path: list[dict[str, Any]] | None = field(default=None, repr=False)
     value: dict[str, Any] | None = field(default=None, repr=False)
@@ -184,3 +187,19 @@ def _numbers_by_value(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_numbers_by_value(item) for item in value]
     return value
+
+
+def described(text: str, language: str = i18n.DEFAULT) -> str:
+    """A hidden case's description in ``language`` (issue 45): its wording's template from the grader's catalog, or
+    from course_lib's for a phrase of its catalogues it quotes (a malformed compaction's ``what``), each field said
+    the same way; ids, numbers and values as they are."""
+    if not isinstance(text, Wording):
+        return text
+    fields = {name: described(value, language) for name, value in text.fields.items()}
+    template = MESSAGES(text.template, language)
+    if template == text.template:
+        template = COURSE_MESSAGES(text.template, language)
+    try:
+        return template.format_map(fields)
+    except (KeyError, IndexError, ValueError):  # a catalog whose fields differ: its test fails; say it in English
+        return str(text)

@@ -6,7 +6,7 @@ answer is scored read only this, so a new judging choice is added here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from course_lib.teaching import i18n
 
@@ -21,3 +21,11 @@ class JudgingSettings:
     language: str = i18n.DEFAULT
     """What the verdicts and notes are said in: the course file's ``language`` (issue 32), never the grader's locale;
     no score or status depends on it."""
+    languages: tuple[tuple[str, str], ...] = ()
+    """Students who speak another language than ``language`` (their section's, ``[sections."…"]``; issue 45), and
+    that language; ``for_student`` picks a submission's once grading knows whose it is."""
+
+    def for_student(self, student: str) -> JudgingSettings:
+        """These settings as ``student``'s submission is judged: in their section's language."""
+        language = dict(self.languages).get(student, self.language)
+        return self if language == self.language else replace(self, language=language)

@@ -32,7 +32,7 @@ from course_lib.teaching.lab_registry import Lab
 from ..messages import MESSAGES
 from .calls import reference_call
 from .draws import Seed, stream
-from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict, view_of
+from .hidden import Expected, HiddenCall, HiddenTest, Rejected, Returned, call_verdict, described, view_of
 from .hidden_cases import GENERATORS, hidden_tests
 
 _Entry = TypeVar("_Entry", bound=SessionEntry)
@@ -205,17 +205,20 @@ def describe(
             drawn=len(drawn.path), kept=len(call.path or [])
         )
     else:
-        origin = drawn.description
+        origin = described(drawn.description, language)
     lines = [MESSAGES(HEADING, language).format(counterexample=MESSAGES(COUNTEREXAMPLE, language), origin=origin)]
     if call.path is not None:
-        lines.append(f"  path: {_entries(call.path, call.estimator) or '(empty)'}")
+        entries = _entries(call.path, call.estimator, language) or MESSAGES("(empty)", language)
+        lines.append("  " + MESSAGES("path: {entries}", language).format(entries=entries))
     if call.value is not None:
-        lines.append(f"  input: {json.dumps(call.value)[:2000]}")
+        lines.append("  " + MESSAGES("input: {value}", language).format(value=json.dumps(call.value)[:2000]))
     if call.options and call.function == "build_context":
         budget = ", ".join(f"{name}={value!r}" for name, value in call.options.items())
-        lines.append(f"  budget: {budget}; {call.estimator} estimator")
+        said = MESSAGES("budget: {budget}; {estimator} estimator", language)
+        lines.append("  " + said.format(budget=budget, estimator=call.estimator))
     elif call.options:
-        lines.append("  options: " + ", ".join(f"{name}={short(value, 160)}" for name, value in call.options.items()))
+        options = ", ".join(f"{name}={short(value, 160)}" for name, value in call.options.items())
+        lines.append("  " + MESSAGES("options: {options}", language).format(options=options))
     lines.append(f"  {_expected_and_got(test, call, outcome, language)}")
     return "\n".join(lines)
 
@@ -239,28 +242,34 @@ def _expected_and_got(test: HiddenTest, call: HiddenCall, outcome: Mapping[str, 
     )
 
 
-def _entries(path: list[dict[str, Any]], estimator: str | None) -> str:
-    return " ".join(_entry(entry, estimator) for entry in path)
+def _entries(path: list[dict[str, Any]], estimator: str | None, language: str = i18n.DEFAULT) -> str:
+    return " ".join(_entry(entry, estimator, language) for entry in path)
 
 
-def _entry(entry: dict[str, Any], estimator: str | None) -> str:
+def _entry(entry: dict[str, Any], estimator: str | None, language: str = i18n.DEFAULT) -> str:
+    """One entry as a counterexample shows it: its id, then its type or role (values, as the wire has them), its cost."""
     if entry.get("type") == "compaction":
-        cost = _cost(estimator, lambda: summary_message(_parsed(entry, CompactionEntry)))
-        return f"{entry['id']}(compaction, keeps from {entry.get('firstKeptEntryId')}{', summary ' + cost if cost else ''})"
+        cost = _cost(estimator, lambda: summary_message(_parsed(entry, CompactionEntry)), language)
+        said = MESSAGES("compaction, keeps from {first}", language).format(first=entry.get("firstKeptEntryId"))
+        if cost:
+            said += MESSAGES(", summary {cost}", language).format(cost=cost)
+        return f"{entry['id']}({said})"
     if entry.get("type") != "message":
         return f"{entry['id']}({entry.get('type')})"
     raw = entry.get("message")
     message: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
-    detail = _role(entry) or "no role"  # a malformed case (R1) still gets a description
+    detail = _role(entry) or MESSAGES("no role", language)  # a malformed case (R1) still gets a description
     if detail == "toolResult":
-        detail += f" of {message.get('toolCallId')}"
+        detail += MESSAGES(" of {call}", language).format(call=message.get("toolCallId"))
     content = message.get("content")
     blocks = content if isinstance(content, list) else []
     calls = [str(block.get("id")) for block in blocks if isinstance(block, dict) and block.get("type") == "toolCall"]
     if calls:
-        detail += f" calling {', '.join(calls)}"
-    cost = _cost(estimator, lambda: _parsed(entry, MessageEntry).message)
-    return f"{entry['id']}({detail}{', ' + cost if cost else ''})"
+        detail += MESSAGES(" calling {calls}", language).format(calls=", ".join(calls))
+    cost = _cost(estimator, lambda: _parsed(entry, MessageEntry).message, language)
+    if cost:
+        detail += MESSAGES(", {cost}", language).format(cost=cost)
+    return f"{entry['id']}({detail})"
 
 
 def _parsed(entry: Mapping[str, Any], kind: type[_Entry]) -> _Entry:
@@ -270,12 +279,12 @@ def _parsed(entry: Mapping[str, Any], kind: type[_Entry]) -> _Entry:
     return parsed
 
 
-def _cost(estimator: str | None, message: Callable[[], Any]) -> str | None:
+def _cost(estimator: str | None, message: Callable[[], Any], language: str = i18n.DEFAULT) -> str | None:
     """``cost N`` under the call's estimator, or ``None`` (no estimator, or one that fails on this message)."""
     if estimator not in ESTIMATORS:
         return None
     try:
-        return f"cost {ESTIMATORS[estimator](message())!r}"
+        return MESSAGES("cost {tokens}", language).format(tokens=repr(ESTIMATORS[estimator](message())))
     except Exception:  # noqa: BLE001 - an estimator meant to fail (R15 cases) is shown without costs
         return None
 

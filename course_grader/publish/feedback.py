@@ -13,7 +13,7 @@ import json
 import os
 import sys
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from course_lib.checklist import rules_page
@@ -61,10 +61,12 @@ def write_feedback(
     rules_base: str | None = None,
     language: str = i18n.DEFAULT,
     whole: bool = True,
+    language_of: Callable[[str], str] | None = None,
 ) -> list[Path]:
     """A page per student and lab in ``folder`` (made if missing), and ``index.html`` listing them (for the instructor).
 
-    Every page and the index speak ``language``, the run's (``Course.language``).
+    The index speaks ``language``, the run's (``Course.language``); so does every page, or ``language_of`` its
+    student's (``Course.language_of``: their section's, issue 45).
 
     Pages are named ``<student>_lab_11_3.html`` (``_capstone``, or
     ``_not_graded`` for a file that is not a lab notebook); ``page_names``
@@ -76,14 +78,15 @@ def write_feedback(
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    base = rules_base if rules_base is not None else default_rules_base(folder, language)
     written: list[Path] = []
     rows = []
     paths = page_paths(results, folder)
     stale_pages(folder, {path.name: valid(result.submission) for result, path in paths}, whole=whole)
     for result, path in paths:
-        score = scorer(result) if scorer else points_per_test(result, language)
-        write_atomically(path, render_page(result, score=score, rules_base=base, language=language))
+        spoken = language_of(result.student) if language_of is not None else language
+        base = rules_base if rules_base is not None else default_rules_base(folder, spoken)
+        score = scorer(result) if scorer else points_per_test(result, spoken)
+        write_atomically(path, render_page(result, score=score, rules_base=base, language=spoken))
         written.append(path)
         rows.append(
             {
@@ -210,7 +213,12 @@ def main(argv: list[str]) -> int:
     if recorded.warning:
         print(f"warning: {recorded.warning}", file=sys.stderr)
     pages = write_feedback(
-        results, arguments.output, scorer=recorded.scorer, rules_base=arguments.rules_url, language=recorded.language
+        results,
+        arguments.output,
+        scorer=recorded.scorer,
+        rules_base=arguments.rules_url,
+        language=recorded.language,
+        language_of=recorded.language_of,
     )
     print(f"wrote {len(pages) - 1} feedback pages to {arguments.output} (list: {pages[-1]})")
     if arguments.lms_zip:

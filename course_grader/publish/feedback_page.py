@@ -14,11 +14,17 @@ from dataclasses import dataclass
 from course_lib.teaching import i18n, lab_registry
 from course_lib.teaching.i18n import message
 
+from ..batch import batch  # noqa: F401 - the notes' templates (``notes.NOTE``) of the modules writing notes
+from ..course import course_file, submission_times, times_matching  # noqa: F401
+from ..intake import identity, regular_file, roster  # noqa: F401
 from ..judging.citations import in_rule_order, rule_href, rule_text, rules_cited
 from ..judging.practice import COUNTEREXAMPLE
 from ..judging.verdicts import GradeResult, TestResult
 from ..messages import MESSAGES
+from ..notes import NOTE
+from ..results import duplicates  # noqa: F401 - its notes' templates
 from ..safe_text import shown
+from ..sandbox import limit_notes  # noqa: F401
 from ..similarity.similarity_notes import is_similarity_note
 from .page_score import ScoreRecord, points_per_test
 from .pages import render
@@ -115,9 +121,9 @@ def render_page(
         lab=lab_heading(result.lab, language),
         status=result.status,
         status_meaning=MESSAGES(meaning, language) if meaning else "",
-        notes=[
-            shown(note, NOTE_LIMIT) for note in result.notes if not is_similarity_note(note)
-        ],  # names others: the CSV's
+        notes=[  # a similarity note names others: the CSV's
+            shown(NOTE.said(note, language), NOTE_LIMIT) for note in result.notes if not is_similarity_note(note)
+        ],
         checklist=[test for test in tests if not test.hidden],
         hidden=[test for test in tests if test.hidden],
         passed=sum(test.passed for test in tests),

@@ -3,10 +3,12 @@
 A grades CSV records the course file each row was scored by (``Course.stamp``,
 its ``course`` column); that file is loaded again, and every page's score is
 checked against the CSV's, so a page never says "5 of 5" where the gradebook
-has 7/10. The run's language is one of those settings (its fingerprint covers
-it, issue 32), so the pages and the class report (``recorded_language``) speak
-the language the run spoke. Only the ``feedback`` and ``report`` commands import
-this module, when they run.
+has 7/10. What the pages speak (``language``, ``[sections]``) scores nothing,
+so no fingerprint holds it (issue 45): the pages and the class report
+(``recorded_language``) speak what the course file says now, and ``--course
+course-zh.toml``, a file that differs only in that, says a term's pages again in
+another language without regrading; one that would score otherwise is refused.
+Only the ``feedback`` and ``report`` commands import this module, when they run.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from course_lib.teaching import i18n
 from ..course.course import Course, Stamp
 from ..course.course_file import load_course
 from ..errors import GradingError
+from ..intake.roster import load_roster
 from ..judging.verdicts import GradeResult
 from ..results.grades_csv import read_frame
 from ..results.scoring import score
@@ -45,6 +48,12 @@ class RecordedCourse:
     language: str
     """The run's language (the course file's ``language``; English without a course file)."""
     warning: str = ""
+    student_languages: tuple[tuple[str, str], ...] = ()
+    """Students whose section speaks another language (the course file's ``[sections."…"]``, its roster's sections)."""
+
+    def language_of(self, student: str) -> str:
+        """The language of ``student``'s page: their section's, else ``language``."""
+        return dict(self.student_languages).get(student, self.language)
 
 
 def recorded_course(results: list[GradeResult], grades: list[Path], given: Path | None) -> RecordedCourse:
@@ -70,17 +79,23 @@ def recorded_course(results: list[GradeResult], grades: list[Path], given: Path 
         return RecordedCourse(None, i18n.DEFAULT)
     course = stamped_course(stamp, given)
     resolved = course.for_submissions([result.submission for result in results], ".", strict=False)
+    resolved = resolved.speaking(load_roster(resolved.roster_path) if resolved.roster_path is not None else None)
     check_scores(results, rows, resolved)
-    return RecordedCourse(lambda result: score(result, resolved), resolved.language)
+    return RecordedCourse(
+        lambda result: score(result, resolved),
+        resolved.language,
+        student_languages=tuple(sorted(resolved.student_languages.items())),
+    )
 
 
 def recorded_language(grades: Path) -> tuple[str, str]:
-    """The language the run behind a grades CSV spoke (its course file's), and a warning when it cannot be known.
+    """The language of the report of a grades CSV (its course file's, as the file says it now), and a warning when it
+    cannot be known.
 
     No course file, or a CSV from before the ``course`` column (a grader that spoke
-    only English), is English. A course file that cannot be read again, or has
-    changed since (its fingerprint covers the language), leaves the report in
-    English, and the warning says why.
+    only English), is English. A course file that cannot be read again, or now
+    scores otherwise (its fingerprint: the language is not in it, issue 45), leaves
+    the report in English, and the warning says why.
     """
     _, stamps = recorded_stamps([grades])
     named = [stamp for stamp in stamps if stamp not in ("", UNRECORDED)]
@@ -145,12 +160,13 @@ def stamped_course(stamp: str | None, given: Path | None) -> Course:
             f"the grades were scored by the course file {recorded}, which cannot be used here ({exc}): "
             "give it with --course FILE"
         ) from None
-    if stamp not in (None, UNRECORDED) and course.fingerprint != fingerprint:
+    if stamp not in (None, UNRECORDED) and not course.scored(fingerprint):
         graded = f"the course file {recorded} ({fingerprint})" if stamp else "no course file"
         changed = " has changed since" if given is None else f" ({course.fingerprint}) is not what"
         raise FeedbackCourseError(
-            f"{course.path}{changed} the grades were scored by ({graded}): the pages would not show the "
-            "gradebook's scores; regrade, or give the course file they were scored by with --course"
+            f"{course.path}{changed} the grades were scored by ({graded}) in what scores them, not only in what the "
+            "pages say (language, [sections]): the pages would not show the gradebook's scores; regrade, or give "
+            "the course file they were scored by with --course (its language and sections may differ)"
         )
     return course
 

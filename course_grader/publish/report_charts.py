@@ -50,14 +50,29 @@ FONTS: dict[str, tuple[str, ...]] = {
     ),
 }
 """The font families that draw a language's glyphs, preferred first (a language not listed needs none)."""
-NO_FONT = "install one of Noto Sans CJK SC, WenQuanYi Micro Hei, …; e.g. Debian's fonts-noto-cjk"
+NO_FONT = "install one of Noto Sans CJK SC, WenQuanYi Micro Hei, …; e.g. Debian's fonts-wqy-microhei (make chart-font)"
 
 
 @functools.cache
 def chart_fonts(language: str) -> tuple[str, ...]:
-    """The installed families of ``FONTS[language]`` (empty for a language matplotlib's own font draws)."""
+    """The installed families of ``FONTS[language]`` (empty for a language matplotlib's own font draws).
+
+    matplotlib lists the system's fonts once and caches the list (``fontlist-*.json``), so a font installed since
+    is missing from it: "no font installed draws zh" while one was (issue 45). When none of the families is listed,
+    the notebooks' own remedy adds the system's Chinese font files to the list (``course_lib.explorer.chart_font``).
+    """
+    wanted = FONTS.get(language, ())
+    if wanted and not _listed(wanted):
+        from course_lib.explorer.chart_font import use_chart_font
+
+        use_chart_font()
+    return _listed(wanted)
+
+
+def _listed(families: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of ``families`` matplotlib's font list holds, in their order."""
     installed = {font.name for font in font_manager.fontManager.ttflist}
-    return tuple(family for family in FONTS.get(language, ()) if family in installed)
+    return tuple(family for family in families if family in installed)
 
 
 def chart_language(language: str) -> str:

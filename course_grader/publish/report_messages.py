@@ -16,6 +16,7 @@ from course_lib.teaching import i18n, lab_registry
 from course_lib.teaching.lab_registry import Lab
 
 from ..judging.assemble import FIRST_CASE
+from ..judging.hidden import described
 from ..judging.hidden_cases import hidden_tests
 from ..judging.secret import Seed
 from ..judging.verdicts import GradeResult
@@ -45,10 +46,10 @@ def folded(message: str, language: str = i18n.DEFAULT) -> str:
 
 
 @functools.cache
-def _case_descriptions(lab: Lab, seed: Seed, test: str) -> tuple[str, ...]:
-    """What the hidden test's cases are called in the run of ``seed``, longest first."""
+def _case_descriptions(lab: Lab, seed: Seed, test: str, language: str = i18n.DEFAULT) -> tuple[str, ...]:
+    """What the hidden test's cases are called in the run of ``seed``, in ``language`` (the run's), longest first."""
     calls = next((t.calls for t in hidden_tests(lab, seed) if t.name == test), ())
-    return tuple(sorted({call.description for call in calls}, key=len, reverse=True))
+    return tuple(sorted({described(call.description, language) for call in calls}, key=len, reverse=True))
 
 
 def without_case(message: str, descriptions: Iterable[str], language: str = i18n.DEFAULT) -> str:
@@ -98,7 +99,7 @@ def failure_messages(
             if not test.passed:
                 message = test.output.strip().splitlines()[0] if test.output.strip() else ""
                 if test.hidden:
-                    descriptions = _case_descriptions(lab_registry.LABS[result.lab], result.seed, test.name)
+                    descriptions = _case_descriptions(lab_registry.LABS[result.lab], result.seed, test.name, language)
                     message = without_case(message, descriptions, language)
                 found[(result.lab, f"{test.number} {test.name}", folded(message, language))] += 1
     ranked = sorted(found.items(), key=lambda item: (-item[1], item[0]))[:limit]

@@ -30,10 +30,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from course_lib.teaching.i18n import message
+
 from ..course.lms_times import FORM_NAMES
 from ..course.manifest import folded, manifest_key
 from ..intake.lab_names import in_sentence, the_assignment
 from ..intake.reuploads import upload, uploaded_later
+from ..notes import NOTE
 from .grades_csv import NOTES_SEPARATOR, GradesCsvError, row_key
 
 if TYPE_CHECKING:
@@ -43,6 +46,53 @@ POLICIES = ("latest", "earliest", "best")
 """The course file's ``duplicates``: which of a student's files for one lab counts."""
 DUPLICATE = "duplicate: "
 """How a duplicate's note starts (``duplicate_verdicts``); it comes first in the row's notes."""
+NOTED = NOTE(message("duplicate: {student} has {count} {lab} submissions (also {others}); {verdict} ({why})"))
+COUNTS = NOTE(message("this one counts"))
+NOT_THIS = NOTE(message("{file} counts, not this one"))
+DECIDED = NOTE(message("the course file's decision: {reason}"))
+OWN = NOTE(message("the one handed in to {assignment}"))
+BEST = NOTE(message("the best score, {score}"))
+BEST_SHARED = NOTE(message("the best score, {score}, shared: then {why}"))
+NO_TIME = NOTE(message("no time (no times file gives one, nor the file)"))
+MODIFIED = NOTE(message("modified, {time} (the file's own time: no times file gives one)"))
+SUBMITTED = NOTE(message("submitted, {time} by the {form}"))
+EDGE = {True: NOTE(message("the latest {source}")), False: NOTE(message("the earliest {source}"))}
+UPLOAD = {
+    True: NOTE(message("the later upload of one name: the LMS named it {name}; one time for both, {time}")),
+    False: NOTE(message("the earlier upload of one name: the LMS named it {name}; one time for both, {time}")),
+}
+TIE = {
+    True: NOTE(
+        message(
+            "tie: {count} files have one time, {source}, and nothing says which came later: {outcome}; review them and name the one that counts in the course file ([[decisions]])"
+        )
+    ),
+    False: NOTE(
+        message(
+            "tie: {count} files have one time, {source}, and nothing says which came earlier: {outcome}; review them and name the one that counts in the course file ([[decisions]])"
+        )
+    ),
+}
+SAME = NOTE(message("they score the same, so either gives this grade"))
+BETTER_FOR_NOW = NOTE(message("the better score ({score}) counts for now"))
+TIE_EQUAL = NOTE(message("a tie on equal scores"))
+TIE_BETTER = NOTE(message("the better score of a tie"))
+ELSEWHERE = NOTE(message("conflict: handed in to {assignment}, not {lab}'s own ({files})"))
+ELSEWHERE_DECIDED = NOTE(message("{conflict}: the course file decided which counts"))
+ELSEWHERE_OPEN = NOTE(
+    message(
+        "{conflict}, so it replaces nothing there unless the course file decides so ([[decisions]]: student, lab, counts, reason)"
+    )
+)
+HANDED = NOTE(message("{file} (to {assignment})"))
+ALSO_DECIDED = NOTE(
+    message("conflict: also handed in to another lab's assignment: {files}: the course file decided which counts")
+)
+ALSO_OPEN = NOTE(
+    message(
+        "conflict: also handed in to another lab's assignment: {files}; what was handed in to {lab}'s own counts unless the course file decides otherwise ([[decisions]])"
+    )
+)
 Decisions = dict[tuple[str, str], tuple[str, str]]
 """The course file's ``[[decisions]]``: (student, lab) → (the file that counts, as written; the reason)."""
 
@@ -79,15 +129,17 @@ def duplicate_verdicts(
         elsewhere = [c for c in group if c not in own] if own else []
         decided = (decisions or {}).get((student, lab))
         if decided is not None:
-            chosen, why, tie = _decided(group, decided, student, lab), f"the course file's decision: {decided[1]}", ""
+            chosen, why, tie = _decided(group, decided, student, lab), DECIDED(reason=decided[1]), ""
         elif elsewhere and len(own) == 1:
-            chosen, why, tie = own[0], f"the one handed in to {the_assignment(lab)}", ""
+            chosen, why, tie = own[0], OWN(assignment=the_assignment(lab)), ""
         else:
             chosen, why, tie = _chosen(own if elsewhere else group, policy)
         for index, candidate in zip(indexes, group):
             others = ", ".join(c.file for c in group if c is not candidate)
-            verdict = "this one counts" if candidate is chosen else f"{chosen.file} counts, not this one"
-            note = f"{DUPLICATE}{student} has {len(group)} {in_sentence(lab)} submissions (also {others}); {verdict} ({why})"
+            verdict = COUNTS() if candidate is chosen else NOT_THIS(file=chosen.file)
+            note = NOTED(
+                student=student, count=len(group), lab=in_sentence(lab), others=others, verdict=verdict, why=why
+            )
             if elsewhere:
                 note += _conflict(candidate, own, elsewhere, lab, decided is not None)
             if tie and candidate.submitted == chosen.submitted:
@@ -115,64 +167,46 @@ def _chosen(pool: list[Candidate], policy: str) -> tuple[Candidate, str, str]:
         top = max(c.score for c in pool)
         best = [c for c in pool if c.score == top]
         if len(best) == 1:
-            return best[0], f"the best score, {top:g}", ""
+            return best[0], BEST(score=f"{top:g}"), ""
         chosen, why, _ = _chosen(best, "latest")
-        return chosen, f"the best score, {top:g}, shared: then {why}", ""
+        return chosen, BEST_SHARED(score=f"{top:g}", why=why), ""
     latest = policy != "earliest"
     edge = max(c.submitted for c in pool) if latest else min(c.submitted for c in pool)
     at_edge = [c for c in pool if c.submitted == edge]
-    word, when = ("latest", "later") if latest else ("earliest", "earlier")
-    source = _source(at_edge[0]) if edge else "no time (no times file gives one, nor the file)"
+    source = _source(at_edge[0], _shown(edge)) if edge else NO_TIME()
     if len(at_edge) == 1:
-        return at_edge[0], f"the {word} {source.format(time=_shown(edge))}", ""
+        return at_edge[0], EDGE[latest](source=source), ""
     ordered = [c for c in at_edge if all(uploaded_later(c.file, o.file) is latest for o in at_edge if o is not c)]
     if len(ordered) == 1:
         renamed = upload(ordered[0].file)
         name = renamed.renamed if renamed is not None else ordered[0].file
-        return (
-            ordered[0],
-            f"the {when} upload of one name: the LMS named it {name!r}; one time for both, {_shown(edge)}",
-            "",
-        )
+        return ordered[0], UPLOAD[latest](name=repr(name), time=_shown(edge)), ""
     chosen = max(at_edge, key=lambda c: c.score)  # the student's benefit until the instructor decides
     same = all(c.score == chosen.score for c in at_edge)
-    tie = (
-        f"tie: {len(at_edge)} files have one time, {source.format(time=_shown(edge))}, and nothing says which came "
-        f"{when}: "
-        + (
-            "they score the same, so either gives this grade"
-            if same
-            else f"the better score ({chosen.score:g}) counts for now"
-        )
-        + "; review them and name the one that counts in the course file ([[decisions]])"
-    )
-    return chosen, "a tie on equal scores" if same else "the better score of a tie", tie
+    outcome = SAME() if same else BETTER_FOR_NOW(score=f"{chosen.score:g}")
+    tie = TIE[latest](count=len(at_edge), source=source, outcome=outcome)
+    return chosen, TIE_EQUAL() if same else TIE_BETTER(), tie
 
 
 def _conflict(candidate: Candidate, own: list[Candidate], elsewhere: list[Candidate], lab: str, decided: bool) -> str:
     """The ``conflict:`` part of a note where files were handed in to the lab's own assignment and to another's."""
-    owned = f"{in_sentence(lab)}'s own"
     if candidate in elsewhere:
-        said = f"; conflict: handed in to {the_assignment(candidate.handed_in)}, not {owned} "
-        said += f"({', '.join(c.file for c in own)})"
-        if decided:
-            return said + ": the course file decided which counts"
-        return (
-            said
-            + ", so it replaces nothing there unless the course file decides so ([[decisions]]: student, lab, counts, reason)"
+        said = ELSEWHERE(
+            assignment=the_assignment(candidate.handed_in), lab=in_sentence(lab), files=", ".join(c.file for c in own)
         )
-    shown = ", ".join(f"{c.file} (to {the_assignment(c.handed_in)})" for c in elsewhere)
+        return "; " + (ELSEWHERE_DECIDED if decided else ELSEWHERE_OPEN)(conflict=said)
+    shown = ", ".join(HANDED(file=c.file, assignment=the_assignment(c.handed_in)) for c in elsewhere)
     if decided:
-        return f"; conflict: also handed in to another lab's assignment: {shown}: the course file decided which counts"
-    return f"; conflict: also handed in to another lab's assignment: {shown}; what was handed in to {owned} counts unless the course file decides otherwise ([[decisions]])"
+        return "; " + ALSO_DECIDED(files=shown)
+    return "; " + ALSO_OPEN(files=shown, lab=in_sentence(lab))
 
 
-def _source(candidate: Candidate) -> str:
-    """``submitted, {time} by the Canvas submissions JSON``: how a note says a time and where it came from."""
+def _source(candidate: Candidate, time: str) -> str:
+    """``submitted, 2026-10-17 21:40:00 UTC by the Canvas submissions JSON``: how a note says a time and its source."""
     form = candidate.submitted_from
     if form in ("", "modified"):
-        return "modified, {time} (the file's own time: no times file gives one)"
-    return f"submitted, {{time}} by the {FORM_NAMES.get(form, form)}"
+        return MODIFIED(time=time)
+    return SUBMITTED(time=time, form=FORM_NAMES.get(form, form))
 
 
 def _shown(iso: str) -> str:

@@ -88,7 +88,7 @@ def score(result: GradeResult, course: Course = NO_COURSE) -> Score:
 
     The explanation is in the course's language (``Course.language``); the numbers never depend on it.
     """
-    language = course.language
+    language = course.language_of(result.student)
     if result.lab is None:
         return Score(
             points=0.0,
@@ -148,7 +148,7 @@ def _lateness(result: GradeResult, course: Course) -> tuple[str, float, str]:
     course's language.
     """
     policy = course.settings.late
-    assigned = course.assignment_of(result.submission, course.language)
+    assigned = course.assignment_of(result.submission, course.language_of(result.student))
     lab = assigned[0] if assigned is not None else result.lab or ""
     deadlines = _deadlines(result, course, lab)
     if policy.submitted == "none" or (not deadlines and policy.submitted == "manifest"):
@@ -181,7 +181,7 @@ def _by_flag(
     result: GradeResult, course: Course, lab: str, has_deadline: bool, extension: Extension | None, through: str
 ) -> tuple[str, float, str]:
     """The lateness an LMS name's ``LATE`` flag gives (``submitted = "file-name"``): no time, the flag's percent."""
-    policy, language = course.settings.late, course.language
+    policy, language = course.settings.late, course.language_of(result.student)
     on_time = through + MESSAGES("on time", language) if through else ""
     handed_in = assignment(result.submission)
     parsed = read_lms_name(handed_in.inner if handed_in is not None else result.submission, course.name_patterns)
@@ -212,7 +212,7 @@ def _by_time(
 ) -> tuple[str, float, str]:
     """The lateness a submission's time gives (a manifest's, an LMS's times file's): started days past the deadline,
     the most of each that applies (``_deadlines``)."""
-    policy, language = course.settings.late, course.language
+    policy, language = course.settings.late, course.language_of(result.student)
     when = course.submitted_at.get(result.submission)
     lab = assigned[0] if assigned is not None else result.lab or ""
     if when is None:
@@ -251,7 +251,7 @@ def _through(
 ) -> str:
     """What the lateness phrase starts with: the assignment the file went through and the deadline it is late by
     (``lab``'s), an extension (or nothing)."""
-    language = course.language
+    language = course.language_of(result.student)
     through = ""
     if assigned is not None and assigned[0] != result.lab:
         said = (

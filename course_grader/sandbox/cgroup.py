@@ -44,6 +44,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import GradingError
+from .limit_notes import cpu_note as cpu_note  # re-exported: their home before their wording was a catalog's
+from .limit_notes import fallback_note as fallback_note
+from .limit_notes import memory_note as memory_note
 
 DELEGATED = "COURSE_GRADE_CGROUP"
 """A cgroup v2 folder the grader may create sub-groups in (memory and pids enabled in its subtree_control)."""
@@ -53,20 +56,6 @@ PREFIX = "course-grade-"
 
 class NoCgroup(GradingError):
     """No per-sandbox cgroup can be made on this machine; the message says why."""
-
-
-def memory_note(memory_mb: int) -> str:
-    """The note of a sandbox the cgroup's memory limit stopped (one wording, used by the grader and its tests)."""
-    return f"the sandbox's memory limit of {memory_mb} MB was reached (whole sandbox, all processes)"
-
-
-def fallback_note(reason: str) -> str:
-    return f"limits: per-process only (no cgroup: {reason})"
-
-
-def cpu_note(reason: str) -> str:
-    """The note of a sandbox whose cgroup could not join the CPU controller (memory and processes still hold)."""
-    return f"limits: CPU not shared between sandboxes (no CPU controller: {reason})"
 
 
 @dataclass

@@ -9,7 +9,7 @@ call's token accounting, ``result.tokens``.)
 """
 
 from .paging import PAGE_SIZE, Paging, paging, table_page
-from .render import SEGMENT_COLOURS, STATUS_COLOURS, budget_bar_svg, table_html
+from .render import LABELS, SEGMENT_COLOURS, STATUS_COLOURS, budget_bar_svg, label, readable, table_html
 from .table import (
     COLUMNS,
     SCENARIOS,
@@ -28,6 +28,7 @@ from .widget import ProjectionExplorer
 
 __all__ = [
     "COLUMNS",
+    "LABELS",
     "PAGE_SIZE",
     "SCENARIOS",
     "SEGMENTS",
@@ -41,10 +42,12 @@ __all__ = [
     "Scenario",
     "budget_bar_svg",
     "budget_breakdown",
+    "label",
     "paging",
     "path_layout",
     "project",
     "projection_table",
+    "readable",
     "scenario_table",
     "table_html",
     "table_page",

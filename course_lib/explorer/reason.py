@@ -110,7 +110,7 @@ def _dropped_with_older(dropped: list[int]) -> str:
         if len(older) == 1
         else MESSAGES("it and the older groups {groups} are dropped")
     )
-    return template.format(groups=", ".join(map(str, older)))
+    return template.format(groups=MESSAGES(", ").join(map(str, older)))
 
 
 def _listed(numbers: list[int], cost: Costs) -> str:
@@ -120,7 +120,8 @@ def _listed(numbers: list[int], cost: Costs) -> str:
 
 
 def _numbers(numbers: list[int], cost: Costs) -> str:
-    return ", ".join(f"{n} ({cost[n]:g})" for n in numbers)
+    """``2 (7), 3 (15)``, punctuated as the reader's language writes it (Chinese: ``2（7）、3（15）``)."""
+    return MESSAGES(", ").join(MESSAGES("{group} ({cost})").format(group=n, cost=f"{cost[n]:g}") for n in numbers)
 
 
 def _signed(number: int | float) -> str:

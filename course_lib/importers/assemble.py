@@ -137,13 +137,20 @@ class Assembler:
     ) -> None:
         if not self._seen_user:
             self.user(line, ["(imported: the log has no user message before this point)"], timestamp, f"L{line}:start")
-            self.note(line, "an assistant message came before any user message; added a placeholder user message")
+            self.note(
+                line, MESSAGES("an assistant message came before any user message; added a placeholder user message")
+            )
         content: list[Block] = []
         for block in blocks:
             if block["type"] == "toolCall":
                 call_id = block["id"]
                 if call_id in self._calls:
-                    self.note(line, f"call id {call_id!r} was already used in this interaction; dropped the repeat")
+                    self.note(
+                        line,
+                        MESSAGES("call id {call} was already used in this interaction; dropped the repeat").format(
+                            call=repr(call_id)
+                        ),
+                    )
                     continue
                 self._calls[call_id] = (block["name"], line)
             content.append(block)
@@ -184,7 +191,7 @@ class Assembler:
             )
             return
         if call_id in self._answered:
-            self.skip(line, f"a second tool result for call {call_id!r}")
+            self.skip(line, MESSAGES("a second tool result for call {call}").format(call=repr(call_id)))
             return
         self._answered.add(call_id)
         wire = _tool_result(call_id, tool_name or self._calls[call_id][0], texts, timestamp, is_error, details)
@@ -219,16 +226,19 @@ class Assembler:
         if first_kept is None:
             self.note(
                 line,
-                f"compaction keeps from {first_kept_source_id!r}, which is not on the path; "
-                "it keeps from the next user message",
+                MESSAGES(
+                    "compaction keeps from {kept}, which is not on the path; it keeps from the next user message"
+                ).format(kept=repr(first_kept_source_id)),
             )
             self._pending.append(pending)
             return
         if first_kept != self.course_id[first_kept_source_id]:
             self.note(
                 line,
-                f"compaction keeps from {first_kept_source_id!r}, inside an interaction; "
-                f"it keeps from {first_kept!r}, the user message that opens it",
+                MESSAGES(
+                    "compaction keeps from {kept}, inside an interaction; it keeps from {start}, the user message "
+                    "that opens it"
+                ).format(kept=repr(first_kept_source_id), start=repr(first_kept)),
             )
         self._add_compaction(pending, first_kept)
 
@@ -243,7 +253,7 @@ class Assembler:
                 )
                 self._add_compaction(pending, users[-1])
             else:
-                self.skip(pending.line, "a compaction with no user message to keep from")
+                self.skip(pending.line, MESSAGES("a compaction with no user message to keep from"))
         return ImportedSession(
             format=self.format,
             source=self.source,

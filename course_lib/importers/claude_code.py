@@ -63,7 +63,9 @@ def load(path: Path) -> ImportedSession:
         id_key="uuid",
         parent_key="parentUuid",
         leaf=candidates[-1] if candidates else None,
-        off_path=lambda r: "a sidechain (subagent) record" if r.value.get("isSidechain") else MESSAGES(OFF_PATH),
+        off_path=lambda r: (
+            MESSAGES("a sidechain (subagent) record") if r.value.get("isSidechain") else MESSAGES(OFF_PATH)
+        ),
         bridge=lambda r: r.value.get("logicalParentUuid") if _is_boundary(r.value) else None,
     )
     position = 0
@@ -87,8 +89,8 @@ def _is_boundary(value: dict[str, Any]) -> bool:
 def _not_conversation(value: dict[str, Any]) -> str:
     kind = value.get("type")
     if kind == "summary":
-        return "a session title (summary record), not part of the conversation"
-    return f"a record of type {kind!r} without a uuid, not part of the conversation"
+        return MESSAGES("a session title (summary record), not part of the conversation")
+    return MESSAGES("a record of type {kind} without a uuid, not part of the conversation").format(kind=repr(kind))
 
 
 def _compaction(boundary: Record, summary: Record | None, asm: Assembler) -> None:
@@ -117,9 +119,14 @@ def _map(record: Record, asm: Assembler) -> None:
     elif kind == "assistant":
         _assistant(value, message, uuid, line, timestamp, asm)
     elif kind == "system":
-        asm.skip(line, f"a system notice ({value.get('subtype')!r}) shown to the user, not sent to the model")
+        asm.skip(
+            line,
+            MESSAGES("a system notice ({subtype}) shown to the user, not sent to the model").format(
+                subtype=repr(value.get("subtype"))
+            ),
+        )
     else:
-        asm.skip(line, f"a record of type {kind!r}, not part of the conversation")
+        asm.skip(line, MESSAGES("a record of type {kind}, not part of the conversation").format(kind=repr(kind)))
 
 
 def _user(content: Any, uuid: str, line: int, timestamp: float, asm: Assembler) -> None:
@@ -147,7 +154,7 @@ def _assistant(
     content = message.get("content")
     content = content if isinstance(content, list) else [{"type": "text", "text": str(content or "")}]
     if content and all(isinstance(b, dict) and b.get("type") in THINKING_TYPES for b in content):
-        asm.skip(line, "an assistant record holding only a thinking block (the course's messages have none)")
+        asm.skip(line, MESSAGES("an assistant record holding only a thinking block (the course's messages have none)"))
         return
     blocks: list[Block] = []
     for block in content:

@@ -100,7 +100,7 @@ def _count(text: str) -> int:
 
 def _load(arguments: argparse.Namespace) -> ImportedSession:
     if not arguments.file.is_file():
-        raise UsageError(f"{arguments.file}: no such file")
+        raise UsageError(MESSAGES("{file}: no such file").format(file=arguments.file))
     try:
         return load_session(arguments.file, format=arguments.format)
     except SessionImportError as exc:
@@ -126,14 +126,29 @@ def _show(arguments: argparse.Namespace) -> int:
     tokens = projection.result.tokens
     print(f"{session.source}")
     print(
-        f"format {session.format} · {len(session.entries)} entries on the active path · "
-        f"{len(session.skipped)} skipped lines · {len(session.notes)} notes · estimator {arguments.estimator}"
+        MESSAGES(
+            "format {format} · {entries} entries on the active path · {skipped} skipped lines · {notes} notes · "
+            "estimator {estimator}"
+        ).format(
+            format=session.format,
+            entries=len(session.entries),
+            skipped=len(session.skipped),
+            notes=len(session.notes),
+            estimator=arguments.estimator,
+        )
     )
     print(
-        f"system {tokens.system:g} · summary {projection.breakdown['summary']:g} · "
-        f"available for messages {tokens.available_for_messages:g} · total {tokens.total:g} of {tokens.max_tokens:g}"
+        MESSAGES(
+            "system {system} · summary {summary} · available for messages {available} · total {total} of {max_tokens}"
+        ).format(
+            system=f"{tokens.system:g}",
+            summary=f"{projection.breakdown['summary']:g}",
+            available=f"{tokens.available_for_messages:g}",
+            total=f"{tokens.total:g}",
+            max_tokens=f"{tokens.max_tokens:g}",
+        )
     )
-    print(f"reason {projection.reason}")
+    print(MESSAGES("reason {reason}").format(reason=projection.reason))
     print()
     _print_rows(projection.table)
     return 0
@@ -141,12 +156,17 @@ def _show(arguments: argparse.Namespace) -> int:
 
 def _print_rows(table: Any) -> None:  # a pandas DataFrame (pandas ships no types)
     """The rows around the first kept row and the newest rows; elided runs as counts by status."""
+    from ..explorer.render import label
+
     rows = list(table.itertuples(index=False))
     statuses = [row.status for row in rows]
     first_kept = statuses.index("kept") if "kept" in statuses else len(rows)
     shown = set(range(max(0, first_kept - SHOWN), min(len(rows), first_kept + SHOWN)))
     shown |= set(range(max(0, len(rows) - SHOWN), len(rows)))
-    print(f"{'id':<28} {'kind':<18} {'group':>5} {'cost':>8}  status")
+    print(
+        f"{_padded(label('id'), 28)} {_padded(label('kind'), 18)} {_padded(label('group'), 5, right=True)} "
+        f"{_padded(label('cost'), 8, right=True)}  {label('status')}"
+    )
     hidden: list[str] = []
     for position, row in enumerate(rows):
         if position not in shown:
@@ -155,20 +175,32 @@ def _print_rows(table: Any) -> None:  # a pandas DataFrame (pandas ships no type
         _print_hidden(hidden)
         group = "" if row.group is None or str(row.group) == "<NA>" else str(row.group)
         cost = "" if row.cost is None or str(row.cost) == "<NA>" else f"{row.cost:g}"
-        print(f"{str(row.id)[:28]:<28} {row.kind:<18} {group:>5} {cost:>8}  {row.status}")
+        print(f"{str(row.id)[:28]:<28} {row.kind:<18} {group:>5} {cost:>8}  {label(row.status)}")
     _print_hidden(hidden)
 
 
+def _padded(text: str, width: int, *, right: bool = False) -> str:
+    """``text`` padded to ``width`` terminal columns (a Chinese character takes two)."""
+    room = " " * max(0, width - sum(1 if character.isascii() else 2 for character in text))
+    return room + text if right else text + room
+
+
 def _print_hidden(hidden: list[str]) -> None:
+    from ..explorer.render import label
+
     if hidden:
-        counts = ", ".join(f"{n} {status}" for status, n in Counter(hidden).items())
-        print(f"… {len(hidden)} more entries ({counts}) …")
+        counts = MESSAGES(", ").join(
+            MESSAGES("{count} {status}").format(count=n, status=label(status)) for status, n in Counter(hidden).items()
+        )
+        print(MESSAGES("… {count} more entries ({counts}) …").format(count=len(hidden), counts=counts))
         hidden.clear()
 
 
 def _convert(arguments: argparse.Namespace) -> int:
     if arguments.output.exists():
-        raise UsageError(f"{arguments.output} already exists; convert never overwrites a file")
+        raise UsageError(
+            MESSAGES("{output} already exists; convert never overwrites a file").format(output=arguments.output)
+        )
     session = _load(arguments)
     with JsonlSessionStore(arguments.output) as store:
         for entry in session.entries:
@@ -177,8 +209,9 @@ def _convert(arguments: argparse.Namespace) -> int:
             except (SessionEntryError, SessionStoreError) as exc:
                 raise UsageError(f"{arguments.file}: line {session.entry_lines.get(entry.id)}: {exc}") from None
     print(
-        f"wrote {len(session.entries)} entries ({session.format}, {len(session.skipped)} skipped lines) "
-        f"to {arguments.output}"
+        MESSAGES("wrote {entries} entries ({format}, {skipped} skipped lines) to {output}").format(
+            entries=len(session.entries), format=session.format, skipped=len(session.skipped), output=arguments.output
+        )
     )
     return 0
 

@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..teaching.i18n import MESSAGES
 from .assemble import Assembler, text_block
 from .content import object_at, texts, tool_call
 from .lines import Record, read_json_lines
@@ -74,7 +75,9 @@ def _map(record: Record, asm: Assembler, turn: _Turn) -> None:
             asm.header(line)
             return
         else:
-            asm.skip(line, f"a {kind or value.get('record_type')!r} record without a payload")
+            asm.skip(
+                line, MESSAGES("a {kind} record without a payload").format(kind=repr(kind or value.get("record_type")))
+            )
             return
     timestamp = asm.timestamp(value.get("timestamp"))
     if kind == "session_meta":
@@ -90,14 +93,21 @@ def _map(record: Record, asm: Assembler, turn: _Turn) -> None:
         if isinstance(replaced, list):
             asm.note(
                 line,
-                f"the compaction's replacement history ({len(replaced)} items) is not replayed; "
-                "the summary keeps from the next user message",
+                MESSAGES(
+                    "the compaction's replacement history ({count} items) is not replayed; the summary keeps from "
+                    "the next user message"
+                ).format(count=len(replaced)),
             )
         asm.compaction(line, summary_from_text(str(payload.get("message") or "(compacted)")), timestamp)
     elif kind == "event_msg":
-        asm.skip(line, f"event_msg {payload.get('type')!r}: a UI event (the response items carry the conversation)")
+        asm.skip(
+            line,
+            MESSAGES("event_msg {type}: a UI event (the response items carry the conversation)").format(
+                type=repr(payload.get("type"))
+            ),
+        )
     else:
-        asm.skip(line, f"rollout item type {kind!r} is not one this importer knows")
+        asm.skip(line, MESSAGES("rollout item type {kind} is not one this importer knows").format(kind=repr(kind)))
 
 
 def _response_item(item: dict[str, Any], line: int, timestamp: float, asm: Assembler, turn: _Turn) -> None:
@@ -113,7 +123,7 @@ def _response_item(item: dict[str, Any], line: int, timestamp: float, asm: Assem
         elif role in ("developer", "system"):
             asm.system(line, "\n\n".join(found), timestamp)
         else:
-            asm.skip(line, f"a message with role {role!r}")
+            asm.skip(line, MESSAGES("a message with role {role}").format(role=repr(role)))
     elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
         if kind == "function_call":
             call = tool_call(call_id, str(item.get("name", "")), item.get("arguments"))
@@ -126,15 +136,17 @@ def _response_item(item: dict[str, Any], line: int, timestamp: float, asm: Assem
         text, failed = _output(item.get("output"), line, asm)
         asm.tool_result(line, call_id, [text], timestamp, is_error=failed)
     elif kind == "reasoning":
-        asm.skip(line, "a reasoning item (the course's messages have no reasoning blocks)")
+        asm.skip(line, MESSAGES("a reasoning item (the course's messages have no reasoning blocks)"))
     elif kind == "web_search_call":
         action = object_at(item, "action")
         asm.skip(
             line,
-            f"a web search run by the server (query {action.get('query')!r}); the log holds no result to pair with it",
+            MESSAGES("a web search run by the server (query {query}); the log holds no result to pair with it").format(
+                query=repr(action.get("query"))
+            ),
         )
     else:
-        asm.skip(line, f"response item type {kind!r} is not one this importer knows")
+        asm.skip(line, MESSAGES("response item type {kind} is not one this importer knows").format(kind=repr(kind)))
 
 
 def _output(output: Any, line: int, asm: Assembler) -> tuple[str, bool]:

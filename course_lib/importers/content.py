@@ -31,7 +31,7 @@ def texts(content: Any, line: int, asm: Assembler) -> list[str]:
     if isinstance(content, str):
         return [content]
     if not isinstance(content, list):
-        asm.note(line, f"content of type {type(content).__name__} kept as its JSON text")
+        asm.note(line, MESSAGES("content of type {kind} kept as its JSON text").format(kind=type(content).__name__))
         return [str(content)]
     found: list[str] = []
     for block in content:
@@ -50,7 +50,10 @@ def texts(content: Any, line: int, asm: Assembler) -> list[str]:
         elif isinstance(block, str):
             found.append(block)
         else:
-            asm.note(line, f"dropped a content block of type {kind!r} this importer does not know")
+            asm.note(
+                line,
+                MESSAGES("dropped a content block of type {kind} this importer does not know").format(kind=repr(kind)),
+            )
     return found
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import SessionEntryError, SessionStoreError
+from ..jsonl import ReadWarning
 from ..paths import path_to
 from ..reader import SessionReader
 from ..teaching.i18n import MESSAGES
@@ -25,7 +26,7 @@ def load(path: Path) -> ImportedSession:
     entries = read.entries
     committed = path.read_bytes().split(b"\n")[:-1]
     lines = [number for number, raw in enumerate(committed, start=1) if raw.strip()]
-    skipped = [Skip(w.line, w.message) for w in read.warnings]
+    skipped = [Skip(w.line, _said(w)) for w in read.warnings]
     on_path = path_to(entries, entries[-1].id) if entries else []
     kept = {entry.id for entry in on_path}
     skipped += [Skip(line, MESSAGES(OFF_PATH)) for line, entry in zip(lines, entries) if entry.id not in kept]
@@ -36,3 +37,10 @@ def load(path: Path) -> ImportedSession:
         skipped=tuple(sorted(skipped)),
         entry_lines={entry.id: line for line, entry in zip(lines, entries) if entry.id in kept},
     )
+
+
+def _said(warning: ReadWarning) -> str:
+    """A reader's warning in the reader's language (the one kind the store warns of; any other as the store says it)."""
+    if warning.code == "unterminated_tail":
+        return MESSAGES("line {line} has no newline (an unterminated tail, skipped)").format(line=warning.line)
+    return warning.message

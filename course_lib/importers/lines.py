@@ -86,7 +86,9 @@ def _read_line(raw: bytes, number: int, result: JsonLines, *, final: bool) -> No
         if isinstance(value, dict):
             result.records.append(Record(number, value, part))
         else:
-            result.skipped.append(Skip(number, f"a JSON {type(value).__name__}, not an object"))
+            result.skipped.append(
+                Skip(number, MESSAGES("a JSON {kind}, not an object").format(kind=type(value).__name__))
+            )
 
 
 def _slow_values(raw: bytes, number: int, result: JsonLines, *, final: bool) -> list[Any]:

@@ -49,7 +49,7 @@ def load(path: Path) -> ImportedSession:
             if record is header:
                 asm.header(record.line)
             else:
-                asm.skip(record.line, "a second session header")
+                asm.skip(record.line, MESSAGES("a second session header"))
         else:
             entries.append(record)
     if isinstance(version, int) and version < 2:
@@ -142,7 +142,7 @@ def _message(message: dict[str, Any], entry: dict[str, Any], asm: Assembler, lin
     elif role in ("branchSummary", "compactionSummary"):
         asm.user(line, [str(message.get("summary", ""))], timestamp, entry_id)
     else:
-        asm.skip(line, f"message role {role!r} is not one this importer knows")
+        asm.skip(line, MESSAGES("message role {role} is not one this importer knows").format(role=repr(role)))
 
 
 def _assistant(message: dict[str, Any], asm: Assembler, line: int, timestamp: float, entry_id: Any) -> None:

@@ -35,10 +35,14 @@ def active_path(
     for record in records:
         key = record.value.get(id_key)
         if not isinstance(key, str) or not key:
-            asm.skip(record.line, f"an entry without {id_key!r}")
+            asm.skip(record.line, MESSAGES("an entry without {key}").format(key=repr(id_key)))
         elif key in by_id:
-            shared = " (its line held more than one JSON object)" if record.line == by_id[key].line else ""
-            asm.skip(record.line, f"a second entry with id {key!r}{shared}")
+            second = (
+                MESSAGES("a second entry with id {id} (its line held more than one JSON object)")
+                if record.line == by_id[key].line
+                else MESSAGES("a second entry with id {id}")
+            )
+            asm.skip(record.line, second.format(id=repr(key)))
         else:
             by_id[key] = record
     if leaf is None:
@@ -48,7 +52,7 @@ def active_path(
     current = leaf
     while current is not None:
         if id(current) in seen:
-            asm.note(current.line, "the parent links form a cycle; the active path starts after it")
+            asm.note(current.line, MESSAGES("the parent links form a cycle; the active path starts after it"))
             break
         seen.add(id(current))
         chain.append(current)
@@ -56,7 +60,10 @@ def active_path(
         if parent is None:
             break
         if parent not in by_id:
-            asm.note(current.line, f"parent {parent!r} is not in the file; the active path starts here")
+            asm.note(
+                current.line,
+                MESSAGES("parent {parent} is not in the file; the active path starts here").format(parent=repr(parent)),
+            )
             break
         current = by_id[parent]
     chain.reverse()

@@ -5,13 +5,23 @@ A compaction is maintenance, not a failure: it happens after a run's
 decides "the turn is over" at a ``message_end`` reports the overflow's error as
 the answer and never sees the retry; one that waits for ``agent_end`` (and lets
 ``compaction_end {will_retry: true}`` reopen the turn) gets the real answer.
+
+A consumer's ``verdict`` is what code compares (``"answered (a25.3)"``); ``said`` is the same
+verdict in the reader's language, for a notebook's table (issue 45).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..teaching.i18n import MESSAGES, message
 from .events import AgentEvent
+
+NO_ANSWER = message("no answer")
+STILL_RUNNING = message("still running")
+FAILED = message("failed ({stop_reason} in {entry_id})")
+ANSWERED = message("answered ({entry_id})")
 
 
 @dataclass
@@ -36,6 +46,11 @@ class MessageEndConsumer:
     def verdict(self) -> str:
         return _verdict(self.final)
 
+    @property
+    def said(self) -> str:
+        """The verdict in the reader's language."""
+        return _verdict(self.final, MESSAGES)
+
 
 @dataclass
 class AgentEndConsumer:
@@ -56,16 +71,22 @@ class AgentEndConsumer:
 
     @property
     def verdict(self) -> str:
-        return _verdict(self.final) if self.done else "still running"
+        return _verdict(self.final) if self.done else STILL_RUNNING
+
+    @property
+    def said(self) -> str:
+        """The verdict in the reader's language."""
+        return _verdict(self.final, MESSAGES) if self.done else MESSAGES(STILL_RUNNING)
 
 
 def _is_final_message(event: AgentEvent) -> bool:
     return event.type == "message_end" and event.role == "assistant" and event.stop_reason != "toolUse"
 
 
-def _verdict(final: AgentEvent | None) -> str:
+def _verdict(final: AgentEvent | None, say: Callable[[str], str] = str) -> str:
+    """The verdict on ``final``, each sentence passed through ``say`` (``MESSAGES``: in the reader's language)."""
     if final is None:
-        return "no answer"
+        return say(NO_ANSWER)
     if final.stop_reason in ("error", "length"):
-        return f"failed ({final.stop_reason} in {final.entry_id})"
-    return f"answered ({final.entry_id})"
+        return say(FAILED).format(stop_reason=final.stop_reason, entry_id=final.entry_id)
+    return say(ANSWERED).format(entry_id=final.entry_id)

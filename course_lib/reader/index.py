@@ -58,6 +58,7 @@ JUDGING_MODULES = (
     "models.py",
     "parsing.py",
     "jsonl.py",
+    "reader/blocks.py",
     "reader/entries.py",
     "reader/index.py",
     "reader/lines.py",
@@ -97,9 +98,10 @@ def index_path(session: Path) -> Path | None:
     return folder / f"{key}.json"
 
 
-def load_index(session: Path, data: bytes) -> SessionIndex | None:
-    """The index for these bytes, if one was written by this code for a prefix of them."""
-    where = index_path(session) if len(data) >= MIN_BYTES else None
+def load_index(session: Path, size: int) -> SessionIndex | None:
+    """The index this code wrote for ``session``, if a file of ``size`` bytes may be covered by it; its bytes
+    are checked against its sha256 as the file is read (``blocks.file_lines``, ``lines.vouched_lines``)."""
+    where = index_path(session) if size >= MIN_BYTES else None
     if where is None:
         return None
     try:
@@ -109,24 +111,25 @@ def load_index(session: Path, data: bytes) -> SessionIndex | None:
     usable = (
         index.format == INDEX_FORMAT
         and index.fingerprint == fingerprint()
-        and index.size <= len(data)
-        and (index.size == 0 or data[index.size - 1] == ord("\n"))
+        and index.size <= size
         and len(index.ids) == len(index.parents) == len(index.kinds)
-        and hashlib.sha256(memoryview(data)[: index.size]).hexdigest() == index.sha256
     )
     return index if usable else None
 
 
-def save_index(session: Path, data: bytes, size: int, ids: list[str], parents: list[str | None], kinds: str) -> None:
-    """Record that ``data[:size]`` holds these entries; best effort, replaced in one step."""
-    where = index_path(session) if len(data) >= MIN_BYTES else None
+def save_index(
+    session: Path, size: int, covered: int, sha256: str, ids: list[str], parents: list[str | None], kinds: str
+) -> None:
+    """Record that the first ``covered`` bytes of the file (``size`` bytes in all), whose sha256 is ``sha256``,
+    hold these entries; best effort, replaced in one step."""
+    where = index_path(session) if size >= MIN_BYTES else None
     if where is None:
         return
     index = SessionIndex.model_construct(  # the reader's own values, checked when the index is read back
         format=INDEX_FORMAT,
         fingerprint=fingerprint(),
-        size=size,
-        sha256=hashlib.sha256(memoryview(data)[:size]).hexdigest(),
+        size=covered,
+        sha256=sha256,
         ids=ids,
         parents=parents,
         kinds=kinds,

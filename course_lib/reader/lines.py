@@ -14,7 +14,8 @@ the same promises another way:
   ``jsonl.parse_line``, the slow path that words the error with the line and the field
   (R2, R8), so both readers refuse a line in the same words.
 * **the index** (``vouched_lines``): the lines the file's validated index covers
-  (``reader.index``) are taken as they stand, with the ids, parents and kinds it names.
+  (``reader.index``; its sha256 checked as the file is read, ``reader.blocks``) are taken as
+  they stand, with the ids, parents and kinds it names.
 * **handing out** (``hand_out``, ``hand_out_one``): a model nobody else holds, per line, for
   ``reader.entries.StoredEntries``, the read-only sequence ``entries()`` and ``path_to`` return.
 * **no collection while building, nor just after** (``collector_paused``): reading a file and
@@ -37,7 +38,8 @@ from ..errors import SessionStoreError, quoted
 from ..jsonl import line_prefix, parse_line
 from ..models import CompactionEntry, MessageEntry, SessionEntry, SystemMessage
 from ..parsing import ENTRY_ADAPTER, parse_session_entry
-from .index import load_index, save_index
+from .blocks import FileLines
+from .index import SessionIndex, save_index
 
 
 @contextlib.contextmanager
@@ -166,26 +168,31 @@ def _from_lines(lines: list[KeptLine]) -> list[Any]:
     return entries
 
 
-def vouched_lines(session: Path, data: bytes, numbers: list[int], raws: list[bytes]) -> tuple[list[KeptLine], set[str]]:
-    """The lines the session's validated index covers, with the ids, parents and kinds it names
-    for them, and the set of those ids; none without a usable index, or when it does not cover
-    whole lines of this file or names an id twice (R7)."""
-    index = load_index(session, data)
-    if index is None:
+def vouched_lines(
+    index: SessionIndex | None, content: FileLines, numbers: list[int], raws: list[bytes]
+) -> tuple[list[KeptLine], set[str]]:
+    """The lines the session's index covers, with the ids, parents and kinds it names for them,
+    and the set of those ids; none without an index whose bytes are the file's (its sha256, taken
+    as the file was read), or when it does not cover whole lines of this file or names an id
+    twice (R7)."""
+    if index is None or content.marked_sha256 != index.sha256:
         return [], set()
-    covered = bisect.bisect_right(numbers, data.count(b"\n", 0, index.size))
+    covered = bisect.bisect_right(numbers, content.marked_lines)
     ids = set(index.ids)
     if covered != len(index.ids) or len(ids) != covered or len(index.kinds) != covered:
         return [], set()
     return list(map(KeptLine, index.ids, index.parents, raws[:covered], numbers[:covered], index.kinds)), ids
 
 
-def remember_lines(session: Path, data: bytes, size: int, lines: list[KeptLine]) -> None:
-    """Record in the session's index that ``data[:size]`` holds these lines, for the next open."""
+def remember_lines(session: Path, content: FileLines, lines: list[KeptLine]) -> None:
+    """Record in the session's index that its committed bytes hold these lines, for the next open."""
+    if content.committed_sha256 is None:
+        return
     save_index(
         session,
-        data,
-        size,
+        content.size,
+        content.committed,
+        content.committed_sha256,
         [line.id for line in lines],
         [line.parent_id for line in lines],
         "".join(line.kind for line in lines),

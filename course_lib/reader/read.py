@@ -5,7 +5,8 @@ is ignored and an unterminated tail reported, never parsed (R8, ``jsonl.tail_war
 every new line is validated (``lines.validate_line``: jiter's read, validated into the models),
 a refused one by the core's own ``jsonl.parse_line``, and every line's place in the tree by the core's
 ``jsonl.check_place`` (R7), so both readers refuse a file in the same words. The lines
-the session's validated index covers are taken without validating them again.
+the session's validated index covers are taken without validating them again. A file is read a
+block at a time (``blocks``), never held whole.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..jsonl import ReadWarning, SessionReadResult, check_place, tail_warnings
+from .blocks import FileLines, file_lines, memory_lines
+from .index import SessionIndex, load_index
 from .lines import (
     KeptLine,
     collector_paused,
@@ -39,21 +42,33 @@ class CommittedLines:
         return SessionReadResult(entries=hand_out(self.lines), warnings=self.warnings)
 
 
+def read_file(session: Path) -> CommittedLines:
+    """A session file's committed lines, read a block at a time (``blocks.file_lines``): the lines
+    its index covers taken as they stand when the bytes are the ones it names, the rest validated,
+    and the index written again when there were new lines."""
+    index = load_index(session, session.stat().st_size)
+    return _committed(file_lines(session, index.size if index is not None else 0), index, session)
+
+
+def read_lines(data: bytes) -> CommittedLines:
+    """Committed lines of bytes in memory (a JSONL text), every one validated: no index covers them."""
+    return _committed(memory_lines(data), None, None)
+
+
 @collector_paused()  # a bulk build: see lines.collector_paused
-def read_lines(data: bytes, *, session: Path | None = None) -> CommittedLines:
+def _committed(content: FileLines, index: SessionIndex | None, session: Path | None) -> CommittedLines:
     """Committed lines checked as entries, plus warnings.
 
     Each new line goes from its bytes into its model (``validate_line``) and its place in the
-    tree is checked in the same pass; when the file was read before (``session``) the lines its
-    index covers are not validated again; the lines validated now are recorded in the index for
-    the next open.
+    tree is checked in the same pass; the lines the index covers are not validated again; the
+    lines validated now are recorded in the session's index for the next open.
     """
-    lines = data.split(b"\n")
-    tail = lines.pop()
+    lines = content.lines[:-1]
+    tail = content.lines[-1]
     # A blank line is ignored (R8); isspace() avoids copying the line like strip() would.
     numbers = [number for number, raw in enumerate(lines, start=1) if raw and not raw.isspace()]
     raws = lines if len(numbers) == len(lines) else [lines[number - 1] for number in numbers]
-    vouched, ids = vouched_lines(session, data, numbers, raws) if session is not None else ([], set())
+    vouched, ids = vouched_lines(index, content, numbers, raws)
     kept: list[KeptLine] = []
     keep = kept.append
     # One pass, each line validated and placed while its bytes and model are in the CPU's caches;
@@ -67,5 +82,5 @@ def read_lines(data: bytes, *, session: Path | None = None) -> CommittedLines:
         keep(KeptLine(entry_id, parent_id, raw, number, kind_of(entry), entry))
     result = CommittedLines(vouched + kept if vouched else kept, tail_warnings(tail, len(lines) + 1))
     if session is not None and kept:
-        remember_lines(session, data, len(data) - len(tail), result.lines)
+        remember_lines(session, content, result.lines)
     return result

@@ -20,7 +20,7 @@ from ..jsonl import ReadWarning, SessionReadResult
 from ..paths import walk_path
 from .entries import StoredEntries
 from .lines import KeptLine, hand_out_one
-from .read import read_lines
+from .read import read_file, read_lines
 
 
 class SessionReader:
@@ -40,7 +40,7 @@ class SessionReader:
         """Read the committed entries; an unterminated tail is a warning, a bad line an error naming it (R8)."""
         reader = cls(Path(path))
         if reader.path.exists():  # a missing file is an empty session, as the store reads it
-            committed = read_lines(reader.path.read_bytes(), session=reader.path)
+            committed = read_file(reader.path)
             reader._lines, reader.warnings = committed.lines, committed.warnings
         return reader
 
@@ -78,7 +78,7 @@ class SessionReader:
         """What is on disk now: the committed entries (copies) and warnings such as a tail."""
         if not self.path.exists():
             return SessionReadResult(entries=[])
-        return read_lines(self.path.read_bytes(), session=self.path).as_result()
+        return read_file(self.path).as_result()
 
     def _chain(self, leaf_id: str) -> list[KeptLine]:
         """Root → leaf kept lines (R10): ``walk_path`` reads a kept line's id and parent as it reads an entry's."""

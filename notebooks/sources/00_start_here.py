@@ -37,7 +37,7 @@ from IPython.display import HTML, SVG, display
 from course_lib import build_context, checklist, compaction_summary_text, group_interactions, path_to, system_message_text, to_json_dict
 from course_lib.teaching import i18n
 from course_lib.builders import PathBuilder
-from course_lib.explorer import budget_bar_svg, project
+from course_lib.explorer import budget_bar_svg, project, readable
 from course_lib.fixtures import OPENING_BUDGET, RESUME_BUDGET, TIGHT_BUDGET, compact_1, opening_path, resumed_path, teaching_estimator
 from course_lib.explorer.tree_svg import session_tree_svg
 
@@ -127,7 +127,7 @@ to_json_dict(result)["tokens"]
 opening = project(path, **OPENING_BUDGET)
 display(HTML(budget_bar_svg(opening.breakdown)))
 print(opening.reason)
-opening.table
+readable(opening.table)  # its columns and statuses in your language
 
 # %% [markdown] id="14e0b5c7"
 # **A budget too small for the newest group.** At `max_tokens=19` only 10 tokens are
@@ -180,7 +180,7 @@ resumed = project(active, **RESUME_BUDGET)
 print(tr("messages sent: {roles}").format(roles=["summary" if i == 1 else m.role for i, m in enumerate(resumed.result.messages)]))
 print(resumed.reason)
 display(HTML(budget_bar_svg(resumed.breakdown)))
-resumed.table
+readable(resumed.table)
 
 # %% [markdown] id="e3816a8e"
 # Read the table from the top: `sys` is replayed; `u1, a1` are **summarized** (they

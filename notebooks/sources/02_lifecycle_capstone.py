@@ -48,6 +48,7 @@ from IPython.display import display
 
 from course_lib import checklist, fixtures
 from course_lib.teaching import i18n, lab_helpers
+from course_lib.explorer.chart_font import chart_language
 from course_lib import lifecycle as course
 from course_lib import build_context, compaction_summary_text, estimate_tokens_chars, parse_session_entry, path_to, to_json_dict
 from course_lib.lifecycle import (
@@ -620,21 +621,22 @@ for event in session.events:
     if event.type == "compaction_end":
         requests_before[event.entry_id] = (count, event.reason)
 
+drawn_in = chart_language()  # your language, or English where no installed font draws it
 fig, ax = plt.subplots(figsize=(10, 4))
 ok = requests[requests["outcome"] == "reply"]
 bad = requests[requests["outcome"] != "reply"]
-ax.plot(ok["request"], ok["prompt_tokens"], marker=".", linewidth=1, label="prompt tokens (reported)")
-ax.scatter(bad["request"], bad["prompt_tokens"], marker="x", s=80, color="red", zorder=3, label="overflow (prompt is too long)")
-ax.axhline(threshold, linestyle="--", color="orange", label=f"threshold = window - reserve = {threshold}")
-ax.axhline(CAPSTONE_WINDOW, linestyle="--", color="red", linewidth=0.8, label=f"window = {CAPSTONE_WINDOW}")
+ax.plot(ok["request"], ok["prompt_tokens"], marker=".", linewidth=1, label=tr("prompt tokens (reported)", drawn_in))
+ax.scatter(bad["request"], bad["prompt_tokens"], marker="x", s=80, color="red", zorder=3, label=tr("overflow (prompt is too long)", drawn_in))
+ax.axhline(threshold, linestyle="--", color="orange", label=tr("threshold = window − reserve = {threshold}", drawn_in).format(threshold=threshold))
+ax.axhline(CAPSTONE_WINDOW, linestyle="--", color="red", linewidth=0.8, label=tr("window = {window}", drawn_in).format(window=CAPSTONE_WINDOW))
 for entry_id, (after, reason) in requests_before.items():
     ax.axvline(after + 0.5, color="grey", linewidth=0.8)
     ax.annotate(f"{entry_id} ({reason})", (after + 0.6, 60), rotation=90, fontsize=8, color="grey")
-ax.set_xlabel("model request")
-ax.set_ylabel("tokens")
+ax.set_xlabel(tr("model request", drawn_in))
+ax.set_ylabel(tr("tokens", drawn_in))
 ax.set_ylim(0, CAPSTONE_WINDOW + 100)
 ax.legend(loc="upper left", fontsize=8)
-ax.set_title("The context grows, is compacted, grows again — the log never shrinks")
+ax.set_title(tr("The context grows, is compacted, grows again — the log never shrinks", drawn_in))
 plt.show()
 
 # %% [markdown] id="capstone-18"
@@ -734,7 +736,7 @@ with tempfile.TemporaryDirectory() as folder:
     writer_demo = demonstrate_single_writer(Path(folder) / "session.jsonl", entries[:6])
 
 print(tr("second writer refused: {refused}").format(refused=writer_demo.refused))
-print(tr("error: {error}").format(error=writer_demo.error))
+print(tr("the error it raised, as the code words it: {error}").format(error=writer_demo.error))
 print(tr("the first writer appended {appended} entries; lines on disk: {lines}").format(
     appended=writer_demo.first_writer_appended, lines=writer_demo.lines_on_disk))
 assert writer_demo.refused, "a second writer must be refused while the first holds the session"
@@ -759,9 +761,9 @@ for event in turn_25:
 
 pd.DataFrame(
     [
-        {tr("consumer"): tr("stops at message_end"), tr("verdict"): early.verdict, tr("events seen"): len(early.seen),
+        {tr("consumer"): tr("stops at message_end"), tr("verdict"): early.said, tr("events seen"): len(early.seen),
          tr("events missed"): ", ".join(e.type for e in early.missed)},
-        {tr("consumer"): tr("waits for agent_end"), tr("verdict"): patient.verdict, tr("events seen"): len(patient.seen),
+        {tr("consumer"): tr("waits for agent_end"), tr("verdict"): patient.said, tr("events seen"): len(patient.seen),
          tr("events missed"): ""},
     ]
 ).set_index(tr("consumer"))

@@ -45,7 +45,8 @@ from IPython.display import HTML, display
 from course_lib import build_context, estimate_tokens_chars
 from course_lib.teaching import i18n
 from course_lib.importers.bpe import estimate_tokens_bpe
-from course_lib.explorer import ProjectionExplorer, budget_bar_svg, project, table_page
+from course_lib.explorer import ProjectionExplorer, budget_bar_svg, project, readable, table_page
+from course_lib.explorer.chart_font import chart_language
 from course_lib.importers import FORMATS, load_session, sample_path
 
 tr = i18n.notebook_messages("03_your_own_session")  # this notebook's sentences in your language
@@ -95,9 +96,17 @@ kinds.value_counts().rename_axis(tr("carried over as")).to_frame(tr("entries"))
 # stays whole.
 
 # %% id="dbb088e4"
-with pd.option_context("display.max_colwidth", None):
-    display(pd.DataFrame(imported.skipped).rename(columns={"line": tr("skipped line"), "reason": tr("reason")}))
-    display(pd.DataFrame(imported.notes).rename(columns={"line": tr("changed line"), "text": tr("note")}))
+def show_lines(rows, columns, none):
+    """The lines as a table, or one sentence when there are none (never an empty table's repr)."""
+    if not rows:
+        print(none)
+        return
+    with pd.option_context("display.max_colwidth", None):
+        display(pd.DataFrame(rows).rename(columns=columns))
+
+
+show_lines(imported.skipped, {"line": tr("skipped line"), "reason": tr("reason")}, tr("No line was skipped."))
+show_lines(imported.notes, {"line": tr("changed line"), "text": tr("note")}, tr("No line was carried over with a change."))
 
 # %% [markdown] id="26a609b7"
 # ## 2. What one model call sees
@@ -123,7 +132,7 @@ explorer.widget
 view = project(imported.entries, max_tokens=150, reserved_output=20, safety_margin=0, estimate_tokens=estimate_tokens_chars)
 print(view.reason)
 display(HTML(budget_bar_svg(view.breakdown)))
-table_page(view.table, page_size=12)
+readable(table_page(view.table, page_size=12))
 
 # %% [markdown] id="847b587a"
 # ## 3. How far is `ceil(chars / 4)` from a real tokenizer?
@@ -141,12 +150,31 @@ table_page(view.table, page_size=12)
 # `error = BPE tokens − ceil(chars / 4)`
 #
 # A positive error is the dangerous one: the heuristic promised fewer tokens than the
-# model will see. Below, every message of the four English samples, one per format (and
-# of your own file, if you set `SESSION_FILE`); section 4 takes the Chinese one.
+# model will see. Below, every message of the four English samples, one per format;
+# section 4 takes the Chinese one. Your own file, if you set `SESSION_FILE`, goes where
+# its language puts it, because that is what the estimator needs to know: with no CJK
+# character (Chinese, Japanese or Korean script) it is measured here beside the English
+# samples, with any it is measured in section 4 beside the Chinese one, and never in both.
 
 # %% id="15d8bd33"
-logs = {fmt: sample_path(fmt) for fmt in FORMATS}
+from course_lib.estimators import cjk_characters, message_texts
+
+
+def cjk_in(entries):
+    """How many CJK characters the messages of ``entries`` hold (0: text ceil(chars / 4) was made for)."""
+    return sum(cjk_characters(text) for e in entries if e.type == "message" for text in message_texts(e.message))
+
+
+yours_is_cjk = bool(SESSION_FILE) and cjk_in(imported.entries) > 0
 if SESSION_FILE:
+    print(
+        tr("your session holds {count} CJK characters: section 4 measures it, beside the Chinese sample").format(
+            count=cjk_in(imported.entries))
+        if yours_is_cjk
+        else tr("your session holds no CJK character: this section measures it, beside the English samples")
+    )
+logs = {fmt: sample_path(fmt) for fmt in FORMATS}
+if SESSION_FILE and not yours_is_cjk:
     logs["your session"] = source
 sessions = {name: list(load_session(path).entries) for name, path in logs.items()}
 
@@ -219,15 +247,17 @@ print(tr("{requests} requests; the 95th percentile of BPE − chars/4 is {p95:g}
 print(f"safety_margin = {safety_margin}")
 
 # %% id="d53da95b"
+drawn_in = chart_language()  # your language, or English where no installed font draws it
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.5))
 bins = np.arange(per_message["error"].min() - 0.5, per_message["error"].max() + 1.5)
 left.hist(per_message["error"], bins=bins, color="#5c8dd6", edgecolor="white")
 left.axvline(0, color="#333333", linewidth=1)
-left.set(title="per message", xlabel="BPE − ceil(chars/4)  (tokens)", ylabel="messages")
+error_axis = tr("BPE − ceil(chars/4)  (tokens)", drawn_in)
+left.set(title=tr("per message", drawn_in), xlabel=error_axis, ylabel=tr("messages", drawn_in))
 ordered = np.sort(per_request["error"].to_numpy())
 right.step(ordered, np.arange(1, len(ordered) + 1) / len(ordered), where="post", color="#4caf50")
-right.axvline(p95, color="#d32f2f", linestyle="--", label=f"95th percentile: {p95:g}")
-right.set(title="per request (cumulative)", xlabel="BPE − ceil(chars/4)  (tokens)", ylabel="share of requests")
+right.axvline(p95, color="#d32f2f", linestyle="--", label=tr("95th percentile: {p95}", drawn_in).format(p95=f"{p95:g}"))
+right.set(title=tr("per request (cumulative)", drawn_in), xlabel=error_axis, ylabel=tr("share of requests", drawn_in))
 right.legend(loc="lower right")
 fig.tight_layout()
 plt.show()
@@ -294,7 +324,8 @@ pd.DataFrame(rows).rename(columns=HEADERS)
 # `ceil(chars / 4)` charges a quarter token per character, whatever the character. The
 # pack ships one more pi sample, `sample_path("pi", language="zh")`: a coding session in
 # Chinese, with English code, commands and tool output, as a Chinese-speaking developer's
-# session looks. (If you set `SESSION_FILE`, your session is measured beside it.)
+# session looks. (If you set `SESSION_FILE` to a session that holds CJK characters, it is
+# measured beside it.)
 #
 # The cell splits each message's text into **CJK characters** (Chinese, Japanese and Korean
 # script, and the punctuation written with them, such as `，` and `。`) and the rest, and
@@ -305,7 +336,7 @@ from course_lib.estimators import CJK_TOKENS_PER_CHAR, estimate_tokens_cjk
 from course_lib.importers.calibration import CalibrationError, calibrate
 
 mixed_logs = {"pi-zh": sample_path("pi", language="zh")}
-if SESSION_FILE:
+if yours_is_cjk:
     mixed_logs["your session"] = source
 mixed_sessions = {name: list(load_session(path).entries) for name, path in mixed_logs.items()}
 for name, path in mixed_logs.items():

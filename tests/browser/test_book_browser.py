@@ -14,6 +14,10 @@ What a reader relies on:
   own, docs/zh/rules.md, once it exists; the English one's until then);
 * the search box finds the lab that teaches ``firstKeptEntryId``, and on the Chinese edition
   searching 压缩 (compaction) finds Lab 11.4's Chinese page (Sphinx's Chinese search, jieba);
+* the glossary page fits a 1280-pixel screen in both editions: every table within the page, the meaning
+  column on screen (issue 45); the Chinese edition's footer and navigation name no page in English;
+* on the Chinese edition, searching each Chinese word of the glossary (活动路径, 回答预留, 交互组, …)
+  finds exactly the pages whose text holds it (issue 45; the counts are printed, ``pytest -s``);
 * the language switch on a lab leads to the same lab in the other language, and from a page
   with no counterpart to the other edition's start page;
 * every notebook page launches on Binder, on a JupyterHub through nbgitpuller, or downloads the
@@ -26,7 +30,9 @@ README shows some).
 from __future__ import annotations
 
 import functools
+import html
 import http.server
+import importlib.util
 import os
 import re
 import subprocess
@@ -66,6 +72,10 @@ CHINESE_NOTEBOOKS = {
     for notebook in [*ROOT.glob("labs/zh/*.ipynb"), *ROOT.glob("notebooks/zh/*.ipynb")]
 }
 CHINESE_DOCS = sorted(ROOT.glob("docs/zh/*.md"))
+_search_spec = importlib.util.spec_from_file_location("chinese_search", ROOT / "book" / "_ext" / "chinese_search.py")
+assert _search_spec and _search_spec.loader
+chinese_search = importlib.util.module_from_spec(_search_spec)
+_search_spec.loader.exec_module(chinese_search)  # the words the book gives jieba (book/_ext is no package)
 CHINESE_RULES = (ROOT / "docs" / "zh" / "rules.md").is_file()
 # Inside these a rule id is quoted (code, a message as printed) or already a link; everywhere else it must link.
 QUOTED_TAGS = frozenset({"a", "code", "pre", "kbd", "samp", "script", "style", "textarea", "svg", "head", "title"})
@@ -318,6 +328,81 @@ def test_a_reader_follows_links_rule_ids_and_search(base_url: str, tmp_path: Pat
         finally:
             browser.close()
     assert blocked == [], f"pages asked for other hosts: {sorted(set(blocked))}"
+
+
+def test_every_glossary_word_finds_every_chinese_page_that_holds_it(base_url: str, chinese: Path) -> None:
+    """Sphinx's search page on the Chinese edition, one glossary word at a time: the pages it lists are the
+    pages whose article holds the word (jieba splits the index by the glossary's words, book/_ext/chinese_search.py)."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test-browser` installs it (apt-get install -y chromium)")
+    articles = {
+        path.relative_to(chinese).as_posix(): _article_text(path)
+        for path in _pages(chinese)
+        if path.name not in {"search.html", "genindex.html"}
+    }
+    words: list[str] = chinese_search.glossary_words()
+    assert {"活动路径", "回答预留", "安全余量", "保留起点", "交互组", "切点"} <= set(words)
+    holding = {word: {page for page, text in articles.items() if word in text} for word in words}
+    found: dict[str, set[str]] = {}
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, timeout=STEP_MS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(STEP_MS)
+        try:
+            for word in words:
+                page.goto(f"{base_url}zh/search.html?q={word}", wait_until="load")
+                playwright.expect(page.locator("#search-results p.search-summary")).not_to_be_empty()
+                hrefs = page.eval_on_selector_all("#search-results ul.search > li > a", "els => els.map(a => a.href)")
+                found[word] = {urldefrag(href)[0].split("?", 1)[0].removeprefix(f"{base_url}zh/") for href in hrefs}
+        finally:
+            browser.close()
+    print("\n| term | pages found | pages holding it |\n|---|---|---|")
+    for word in words:
+        print(f"| {word} | {len(found[word])} | {len(holding[word])} |")
+    assert {word: sorted(found[word] ^ holding[word]) for word in words if found[word] != holding[word]} == {}
+
+
+def test_the_glossary_fits_a_1280_pixel_screen_in_both_editions(base_url: str) -> None:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test-browser` installs it (apt-get install -y chromium)")
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, timeout=STEP_MS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(STEP_MS)
+        try:
+            for edition, meaning in (("en", "meaning"), ("zh", "含义")):
+                page.goto(f"{base_url}{edition}/docs/glossary.html", wait_until="load")
+                tables = page.eval_on_selector_all(
+                    "article table", "ts => ts.map(t => [t.scrollWidth, t.parentElement.clientWidth])"
+                )
+                assert len(tables) >= 5 and all(wide <= room for wide, room in tables), (edition, tables)
+                right = page.locator("article table th", has_text=meaning).first.evaluate(
+                    "th => th.getBoundingClientRect().right"
+                )
+                assert right <= 1280, f"{edition}: the {meaning} column ends at {right} px"
+        finally:
+            browser.close()
+
+
+def test_the_chinese_edition_names_its_author_and_its_pages_in_chinese(chinese: Path) -> None:
+    """The footer's author and every page's name in the navigation are Chinese (a lab's id aside)."""
+    han = re.compile(r"[\u4e00-\u9fff]")
+    start = (chinese / "index.html").read_text(encoding="utf-8")
+    assert "第 11 章课程包" in start and "course pack" not in start
+    navigation = re.search(r'<nav class="[^"]*bd-docs-nav.*?</nav>', start, re.S)
+    assert navigation, "no navigation on the Chinese start page"
+    names = [
+        html.unescape(re.sub(r"<[^>]+>", "", link)) for link in re.findall(r"<a [^>]*>(.*?)</a>", navigation[0], re.S)
+    ]
+    assert len(names) >= 12 and [name for name in names if not han.search(name)] == []
+
+
+def _article_text(path: Path) -> str:
+    """A built page's article as text: what Sphinx indexes of it (its title, prose, code and outputs)."""
+    page = path.read_text(encoding="utf-8")
+    start, end = page.find("<article"), page.rfind("</article>")
+    body = re.sub(r"<(script|style)\b.*?</\1>", " ", page[start:end], flags=re.S | re.I)
+    return html.unescape(re.sub(r"<[^>]+>", "", body))
 
 
 def _chinese_fonts() -> list[str]:

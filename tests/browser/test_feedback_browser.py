@@ -51,9 +51,9 @@ def browser() -> Iterator[Browser]:
         yield browser
 
 
-def _open(browser: Browser, path: Path) -> tuple[Page, list[str]]:
+def _open(browser: Browser, path: Path, width: int = 1100) -> tuple[Page, list[str]]:
     """The page at ``path`` and the problems it reported: console errors, uncaught errors, failed requests."""
-    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    page = browser.new_page(viewport={"width": width, "height": 900})
     problems: list[str] = []
     page.on(
         "console",
@@ -92,6 +92,21 @@ def test_a_feedback_page_renders_safely(browser: Browser, tmp_path: Path) -> Non
     assert page.locator('a[href="https://example.org/course/blob/main/docs/rules.md#r19"]').count() >= 2
     FEEDBACK_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(FEEDBACK_SCREENSHOT), full_page=True)
+    assert problems == []
+
+
+def test_a_chinese_status_stays_on_one_line_beside_a_long_message(browser: Browser, tmp_path: Path) -> None:
+    """未通过 once wrapped one character per line: the message column took every pixel (issue 45)."""
+    mutant = next(m for m in MUTANTS if m.name == "11_3_skips_and_goes_on")
+    page_path = write_feedback([graded(mutant)], tmp_path, language="zh")[0]  # its messages long, its labels Chinese
+    page, problems = _open(browser, page_path, width=560)
+    lines = page.evaluate(
+        """() => [...document.querySelectorAll('td.status-failed, td.status-passed')].map(cell => {
+            const range = document.createRange(); range.selectNodeContents(cell);
+            return [cell.innerText, new Set([...range.getClientRects()].map(rect => Math.round(rect.top))).size];
+        })"""
+    )
+    assert lines and all(text in ("未通过", "通过") and count == 1 for text, count in lines), lines
     assert problems == []
 
 

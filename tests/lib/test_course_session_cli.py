@@ -93,3 +93,22 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as done:
         main(["show", str(sample_path("pi")), "--format", "gemini"])
     assert done.value.code == 2
+
+
+def test_show_speaks_chinese_whole(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """In Chinese every line of ``show`` is Chinese (issue 45): the header, the columns, the statuses, the counts;
+    what stays is the log's own ids and roles, the format's and estimator's names and the reason's code."""
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    assert main(["show", str(sample_path("pi")), "--max-tokens", "200", "--reserved-output", "20",
+                 "--safety-margin", "0"]) == 0  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("格式 pi · 活动路径上 ") and "估算器 chars" in lines[1]
+    assert lines[2].startswith("system ") and "可用于消息" in lines[2]
+    assert lines[3].startswith("原因：trimmed")
+    assert lines[5].split() == ["id", "类型", "组", "成本", "状态"]
+    statuses = {line.split()[-1] for line in lines[6:] if not line.startswith("…")}
+    assert {"保留", "丢弃"} <= statuses and not statuses & {"kept", "dropped", "summarized", "skipped"}
+    elided = [line for line in lines[6:] if line.startswith("…")]
+    assert elided and all(line.startswith("…… 另有 ") and " 条 entry（" in line for line in elided)
+    english = ("entries", "skipped lines", "available for messages", "more entries", "status", "reason ")
+    assert [line for line in lines[1:] for word in english if word in line] == []

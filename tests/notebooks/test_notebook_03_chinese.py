@@ -2,12 +2,14 @@
 
 The committed notebook shows the mixed sample counted three ways and the margin each rough
 estimator needs; every figure is printed by a cell (and is the one the library computes now),
-and the prose states none of them.
+and the prose states none of them. A reader's own session is measured by its language: a
+Chinese one beside the Chinese sample, never among the English samples (issue 45).
 """
 
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -92,3 +94,38 @@ def test_the_english_costs_are_checked_unchanged_in_a_cell() -> None:
         r"section 3's (\d+) messages: estimate_tokens_cjk gives ceil\(chars / 4\) on (\d+) of them", printed
     )
     assert found and found.group(1) == found.group(2) and int(found.group(1)) > 0, printed
+
+
+@pytest.mark.slow
+def test_a_readers_chinese_session_is_measured_beside_the_chinese_sample_only() -> None:
+    """Notebook 03 run with ``SESSION_FILE`` set to a Chinese session: section 3's margin is the English samples'
+    alone (the committed run's), section 4 measures the session, and no cell prints a raw table."""
+    pytest.importorskip("tiktoken")
+    from nbclient import NotebookClient
+    from traitlets.config import Config
+
+    from course_lib.importers import sample_path
+
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    setting = next(cell for cell in notebook.cells if cell.source.count("SESSION_FILE = None") == 1)
+    setting.source = setting.source.replace(
+        "SESSION_FILE = None", f"SESSION_FILE = {str(sample_path('pi', language='zh'))!r}"
+    )
+    with tempfile.TemporaryDirectory(prefix="course-kernel-") as sockets:
+        NotebookClient(
+            notebook,
+            config=Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}}),
+            timeout=180,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(NOTEBOOK.parent)}},
+        ).execute()
+    ran = {cell.get("id"): cell for cell in notebook.cells}
+    assert "your session holds " in _printed(ran["15d8bd33"]) and "section 4 measures it" in _printed(ran["15d8bd33"])
+    assert "your session" not in _shown(ran["15d8bd33"]).replace("your session holds", "")
+    assert _printed(ran["747ce86c"]) == _printed(_cells()["747ce86c"]), "section 3 counted the Chinese session"
+    assert "your session: " in _printed(ran["cjk-02"])
+    english = re.search(r"the English samples' margin \(section 3\): (\d+) tokens", _printed(ran["cjk-06"]))
+    assert english and f"safety_margin = {english.group(1)}" in _printed(ran["747ce86c"])
+    assert "No line was skipped." in _printed(ran["dbb088e4"])
+    shown = {cell_id: _shown(cell) for cell_id, cell in ran.items() if cell.cell_type == "code"}
+    assert [cell_id for cell_id, text in shown.items() if "Empty DataFrame" in text] == []

@@ -68,7 +68,7 @@ def test_each_edition_is_its_source_and_catalog(source: Path, english_path: Path
 
 
 def test_an_edition_links_its_own_rules_page(tmp_path: Path) -> None:
-    """Only a link's target to docs/rules.md changes, fragment kept, relative to the edition's folder."""
+    """A link's target to docs/rules.md becomes docs/zh/rules.md, fragment kept, relative to the edition's folder."""
     cell = (
         "Stated in [docs/rules.md](../docs/rules.md); see [R19](../docs/rules.md#r19) and "
         '<a href="../docs/rules.md#l3">L3</a>.\n'
@@ -79,8 +79,8 @@ def test_an_edition_links_its_own_rules_page(tmp_path: Path) -> None:
         "Stated in [docs/rules.md](../../docs/zh/rules.md); see [R19](../../docs/zh/rules.md#r19) and "
         '<a href="../../docs/zh/rules.md#l3">L3</a>.\n'
         "[rules]: ../../docs/zh/rules.md#r2\n"
-        "Not [the guide](../docs/notebooks.md), not `docs/rules.md`, not [a copy](https://example.org/docs/rules.md)."
-    )
+        "Not [the guide](../../docs/notebooks.md), not `docs/rules.md`, not [a copy](https://example.org/docs/rules.md)."
+    )  # docs/notebooks.md has no Chinese copy: the English page, from the edition's folder
     assert editions.relinked("[R1](../docs/rules.md#r1)", ROOT / "labs", "zh") == "[R1](../../docs/zh/rules.md#r1)"
     assert editions.relinked("[R1](../../docs/rules.md#r1)", ROOT / "labs", "zh") == "[R1](../../docs/zh/rules.md#r1)"
     assert editions.relinked("[R1](../docs/rules.md)", tmp_path, "zh") == "[R1](../docs/rules.md)"  # elsewhere

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,7 @@ from course_lib.models import SessionEntry
 from course_lib.parsing import to_json_dict
 from course_lib.teaching.catalogues import budgets
 from course_lib.teaching.i18n import message
+from course_lib.teaching.wording import Wording, say
 
 from .. import shapes
 from ..calls import Calls, describe_path, reference_call
@@ -34,12 +35,21 @@ UNLIMITED = {"max_tokens": 10**9, "reserved_output": 0, "safety_margin": 0}
 """A budget every path fits: its build reports what the whole path costs."""
 
 
-def describe_budget(options: Mapping[str, Any], estimator: str | None) -> str:
-    """A build's budget in words: the options given, then the estimator."""
+def describe_budget(options: Mapping[str, Any], estimator: str | None) -> Wording:
+    """A build's budget in words: the options given (as code), then the estimator."""
     budget = ", ".join(
         f"{k}={options[k]!r}" for k in ("max_tokens", "reserved_output", "safety_margin") if k in options
     )
-    return f"{budget}, {estimator} estimator" if estimator else budget
+    if not estimator:
+        return say("{budget}", budget=budget)
+    return say("{budget}, {estimator} estimator", budget=budget, estimator=estimator)
+
+
+def _described(path: Iterable[Any], what: Wording, options: Mapping[str, Any], estimator: str | None) -> Wording:
+    """A build's case in words: the path's shape, what it tests, its budget."""
+    return say(
+        "{path}; {what}; {budget}", path=describe_path(path), what=what, budget=describe_budget(options, estimator)
+    )
 
 
 def group_costs(path: list[SessionEntry]) -> list[int]:
@@ -92,7 +102,7 @@ def unwalked_estimate(calls: Calls, wire: list[dict[str, Any]], first: str) -> H
     entry = next(e for e in marked if e["id"] == first)
     entry["message"]["content"][0]["text"] = f"{harness.MARK} {entry['message']['content'][0]['text']}"
     return calls.make(
-        f"{describe_path(marked)}; an estimate of -1 for the oldest candidate group, max_tokens=0",
+        say("{path}; an estimate of -1 for the oldest candidate group, max_tokens=0", path=describe_path(marked)),
         path=marked,
         options={"max_tokens": 0, "reserved_output": 0, "safety_margin": 0},
         estimator="marked",
@@ -122,7 +132,7 @@ def drawn_builds(calls: Calls, rng: random.Random, path: list[SessionEntry], cou
         options, estimator = drawn_budget(rng, path)
         made.append(
             calls.make(
-                f"{describe_path(path)}; {describe_budget(options, estimator)}",
+                say("{path}; {budget}", path=describe_path(path), budget=describe_budget(options, estimator)),
                 path=path,
                 options=options,
                 estimator=estimator,
@@ -153,17 +163,17 @@ def edge_calls(calls: Calls, rng: random.Random, path: list[SessionEntry]) -> li
                 "safety_margin": 0,
             },
             "teaching",
-            f"the newest {newest} group(s) fill the room exactly",
+            say("the newest {count} group(s) fill the room exactly", count=newest),
         ),
         (
             {"max_tokens": rng.randint(0, tokens["system"] + 8), "reserved_output": 8, "safety_margin": 2},
             "teaching",
-            "fixed costs above max_tokens",
+            say("fixed costs above max_tokens"),
         ),
         (
             {"max_tokens": sum(costs) + tokens["system"] + summary + 4, "reserved_output": 4, "safety_margin": 0},
             "touching",
-            "an estimator that marks the tool calls it is handed (on copies, harmless)",
+            say("an estimator that marks the tool calls it is handed (on copies, harmless)"),
         ),
     ]
     if summary:
@@ -171,12 +181,12 @@ def edge_calls(calls: Calls, rng: random.Random, path: list[SessionEntry]) -> li
             (
                 {"max_tokens": rng.randint(0, summary - 1), "reserved_output": 0, "safety_margin": 0},
                 "summary-only",
-                "only the summary costs, more than is available",
+                say("only the summary costs, more than is available"),
             )
         )
     return [
         calls.make(
-            f"{describe_path(path)}; {what}; {describe_budget(options, estimator)}",
+            _described(path, what, options, estimator),
             path=path,
             options=options,
             estimator=estimator,
@@ -190,7 +200,7 @@ def drawn_rejections(calls: Calls, path: list[SessionEntry]) -> list[HiddenCall]
     good = {"max_tokens": 40, "reserved_output": 4, "safety_margin": 2}
     rejected = [
         calls.make(
-            f"{describe_path(path)}; {name}={value!r}",
+            say("{path}; {option}", path=describe_path(path), option="=".join((name, repr(value)))),
             path=path,
             options=good | {name: value},
             estimator="teaching",
@@ -200,7 +210,11 @@ def drawn_rejections(calls: Calls, path: list[SessionEntry]) -> list[HiddenCall]
     ]
     rejected += [
         calls.make(
-            f"{describe_path(path)}; an estimator returning {kind}", path=path, options=good, estimator=kind, reject=()
+            say("{path}; an estimator returning {kind}", path=describe_path(path), kind=kind),
+            path=path,
+            options=good,
+            estimator=kind,
+            reject=(),
         )
         for kind in budgets.BAD_ESTIMATORS
     ]
@@ -233,7 +247,7 @@ class _Room:
     def budget(
         self,
         room: int | float,
-        what: str,
+        what: Wording,
         *,
         reserved_output: int | float | None = None,
         safety_margin: int | float | None = None,
@@ -248,8 +262,7 @@ class _Room:
             "safety_margin": safety_margin,
         }
         return self.calls.make(
-            f"{describe_path(self.path)}; {what}; max_tokens={options['max_tokens']}, reserved_output="
-            f"{reserved_output}, safety_margin={safety_margin}, {estimator} estimator",
+            _described(self.path, what, options, estimator),
             path=self.wire,
             options=options,
             estimator=estimator,
@@ -266,10 +279,14 @@ def covering_builds(draw: Draw, calls: Calls, path: list[SessionEntry]) -> list[
     room = _Room(calls, path, wire, tokens["system"] + summary, reserved, margin)
     made = _room_edges(draw, room, costs)
     fixed = room.fixed + reserved + margin
+    over = f"max_tokens={fixed - 2}, reserved_output={reserved}, safety_margin={margin}"
     made.append(
         calls.make(
-            f"{describe_path(path)}; fixed costs above max_tokens; max_tokens={fixed - 2}, reserved_output={reserved}, "
-            f"safety_margin={margin}",
+            say(
+                "{path}; fixed costs above max_tokens; {budget}",
+                path=describe_path(path),
+                budget=over,
+            ),
             path=wire,
             estimator="teaching",
             options={"max_tokens": fixed - 2, "reserved_output": reserved, "safety_margin": margin},
@@ -278,7 +295,7 @@ def covering_builds(draw: Draw, calls: Calls, path: list[SessionEntry]) -> list[
     if summary:
         made.append(
             calls.make(
-                f"{describe_path(path)}; only the summary costs, one token more than is available",
+                say("{path}; only the summary costs, one token more than is available", path=describe_path(path)),
                 path=wire,
                 estimator="summary-only",
                 options={"max_tokens": summary - 1, "reserved_output": 0, "safety_margin": 0},
@@ -295,28 +312,28 @@ def _room_edges(draw: Draw, room: _Room, costs: list[int]) -> list[HiddenCall]:
     newest_two = costs[-1] + costs[-2]
     budget = room.budget
     return [
-        budget(sum(costs), "every group fits exactly"),
-        budget(sum(costs) - 1, "one token short of every group"),
-        budget(newest_two, "the two newest groups fit exactly"),
-        budget(newest_two - 1, "one token short of the two newest groups"),
-        budget(newest_two + cheaper, "the next group does not fit, an older and cheaper one would"),
-        budget(costs[-1], "the newest group fits exactly"),
-        budget(costs[-1] - 1, "the newest group alone is one token too big"),
-        budget(0, "nothing is left for messages"),
+        budget(sum(costs), say("every group fits exactly")),
+        budget(sum(costs) - 1, say("one token short of every group")),
+        budget(newest_two, say("the two newest groups fit exactly")),
+        budget(newest_two - 1, say("one token short of the two newest groups")),
+        budget(newest_two + cheaper, say("the next group does not fit, an older and cheaper one would")),
+        budget(costs[-1], say("the newest group fits exactly")),
+        budget(costs[-1] - 1, say("the newest group alone is one token too big")),
+        budget(0, say("nothing is left for messages")),
         budget(
             newest_two,
-            "the two newest groups fit exactly, with a fractional margin",
+            say("the two newest groups fit exactly, with a fractional margin"),
             safety_margin=draw.between(0, 3) + 0.5,
         ),
         budget(
             newest_two,
-            "the two newest groups fit exactly, with no reserve or margin",
+            say("the two newest groups fit exactly, with no reserve or margin"),
             reserved_output=0,
             safety_margin=0,
         ),
         budget(
             sum(costs),
-            "an estimator that marks the tool calls it is handed (on copies, harmless)",
+            say("an estimator that marks the tool calls it is handed (on copies, harmless)"),
             estimator="touching",
         ),
     ]
@@ -350,7 +367,7 @@ def covering_rejections(draw: Draw, calls: Calls, path: list[SessionEntry]) -> l
     ]
     made = [
         calls.make(
-            f"{describe_path(path)}; {name}={value!r}",
+            say("{path}; {option}", path=describe_path(path), option="=".join((name, repr(value)))),
             path=wire,
             options=good | {name: value},
             estimator="teaching",
@@ -360,7 +377,11 @@ def covering_rejections(draw: Draw, calls: Calls, path: list[SessionEntry]) -> l
     ]
     made += [
         calls.make(
-            f"{describe_path(path)}; an estimator returning {kind}", path=wire, options=good, estimator=kind, reject=()
+            say("{path}; an estimator returning {kind}", path=describe_path(path), kind=kind),
+            path=wire,
+            options=good,
+            estimator=kind,
+            reject=(),
         )
         for kind in ("negative", "nan", "infinite", "bool", "text")
     ]

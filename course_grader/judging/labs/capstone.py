@@ -20,6 +20,7 @@ from course_lib.lifecycle.cut_point import context_groups, group_cost
 from course_lib.models import SessionEntry, StopReason
 from course_lib.parsing import to_json_dict
 from course_lib.teaching.i18n import message
+from course_lib.teaching.wording import Wording, say
 
 from .. import shapes
 from ..calls import FIXED, Calls, describe_path
@@ -27,7 +28,7 @@ from ..draws import Covering, Draw
 from ..generate import SessionRecipe, random_session
 from ..hidden import HiddenCall, HiddenTest
 
-Script = tuple[str, list[dict[str, Any]], int | float, Any]
+Script = tuple[Wording, list[dict[str, Any]], int | float, Any]
 """A covering recovery: what it shows, the model's answers in order, the context window, max_attempts."""
 
 
@@ -86,14 +87,14 @@ def _drawn_thresholds(rng: random.Random) -> tuple[HiddenCall, ...]:
         tokens = rng.choice((window - reserve, window - reserve + 1, window - reserve - 1, rng.randint(0, window * 2)))
         decided.append(
             thresholds.make(
-                f"window {window}, reserve {reserve}, enabled {settings['enabled']}, context {tokens}",
+                _threshold(window, reserve, settings["enabled"], tokens),
                 options={"context_tokens": tokens, "context_window": window, "settings": settings},
             )
         )
     for bad in (-3, float("inf")):
         decided.append(
             thresholds.make(
-                f"context_tokens {bad!r}",
+                say("context_tokens {bad}", bad=repr(bad)),
                 reject=("context_tokens",),
                 options={
                     "context_tokens": bad,
@@ -114,7 +115,12 @@ def _drawn_cut_points(rng: random.Random) -> tuple[HiddenCall, ...]:
         keep = rng.choice((1, rng.randint(2, 60), rng.randint(60, 400)))
         made.append(
             cuts.make(
-                f"{describe_path(path)}, keep_recent_tokens={keep}, {estimator} estimator",
+                say(
+                    "{path}, keep_recent_tokens={keep}, {estimator} estimator",
+                    path=describe_path(path),
+                    keep=keep,
+                    estimator=estimator,
+                ),
                 path=path,
                 options={"keep_recent_tokens": keep},
                 estimator=estimator,
@@ -132,7 +138,12 @@ def _drawn_recoveries(rng: random.Random) -> tuple[HiddenCall, ...]:
         cap = rng.randint(0, 4)
         recovered.append(
             recoveries.make(
-                f"{len(answers)} scripted answer(s), window {window}, max_attempts {cap}",
+                say(
+                    "{count} scripted answer(s), window {window}, max_attempts {cap}",
+                    count=len(answers),
+                    window=window,
+                    cap=cap,
+                ),
                 value={"answers": answers},
                 options={"context_window": window, "max_attempts": cap},
             )
@@ -182,14 +193,14 @@ def _covering_thresholds(draw: Draw) -> tuple[HiddenCall, ...]:
         for tokens in (0, limit - 1, limit, limit + 0.5, limit + 1, window * 12):
             decided.append(
                 thresholds.make(
-                    f"window {window}, reserve {reserve}, enabled {enabled}, context {tokens}",
+                    _threshold(window, reserve, enabled, tokens),
                     options={"context_tokens": tokens, "context_window": window, "settings": settings},
                 )
             )
         for bad in (-1, float("nan"), float("inf"), True, str(limit + 1), None):
             decided.append(
                 thresholds.make(
-                    f"enabled {enabled}, context_tokens {bad!r}",
+                    say("enabled {enabled}, context_tokens {bad}", enabled=enabled, bad=repr(bad)),
                     reject=("context_tokens",),
                     options={"context_tokens": bad, "context_window": window, "settings": settings},
                 )
@@ -203,7 +214,12 @@ def _covering_thresholds(draw: Draw) -> tuple[HiddenCall, ...]:
         ):
             decided.append(
                 thresholds.make(
-                    f"enabled {enabled}, a window of {too_small!r} with reserve {reserve}",
+                    say(
+                        "enabled {enabled}, a window of {window} with reserve {reserve}",
+                        enabled=enabled,
+                        window=repr(too_small),
+                        reserve=reserve,
+                    ),
                     reject=names,
                     options={"context_tokens": draw.between(1, 20), "context_window": too_small, "settings": settings},
                 )
@@ -211,19 +227,25 @@ def _covering_thresholds(draw: Draw) -> tuple[HiddenCall, ...]:
     return tuple(decided)
 
 
+def _threshold(window: Any, reserve: Any, enabled: Any, tokens: Any) -> Wording:
+    """A threshold case in words: the window, the reserve, whether compaction is on, the context's tokens."""
+    fields = {"window": window, "reserve": reserve, "enabled": enabled, "tokens": tokens}
+    return say("window {window}, reserve {reserve}, enabled {enabled}, context {tokens}", **fields)
+
+
 def _covering_cut_points(draw: Draw) -> tuple[HiddenCall, ...]:
     """L3: every keep_recent_tokens edge on the chapter's paths and the ladder, then every bad value."""
     cuts = Calls("capstone", "find_cut_point", FIXED)
     opening = shapes.opening(draw.fresh()).entries
     paths = [
-        ("a path shaped like the chapter's opening path", opening),
-        ("a path shaped like the chapter's path after compact-1", shapes.resumed(draw.fresh()).entries),
-        ("a four-group path with a system patch", shapes.plain_path(draw.fresh())),
-        ("a path resumed twice", shapes.resumed_path(draw.fresh())),
+        (say("a path shaped like the chapter's opening path"), opening),
+        (say("a path shaped like the chapter's path after compact-1"), shapes.resumed(draw.fresh()).entries),
+        (say("a four-group path with a system patch"), shapes.plain_path(draw.fresh())),
+        (say("a path resumed twice"), shapes.resumed_path(draw.fresh())),
     ]
     cut = [
         cuts.make(
-            f"{what}, keep_recent_tokens={keep}, teaching estimator",
+            say("{what}, keep_recent_tokens={keep}, teaching estimator", what=what, keep=keep),
             path=path,
             options={"keep_recent_tokens": keep},
             estimator="teaching",
@@ -233,7 +255,7 @@ def _covering_cut_points(draw: Draw) -> tuple[HiddenCall, ...]:
     ]
     cut += [
         cuts.make(
-            f"a path shaped like the chapter's opening path, keep_recent_tokens={bad!r}",
+            say("a path shaped like the chapter's opening path, keep_recent_tokens={bad}", bad=repr(bad)),
             path=opening,
             options={"keep_recent_tokens": bad},
             estimator="teaching",
@@ -265,7 +287,7 @@ def _covering_recoveries(draw: Draw) -> tuple[HiddenCall, ...]:
     recoveries = Calls("capstone", "retry_after_overflow", FIXED)
     recovered = [
         recoveries.make(
-            f"{what}: window {context_window}, max_attempts {cap}",
+            say("{what}: window {window}, max_attempts {cap}", what=what, window=context_window, cap=cap),
             value={"answers": answers},
             options={"context_window": context_window, "max_attempts": cap},
         )
@@ -273,7 +295,7 @@ def _covering_recoveries(draw: Draw) -> tuple[HiddenCall, ...]:
     ]
     recovered += [
         recoveries.make(
-            f"max_attempts {bad!r}",
+            say("max_attempts {bad}", bad=repr(bad)),
             value={"answers": [_answer(draw, "stop")]},
             reject=("max_attempts",),
             options={"context_window": draw.between(300, 9000), "max_attempts": bad},
@@ -316,17 +338,17 @@ def _attempt_scripts(draw: Draw, window: int, too_long: str, ok: dict[str, Any])
         return _answer(draw, "error", error=too_long, number=number)
 
     return [
-        ("no overflow", [ok], window, draw.between(1, 5)),
-        ("one overflow (error text), then an answer", [overflow(), ok], window, draw.between(1, 5)),
-        ("an overflow every time", [overflow()], window, draw.between(2, 5)),
-        ("an overflow, cap 0", [overflow()], window, 0),
+        (say("no overflow"), [ok], window, draw.between(1, 5)),
+        (say("one overflow (error text), then an answer"), [overflow(), ok], window, draw.between(1, 5)),
+        (say("an overflow every time"), [overflow()], window, draw.between(2, 5)),
+        (say("an overflow, cap 0"), [overflow()], window, 0),
         (
-            "two overflows, then an answer, cap 2",
+            say("two overflows, then an answer, cap 2"),
             [overflow(), _answer(draw, "length", error=too_long, number=2), ok],
             window,
             2,
         ),
-        ("two overflows, then an answer, cap 1", [overflow(), overflow(2), ok], window, 1),
+        (say("two overflows, then an answer, cap 1"), [overflow(), overflow(2), ok], window, 1),
     ]
 
 
@@ -334,41 +356,41 @@ def _overflow_scripts(draw: Draw, window: int, too_long: str, ok: dict[str, Any]
     """What is an overflow and what is not: another error, a reported input above or exactly the window, a stop."""
     return [
         (
-            "another error (rate limited), not an overflow",
+            say("another error (rate limited), not an overflow"),
             [_answer(draw, "error", error="rate limited, try again later")],
             window,
             draw.between(1, 5),
         ),
         (
-            "an error with no text, reported input above the window",
+            say("an error with no text, reported input above the window"),
             [_answer(draw, "error", input_tokens=window + 1), ok],
             window,
             draw.between(1, 5),
         ),
         (
-            "a length stop, reported input above the window",
+            say("a length stop, reported input above the window"),
             [_answer(draw, "length", input_tokens=big + draw.between(1, 900)), ok],
             big,
             draw.between(1, 5),
         ),
         (
-            "a length stop with the overflow text",
+            say("a length stop with the overflow text"),
             [_answer(draw, "length", error="maximum context length exceeded"), ok],
             window,
             draw.between(1, 5),
         ),
         (
-            "a length stop, reported input exactly the window",
+            say("a length stop, reported input exactly the window"),
             [_answer(draw, "length", input_tokens=window), ok],
             window,
             draw.between(1, 5),
         ),
         (
-            "a stop with reported input above the window",
+            say("a stop with reported input above the window"),
             [_answer(draw, "stop", input_tokens=window + draw.between(1, 99))],
             window,
             draw.between(1, 5),
         ),
-        ("an aborted answer with the overflow text", [_answer(draw, "aborted", error=too_long)], window, 3),
-        ("overflows past a large cap", [_answer(draw, "error", input_tokens=big + 1)], big, draw.between(5, 8)),
+        (say("an aborted answer with the overflow text"), [_answer(draw, "aborted", error=too_long)], window, 3),
+        (say("overflows past a large cap"), [_answer(draw, "error", input_tokens=big + 1)], big, draw.between(5, 8)),
     ]

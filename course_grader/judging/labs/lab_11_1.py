@@ -19,6 +19,7 @@ from course_lib import fixtures
 from course_lib.parsing import to_json_dict
 from course_lib.teaching.catalogues import compactions
 from course_lib.teaching.i18n import message
+from course_lib.teaching.wording import say
 
 from .. import shapes
 from ..calls import FIXED, Calls
@@ -35,8 +36,11 @@ def hidden(rng: random.Random) -> tuple[HiddenTest, ...]:
     others = [
         to_json_dict(e) for e in random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 3), compactions=0))
     ]
-    round_trip = [calls.make(f"a generated compaction entry ({e['id']})", value=e) for e in valid]
-    round_trip += [calls.make(f"a generated {e['type']} entry ({e['id']})", value=e) for e in rng.sample(others, 4)]
+    round_trip = [calls.make(say("a generated compaction entry ({id})", id=e["id"]), value=e) for e in valid]
+    round_trip += [
+        calls.make(say("a generated {type} entry ({id})", type=e["type"], id=e["id"]), value=e)
+        for e in rng.sample(others, 4)
+    ]
 
     def mutated(malformed: compactions.Malformed) -> HiddenCall:
         """The catalogue's change on a generated compaction under a fresh id: the error names the id and the field (R2)."""
@@ -44,7 +48,9 @@ def hidden(rng: random.Random) -> tuple[HiddenTest, ...]:
         entry["id"] = f"ck-{rng.randrange(10**4)}"
         changed, fields = malformed.applied(entry)
         return calls.make(
-            f"a compaction with {malformed.what}", value=changed, reject=(entry["id"], compactions.leaf(fields[0]))
+            say("a compaction with {what}", what=malformed.what),
+            value=changed,
+            reject=(entry["id"], compactions.leaf(fields[0])),
         )
 
     rejections = [mutated(malformed) for malformed in rng.sample(compactions.MALFORMED, 20)]
@@ -88,9 +94,9 @@ def _with_summary_order(entry: Any) -> Any:
 
 def covering(draw: Draw) -> Covering:
     calls = Calls("11.1", "parse_session_entry", FIXED)
-    valid = [("a compaction like the chapter's compact-1", _compact_wire(draw, "a3"))]
+    valid = [(say("a compaction like the chapter's compact-1"), _compact_wire(draw, "a3"))]
     valid += [
-        (f"a compaction with {unusual.what}", unusual.applied(_compact_wire(draw, "a3")))
+        (say("a compaction with {what}", what=unusual.what), unusual.applied(_compact_wire(draw, "a3")))
         for unusual in compactions.UNUSUAL
     ]
     opening = shapes.opening(draw)
@@ -98,12 +104,19 @@ def covering(draw: Draw) -> Covering:
         opening.metadata(draw.id("meta-1"), "label", {"nested": [draw.between(0, 9), 2.5, None]}).entries
     )
     round_trip = [calls.make(what, value=value) for what, value in valid]
-    round_trip += [calls.make(f"a {entry['type']} entry ({entry['id']})", value=entry) for entry in others]
     round_trip += [
-        calls.make(f"{what}, handed over already parsed", value=value, reparse=True) for what, value in valid[:2]
+        calls.make(say("a {type} entry ({id})", type=entry["type"], id=entry["id"]), value=entry) for entry in others
     ]
     round_trip += [
-        calls.make(f"a {entry['type']} entry ({entry['id']}), handed over already parsed", value=entry, reparse=True)
+        calls.make(say("{what}, handed over already parsed", what=what), value=value, reparse=True)
+        for what, value in valid[:2]
+    ]
+    round_trip += [
+        calls.make(
+            say("a {type} entry ({id}), handed over already parsed", type=entry["type"], id=entry["id"]),
+            value=entry,
+            reparse=True,
+        )
         for entry in others
         if entry["id"] in (draw.id("calls"), draw.id("meta-1"))
     ]
@@ -112,10 +125,16 @@ def covering(draw: Draw) -> Covering:
     for malformed in compactions.MALFORMED:  # the catalogue the checklist tries on compact-1, here under a drawn id
         entry, fields = malformed.applied(_compact_wire(draw, "a3", id=named))
         rejected.append(
-            calls.make(f"a compaction with {malformed.what}", value=entry, reject=(named, compactions.leaf(fields[0])))
+            calls.make(
+                say("a compaction with {what}", what=malformed.what),
+                value=entry,
+                reject=(named, compactions.leaf(fields[0])),
+            )
         )
     blank, _ = compactions.BLANK_ID.applied(_compact_wire(draw, "a3"))
-    rejected.append(calls.make(f"a compaction with {compactions.BLANK_ID.what}", value=blank, reject=("id",)))
+    rejected.append(
+        calls.make(say("a compaction with {what}", what=compactions.BLANK_ID.what), value=blank, reject=("id",))
+    )
     return {"generated_compactions_round_trip": tuple(round_trip), "generated_malformed_compactions": tuple(rejected)}
 
 

@@ -20,6 +20,7 @@ from course_lib.models import SessionEntry
 from course_lib.parsing import to_json_dict
 from course_lib.teaching.catalogues import broken_tool_facts
 from course_lib.teaching.i18n import message
+from course_lib.teaching.wording import Wording, say
 
 from ..calls import FIXED, Calls, describe_path
 from ..draws import Covering, Draw
@@ -46,14 +47,18 @@ def hidden(rng: random.Random) -> tuple[HiddenTest, ...]:
         recipe = SessionRecipe(groups=(1, 6), max_tool_calls=rng.choice((1, 3, 4)), system=number % 3 != 0)
         entries = _message_entries(random_session(rng.randrange(10**6), recipe))
         valid.append(calls.make(describe_path(entries), path=entries))
-    valid.append(calls.make("an empty list of entries", path=[]))
+    valid.append(calls.make(say("an empty list of entries"), path=[]))
 
     broken = []
     for name in BROKEN:
         change = broken_tool_facts.BY_NAME[name]
         entries = _tool_group(rng)
         names = change.draw(entries, rng)
-        broken.append(calls.make(f"{describe_path(entries)} with {change.what}", path=entries, reject=names))
+        broken.append(
+            calls.make(
+                say("{path} with {what}", path=describe_path(entries), what=change.what), path=entries, reject=names
+            )
+        )
     return (
         HiddenTest(
             "generated_groups",
@@ -92,19 +97,25 @@ def covering(draw: Draw) -> Covering:
     without_system = [entry for entry in whole if entry["message"]["role"] != "system"]
     valid = [
         calls.make(
-            f"{describe_path(whole)}: results out of order, a result before its call, system messages inside "
-            "and between groups",
+            say(
+                "{path}: results out of order, a result before its call, system messages inside and between groups",
+                path=describe_path(whole),
+            ),
             path=whole,
         ),
-        calls.make(f"{describe_path(without_system)}: the same without system messages", path=without_system),
-        calls.make("a lone user message", path=[by_id[i("u1")]]),
-        calls.make("a system message only", path=[by_id[i("sys")]]),
-        calls.make("an empty list of entries", path=[]),
+        calls.make(
+            say("{path}: the same without system messages", path=describe_path(without_system)), path=without_system
+        ),
+        calls.make(say("a lone user message"), path=[by_id[i("u1")]]),
+        calls.make(say("a system message only"), path=[by_id[i("sys")]]),
+        calls.make(say("an empty list of entries"), path=[]),
     ]
     return {
         "generated_groups": tuple(valid),
         "generated_broken_tool_facts": tuple(
-            calls.make(f"{describe_path(path)} with {what}", path=path, reject=tuple(map(i, names)))
+            calls.make(
+                say("{path} with {what}", path=describe_path(path), what=what), path=path, reject=tuple(map(i, names))
+            )
             for what, path, names in _broken(draw, whole)
         ),
     }
@@ -145,7 +156,7 @@ def _tool_session(draw: Draw) -> PathBuilder:
     )
 
 
-def _broken(draw: Draw, whole: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]], tuple[str, ...]]]:
+def _broken(draw: Draw, whole: list[dict[str, Any]]) -> list[tuple[Wording, list[dict[str, Any]], tuple[str, ...]]]:
     """(what, path, names the error must name): every way of breaking the session's tool facts (R11, R12)."""
     i = draw.id
     by_id = {entry["id"]: entry for entry in whole}
@@ -170,15 +181,15 @@ def _broken(draw: Draw, whole: list[dict[str, Any]]) -> list[tuple[str, list[dic
 
     orphan = copy.deepcopy(by_id[i("a1")]) | {"id": i("early")}
     return [  # whole[0] is the system prompt, right before the first user message
-        ("an assistant message before the first user message", whole[:1] + [orphan] + whole[1:], ("early",)),
-        ("a tool result before the first user message", whole[:1] + [by_id[i("r-b")]] + drop("r-b")[1:], ("r-b",)),
-        ("a result for a call no message made", retagged("r-a", "ghost-1"), ("ghost-1", "r-a")),
-        ("a result for a call of another group", retagged("r-w", "read-a"), ("read-a",)),
-        ("a result moved into the next group", moved("r-a", "u2"), ("read-a",)),
-        ("a call declared twice", again("c2", "c2-again"), ("test-1",)),
-        ("a second result for one call", again("r-b", "r-b-again"), ("read-b",)),
-        ("a call without a result in the first group", drop("r-a"), ("read-a",)),
-        ("a call without a result in the middle group", drop("r-early"), ("test-1",)),
-        ("a call without a result in the last group", drop("r-w"), ("write-1",)),
-        ("a result for an unknown call in the last group", retagged("r-w", "ghost-2"), ("ghost-2", "r-w")),
+        (say("an assistant message before the first user message"), whole[:1] + [orphan] + whole[1:], ("early",)),
+        (say("a tool result before the first user message"), whole[:1] + [by_id[i("r-b")]] + drop("r-b")[1:], ("r-b",)),
+        (say("a result for a call no message made"), retagged("r-a", "ghost-1"), ("ghost-1", "r-a")),
+        (say("a result for a call of another group"), retagged("r-w", "read-a"), ("read-a",)),
+        (say("a result moved into the next group"), moved("r-a", "u2"), ("read-a",)),
+        (say("a call declared twice"), again("c2", "c2-again"), ("test-1",)),
+        (say("a second result for one call"), again("r-b", "r-b-again"), ("read-b",)),
+        (say("a call without a result in the first group"), drop("r-a"), ("read-a",)),
+        (say("a call without a result in the middle group"), drop("r-early"), ("test-1",)),
+        (say("a call without a result in the last group"), drop("r-w"), ("write-1",)),
+        (say("a result for an unknown call in the last group"), retagged("r-w", "ghost-2"), ("ghost-2", "r-w")),
     ]

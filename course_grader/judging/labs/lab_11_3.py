@@ -15,6 +15,7 @@ import random
 from course_lib import fixtures
 from course_lib.builders import PathBuilder
 from course_lib.teaching.i18n import message
+from course_lib.teaching.wording import say
 
 from .. import shapes
 from ..calls import FIXED, Calls
@@ -35,7 +36,7 @@ from .build_context import (
 
 def hidden(rng: random.Random) -> tuple[HiddenTest, ...]:
     calls = Calls("11.3", "build_context")
-    made = [calls.make("an empty path", path=[], options=fixtures.OPENING_BUDGET, estimator="teaching")]
+    made = [calls.make(say("an empty path"), path=[], options=fixtures.OPENING_BUDGET, estimator="teaching")]
     for number in range(10):
         recipe = SessionRecipe(groups=(1, 7), system=number % 4 != 0)
         made += drawn_builds(calls, rng, random_session(rng.randrange(10**6), recipe))
@@ -60,14 +61,14 @@ def covering(draw: Draw) -> Covering:
     calls = Calls("11.3", "build_context", FIXED)
     plain = shapes.plain_path(draw)
     no_system = [entry for entry in plain if not (entry.type == "message" and entry.message.role == "system")]
-    made = [calls.make("an empty path", path=[], options=good_budget(draw), estimator="teaching")]
+    made = [calls.make(say("an empty path"), path=[], options=good_budget(draw), estimator="teaching")]
     made += covering_builds(draw, calls, plain)
     made += covering_builds(draw, calls, no_system)
     head = PathBuilder(clock=draw.clock()).system(draw.id("sys"), draw.text(2, 6))
     labelled = shapes.ladder(draw, head.metadata(draw.id("meta-0"), "label", draw.text(1, 2)))
     made.append(  # R23: metadata is never sent, so only the caller's path shows a build that deleted it
         calls.make(
-            "a path with a metadata entry (it must still be there after the build)",
+            say("a path with a metadata entry (it must still be there after the build)"),
             path=labelled.entries,
             options=UNLIMITED,
             estimator="teaching",

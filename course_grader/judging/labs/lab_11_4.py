@@ -15,6 +15,7 @@ from typing import Any
 from course_lib.models import SessionEntry
 from course_lib.parsing import parse_session_entry, to_json_dict
 from course_lib.teaching.i18n import message
+from course_lib.teaching.wording import say
 
 from .. import shapes
 from ..calls import FIXED, Calls, describe_path
@@ -35,6 +36,13 @@ DRAWN_REJECTIONS = (
     "taken compaction id",
 )
 """What each drawn rejection gets wrong: a taken id (of any entry, a metadata, a compaction), or what it keeps from."""
+KINDS_SAID = {
+    "taken id": say("taken id"),
+    "taken metadata id": say("taken metadata id"),
+    "taken compaction id": say("taken compaction id"),
+    "unknown": say("unknown"),
+}
+"""How a description says a rejection's kind (a role or an entry type is said as the wire has it)."""
 
 
 def hidden(rng: random.Random) -> tuple[HiddenTest, ...]:
@@ -85,7 +93,7 @@ def _drawn_compactions(calls: Calls, rng: random.Random) -> list[HiddenCall]:
 
 
 def _drawn_rejections(calls: Calls, rng: random.Random) -> list[HiddenCall]:
-    rejected = [calls.make("an empty path", path=[], options=_options(rng, random_session(1)), reject=())]
+    rejected = [calls.make(say("an empty path"), path=[], options=_options(rng, random_session(1)), reject=())]
     for kind in DRAWN_REJECTIONS:
         path = random_session(rng.randrange(10**6), SessionRecipe(groups=(2, 5), compactions=1, metadata=True))
         if kind.startswith("taken"):
@@ -96,7 +104,17 @@ def _drawn_rejections(calls: Calls, rng: random.Random) -> list[HiddenCall]:
             taken = _entry_of_kind(rng, path, kind)
             made_options = _options(rng, path, first_kept_entry_id=taken)
         rejected.append(
-            calls.make(f"{describe_path(path)}; {kind} {taken!r}", path=path, options=made_options, reject=(taken,))
+            calls.make(
+                say(
+                    "{path}; {kind} {taken}",
+                    path=describe_path(path),
+                    kind=KINDS_SAID.get(kind, kind),
+                    taken=repr(taken),
+                ),
+                path=path,
+                options=made_options,
+                reject=(taken,),
+            )
         )
     return rejected
 
@@ -140,41 +158,43 @@ def covering(draw: Draw) -> Covering:
 
     made = [
         calls.make(
-            f"{describe_path(path)}, ending in a metadata entry; fractional tokens_before", path=path, options=options()
+            say("{path}, ending in a metadata entry; fractional tokens_before", path=describe_path(path)),
+            path=path,
+            options=options(),
         ),
         calls.make(
-            f"{describe_path(path)}; keeping from the first group",
+            say("{path}; keeping from the first group", path=describe_path(path)),
             path=path,
             options=options(first_kept_entry_id=i("u1"), tokens_before=0, timestamp=draw.between(1, 10**6)),
         ),
         calls.make(
-            f"{describe_path(opening)}; keeping from the newest group",
+            say("{path}; keeping from the newest group", path=describe_path(opening)),
             path=opening,
             options=options(first_kept_entry_id=opening[5].id, id=i("compact-1")),
         ),
     ]
-    rejected = [calls.make("an empty path", path=[], options=options(first_kept_entry_id=i("u1")), reject=())]
+    rejected = [calls.make(say("an empty path"), path=[], options=options(first_kept_entry_id=i("u1")), reject=())]
     for what, name in [
-        ("an assistant message", "a2"),
-        ("a tool call's message", "calls"),
-        ("a tool result", "r-read"),
-        ("a system message", "sys"),
-        ("a metadata entry", "meta-1"),
-        ("a compaction", "compact-1"),
-        ("an unknown entry", "missing-1"),
+        (say("an assistant message"), "a2"),
+        (say("a tool call's message"), "calls"),
+        (say("a tool result"), "r-read"),
+        (say("a system message"), "sys"),
+        (say("a metadata entry"), "meta-1"),
+        (say("a compaction"), "compact-1"),
+        (say("an unknown entry"), "missing-1"),
     ]:
         rejected.append(
             calls.make(
-                f"{describe_path(path)}; keeping from {what} {i(name)!r}",
+                say("{path}; keeping from {what} {id}", path=describe_path(path), what=what, id=repr(i(name))),
                 path=path,
                 options=options(first_kept_entry_id=i(name)),
                 reject=(i(name),),
             )
         )
-    for what, name in [("a message", "a1"), ("the last entry", "meta-1"), ("a compaction", "compact-1")]:
+    for what, name in [(say("a message"), "a1"), (say("the last entry"), "meta-1"), (say("a compaction"), "compact-1")]:
         rejected.append(
             calls.make(
-                f"{describe_path(path)}; the id of {what} {i(name)!r}",
+                say("{path}; the id of {what} {id}", path=describe_path(path), what=what, id=repr(i(name))),
                 path=path,
                 options=options(id=i(name)),
                 reject=(i(name),),

@@ -18,6 +18,7 @@ from typing import Any
 from course_lib.models import SessionEntry
 from course_lib.parsing import to_json_dict
 from course_lib.teaching.i18n import message
+from course_lib.teaching.wording import say
 
 from .. import shapes
 from ..calls import FIXED, Calls, describe_path
@@ -38,14 +39,14 @@ WRONG_KINDS = ("assistant", "toolResult", "system", "metadata", "after", "assist
 """What the drawn cases' latest compaction keeps from (R18): one generated session each, in this order."""
 
 WRONG_TARGETS = (
-    ("an assistant message", "a2"),
-    ("a tool call's message", "c4"),
-    ("a tool result", "r4t"),
-    ("a system message", "patch-1"),
-    ("a metadata entry", "meta-0"),
-    ("the older compaction", "compact-0"),
-    ("a user message after it", "u5"),
-    ("an unknown entry", "missing-1"),
+    (say("an assistant message"), "a2"),
+    (say("a tool call's message"), "c4"),
+    (say("a tool result"), "r4t"),
+    (say("a system message"), "patch-1"),
+    (say("a metadata entry"), "meta-0"),
+    (say("the older compaction"), "compact-0"),
+    (say("a user message after it"), "u5"),
+    (say("an unknown entry"), "missing-1"),
 )
 """What the covering set's latest compaction keeps from (R18), by the resumed path's names."""
 
@@ -96,10 +97,15 @@ def _drawn_resume_points(calls: Calls, rng: random.Random) -> list[HiddenCall]:
         if pool:
             target = rng.choice(pool)
             path[at] = path[at] | {"firstKeptEntryId": target}
-            what = "an entry after it" if kind == "after" else f"a {kind} entry"
+            what = say("an entry after it") if kind == "after" else say("a {kind} entry", kind=kind)
             made.append(
                 calls.make(
-                    f"{describe_path(path)}; the compaction keeps from {what} ({target!r})",
+                    say(
+                        "{path}; the compaction keeps from {what} ({target})",
+                        path=describe_path(path),
+                        what=what,
+                        target=repr(target),
+                    ),
                     path=path,
                     options={"max_tokens": 200, "reserved_output": 4, "safety_margin": 2},
                     estimator="teaching",
@@ -137,7 +143,12 @@ def _covering_resume_points(draw: Draw, calls: Calls, path: list[SessionEntry]) 
         changed[at + 1] = changed[at + 1] | {"firstKeptEntryId": target}
         made.append(
             calls.make(
-                f"{describe_path(changed)}; the compaction keeps from {what} ({target!r})",
+                say(
+                    "{path}; the compaction keeps from {what} ({target})",
+                    path=describe_path(changed),
+                    what=what,
+                    target=repr(target),
+                ),
                 path=changed,
                 options=options,
                 estimator="teaching",

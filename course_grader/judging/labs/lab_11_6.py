@@ -23,6 +23,7 @@ from course_lib.models import SessionEntry
 from course_lib.parsing import to_json_dict
 from course_lib.teaching.catalogues import drafts
 from course_lib.teaching.i18n import message
+from course_lib.teaching.wording import Wording, say
 
 from .. import shapes
 from ..calls import FIXED, Calls
@@ -66,13 +67,15 @@ def hidden(rng: random.Random) -> tuple[HiddenTest, ...]:
     cases = _drafts(rng, 8)
     migrated = [
         calls.make(
-            f"a generated draft compaction ({entry['id']})",
+            say("a generated draft compaction ({id})", id=entry["id"]),
             path=path,
             value=drafts.draft_of(entry, _loosely_listed(rng, path, compacted) if index % 2 else compacted),
         )
         for index, (path, entry, compacted) in enumerate(cases)
     ]
-    migrated += [calls.make(f"a compaction in today's shape ({e['id']})", path=p, value=e) for p, e, _ in cases[:2]]
+    migrated += [
+        calls.make(say("a compaction in today's shape ({id})", id=e["id"]), path=p, value=e) for p, e, _ in cases[:2]
+    ]
     refused = [_unmappable(calls, rng, rng.choice(cases), unmappable) for unmappable in drafts.UNMAPPABLE]
     refused += [_cut(calls, rng, case) for case in cases]
     return (
@@ -104,7 +107,9 @@ def _unmappable(
     path, entry, compacted = case
     fresh = entry | {"id": f"draft-{rng.randrange(10**4)}"}
     value, field = unmappable.applied(drafts.draft_of(fresh, compacted))
-    return calls.make(f"a draft compaction with {unmappable.what}", path=path, value=value, reject=(fresh["id"], field))
+    return calls.make(
+        say("a draft compaction with {what}", what=unmappable.what), path=path, value=value, reject=(fresh["id"], field)
+    )
 
 
 def _cut(calls: Calls, rng: random.Random, case: tuple[list[SessionEntry], dict[str, Any], list[str]]) -> HiddenCall:
@@ -113,17 +118,19 @@ def _cut(calls: Calls, rng: random.Random, case: tuple[list[SessionEntry], dict[
     grouped = [e.id for e in path if e.type == "message" and e.message.role != "system"]
     starts = {e.id for e in path if e.type == "message" and e.message.role == "user"}
     inside = [i for i in grouped[grouped.index(compacted[0]) :] if i not in starts]
-    ways = {
-        "an id not on the path": compacted + [f"gone-{rng.randrange(10**4)}"],
-        "a summarized group after a kept one": compacted[1:] if len(compacted) > 1 and compacted[0] in starts else None,
-        "every grouped entry from the first": grouped[grouped.index(compacted[0]) :],
+    ways: dict[Wording, list[str] | None] = {
+        say("an id not on the path"): compacted + [f"gone-{rng.randrange(10**4)}"],
+        say("a summarized group after a kept one"): compacted[1:]
+        if len(compacted) > 1 and compacted[0] in starts
+        else None,
+        say("every grouped entry from the first"): grouped[grouped.index(compacted[0]) :],
     }
     if inside:
         cut = rng.choice(inside)
-        ways["the kept part starting inside a group"] = grouped[grouped.index(compacted[0]) : grouped.index(cut)]
+        ways[say("the kept part starting inside a group")] = grouped[grouped.index(compacted[0]) : grouped.index(cut)]
     what, ids = rng.choice([(what, ids) for what, ids in ways.items() if ids])
     return calls.make(
-        f"a draft compaction listing {what}",
+        say("a draft compaction listing {what}", what=what),
         path=path,
         value=drafts.draft_of(entry, ids),
         reject=(entry["id"], "compactedEntryIds"),
@@ -144,7 +151,7 @@ def covering(draw: Draw) -> Covering:
     migrated, refused = [], []
     for compacted in drafts.OPENING_COMPACTED:
         value = drafts.draft_of(native, [draw.id(i) for i in compacted.ids])
-        description = f"a draft of compact-1 whose compactedEntryIds list {compacted.what}"
+        description = say("a draft of compact-1 whose compactedEntryIds list {what}", what=compacted.what)
         if compacted.first_kept is None:
             named = native["id"] if compacted.named == "compact-1" else draw.id(compacted.named)
             refused.append(calls.make(description, path=path, value=value, reject=(native["id"], named)))
@@ -154,7 +161,7 @@ def covering(draw: Draw) -> Covering:
     sparse["summary"] |= {"decisions": [], "unresolved": []}
     migrated.append(
         calls.make(
-            "a draft that left out its empty decisions and unresolved lists",
+            say("a draft that left out its empty decisions and unresolved lists"),
             path=path,
             value=drafts.draft_of(sparse, [draw.id("u1"), draw.id("a1")]),
         )
@@ -163,21 +170,27 @@ def covering(draw: Draw) -> Covering:
     later = to_json_dict(shapes.compaction(draw, resumed, "compact-2", "u3"))
     migrated.append(
         calls.make(
-            "a draft after compact-1, listing only what compact-1 kept",
+            say("a draft after compact-1, listing only what compact-1 kept"),
             path=resumed.entries,
             value=drafts.draft_of(later, [draw.id("u2"), draw.id("a2")]),
         )
     )
     migrated += [
-        calls.make(f"{what}, passed through", path=path, value=value)
-        for what, value in (("compact-1 in today's shape", native), ("a tool-call message", to_json_dict(path[6])))
+        calls.make(say("{what}, passed through", what=what), path=path, value=value)
+        for what, value in (
+            (say("compact-1 in today's shape"), native),
+            (say("a tool-call message"), to_json_dict(path[6])),
+        )
     ]
     draft = drafts.draft_of(native, [draw.id("u1"), draw.id("a1")])
     for unmappable in drafts.UNMAPPABLE:
         value, field = unmappable.applied(draft)
         refused.append(
             calls.make(
-                f"a draft compaction with {unmappable.what}", path=path, value=value, reject=(native["id"], field)
+                say("a draft compaction with {what}", what=unmappable.what),
+                path=path,
+                value=value,
+                reject=(native["id"], field),
             )
         )
     return {"generated_drafts_migrate": tuple(migrated), "generated_unmappable_drafts": tuple(refused)}

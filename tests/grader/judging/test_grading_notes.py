@@ -23,6 +23,7 @@ from grading_corpus import edited, solution, tagged
 from nbformat import NotebookNode
 
 from course_grader import GradeOptions, GradeResult, Limits, SandboxSettings, grade_folder
+from course_grader.batch.batch import AGAIN_ALONE
 from course_grader.intake.cells import exercise_sources, setup_sources
 from course_grader.intake.lab_templates import find_template
 from course_grader.judging import diagnose
@@ -277,7 +278,9 @@ def test_sandboxed_timeout_in_an_exercise_cell(sandboxed: dict[str, GradeResult]
     """What a time-out in an exercise cell means for the score (docs/grading.md): what it defined by then counts."""
     after = sandboxed["loop_after_defs_lab_11_2"]
     assert after.status == "timeout" and after.score == after.max_score
-    assert after.notes == (
+    # On a host busy enough to starve its sandbox, the batch grades the row again alone and says so first (a grade
+    # that moves says why; tests/grader/sandbox/test_grading_cpu.py owns that note): the time-out's note is the rest.
+    assert tuple(note for note in after.notes if note != AGAIN_ALONE) == (
         f"exercise cell 1 ran longer than {TIME_LIMIT:g} s and was interrupted; the functions it "
         f"had defined by then were graded",
     )

@@ -215,3 +215,33 @@ def test_a_chinese_batch_grades_as_the_english_one(tmp_path: Path) -> None:
     stub = next((tmp_path / "zh" / "pages").glob("untouched_stub*_lab_11_2.html")).read_text(encoding="utf-8")
     assert "尚未实现：" in stub
     assert "<h1>班级报告</h1>" in (tmp_path / "zh" / "report.html").read_text(encoding="utf-8")
+
+
+KEPT_IN_CHINESE = re.compile(
+    r"'[^']*'|\"[^\"]*\"|\b\w+(?:[-_.]\w+)+\b|\b\w+=\S+|\b[RLM]\d+\b|"  # values, ids, code, rule ids
+    r"\b(?:session|entry|entries|tool call|tool result|system message|user message|assistant message|message entry|"
+    r"compaction entry|metadata entry|compaction|compactedEntryIds|decisions|unresolved|summary|"  # the glossary's
+    r"user|assistant|system|toolResult|metadata|message|id|enabled|True|False|nan|inf|None|"  # values the wire has
+    r"teaching|touching|marked|negative|infinite|bool|text|length|stop|aborted|error|taken|context_tokens|"
+    r"max_attempts|max_tokens|tokens_before|keep_recent_tokens|toolCallId|content|type|timestamp|parentId|"
+    r"firstKeptEntryId|tokensBefore|details|readFiles|modifiedFiles|files|nextSteps|invariants|thinking|"
+    r"toolCall|text|name|arguments|role|usage|ValueError|float|int|str|list|dict|NaN|Infinity|chars|token|"
+    r"goal|constraints|next|completed|call|result)\b"  # a summary's lists, and course_lib's own catalog's words
+)
+
+
+def test_every_hidden_cases_description_reads_in_chinese() -> None:
+    """A failed hidden test names its first case: in a Chinese run, in Chinese (issue 45), ids and values kept."""
+    from course_grader.judging.hidden import described
+    from course_grader.judging.hidden_cases import hidden_tests
+
+    left: dict[str, list[str]] = {}
+    for lab in lab_registry.LABS.values():
+        for test in hidden_tests(lab, TERM):
+            for call in test.calls:
+                said = described(call.description, "zh")
+                assert described(call.description) == call.description
+                words = re.findall(r"\b[A-Za-z]{2,}\b", KEPT_IN_CHINESE.sub(" ", said))
+                if words:
+                    left[said] = words
+    assert not left, list(left.items())[:10]

@@ -48,6 +48,16 @@ def test_a_chinese_page_has_chinese_labels_status_meaning_and_score_line() -> No
     assert "exercise cell 1: ValueError: x" in page and 'class="test failed"' in page and "rules.md#r19" in page
 
 
+def test_a_status_cell_never_wraps_between_its_characters() -> None:
+    """未通过 beside a long message: a table gives a cell its narrowest width, one CJK character (issue 45)."""
+    page = render_page(result("alice", "11.3", {"7": False}), language="zh")
+    style = page[page.index("<style>") : page.index("</style>")]
+    for status in ("passed", "failed"):
+        rule = re.search(rf"\.status-{status} \{{([^}}]*)\}}", style)
+        assert rule and "white-space: nowrap" in rule.group(1), status
+    assert 'class="status-failed">未通过</td>' in page
+
+
 def test_the_language_is_chosen_per_render_not_per_process() -> None:
     graded = result("alice", "11.2", {"4": False})
     english = render_page(graded)
@@ -137,6 +147,23 @@ def test_the_charts_are_labelled_in_chinese_when_a_font_draws_it(monkeypatch: py
     assert re.fullmatch(r".*11\.1.*（n=\d+）", axes[0].get_title())  # the lab as course_lib names it in Chinese
 
 
+def test_a_cjk_font_installed_after_matplotlib_listed_its_fonts_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """matplotlib's cached font list predates the font: the charts still find it on the system (issue 45).
+
+    ``make chart-font`` (``make test`` runs it) installs Debian's fonts-wqy-microhei: a CJK font on disk."""
+    from matplotlib import font_manager
+
+    assert Path("/usr/share/fonts/truetype/wqy").is_dir(), "make chart-font installs fonts-wqy-microhei"
+    cjk = set(report_charts.FONTS["zh"])
+    stale = [font for font in font_manager.fontManager.ttflist if font.name not in cjk]
+    monkeypatch.setattr(font_manager.fontManager, "ttflist", stale)  # the list as cached before the font came
+    report_charts.chart_fonts.cache_clear()
+    try:
+        assert "WenQuanYi Micro Hei" in report_charts.chart_fonts("zh") and report_charts.chart_language("zh") == "zh"
+    finally:
+        report_charts.chart_fonts.cache_clear()
+
+
 def test_without_a_font_for_chinese_the_charts_stay_english(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(report_charts, "chart_fonts", lambda language: ())
     assert report_charts.chart_language("zh") == "en" and report_charts.chart_language("en") == "en"
@@ -157,14 +184,17 @@ def test_feedback_and_report_speak_the_language_the_grades_were_made_in(
     assert cli.main(["report", str(csv), "-o", str(tmp_path / "report.html")]) == 0
     assert "<h1>班级报告</h1>" in (tmp_path / "report.html").read_text(encoding="utf-8")
     capsys.readouterr()
-    # the course file now says English: its fingerprint is not the grades' one, so nothing speaks a guess
+    # the course file now says English: it scores alike (no fingerprint holds the language), so both speak it now
     chinese_course(tmp_path, "en")
-    with pytest.raises(SystemExit):
-        cli.main(["feedback", str(companion(csv)), "-o", str(tmp_path / "again")])
-    assert "has changed since" in capsys.readouterr().err
+    assert cli.main(["feedback", str(companion(csv)), "-o", str(tmp_path / "again")]) == 0
+    assert '<html lang="en">' in (tmp_path / "again" / "alice_lab_11_3.html").read_text(encoding="utf-8")
     assert cli.main(["report", str(csv), "-o", str(tmp_path / "english.html")]) == 0
-    assert "the report is in English" in capsys.readouterr().err
     assert "<h1>Class report</h1>" in (tmp_path / "english.html").read_text(encoding="utf-8")
+    # one that scores otherwise is not the grades' file: the report says so and speaks English
+    chinese_course(tmp_path, "zh", '[labs."11.3"]\npoints = 20\n')
+    capsys.readouterr()
+    assert cli.main(["report", str(csv), "-o", str(tmp_path / "changed.html")]) == 0
+    assert "the report is in English" in capsys.readouterr().err
 
 
 def test_a_graded_folder_is_judged_and_published_in_the_course_files_language(

@@ -96,9 +96,10 @@ def test_a_bad_course_file_is_refused_naming_the_file_and_the_key(tmp_path: Path
     assert str(path) in str(refused.value) and says in str(refused.value)
 
 
-def test_the_language_is_read_as_the_course_names_it_and_fingerprinted_only_when_not_english(tmp_path: Path) -> None:
-    """An English course file has the fingerprint of one without ``language`` (who the files are, the roster and how
-    names are read, is the stamp's other part: not hashed here)."""
+def test_the_language_is_read_as_the_course_names_it_and_in_no_fingerprint(tmp_path: Path) -> None:
+    """A course file has the fingerprint of one without ``language`` (what the pages say scores nothing, issue 45;
+    who the files are, the roster and how names are read, is the stamp's other part: not hashed here); a Chinese
+    one also knows the fingerprint issue 32's grader gave it, with its language in it."""
     import hashlib
 
     bare, english = (
@@ -110,11 +111,12 @@ def test_the_language_is_read_as_the_course_names_it_and_fingerprinted_only_when
         for name in ("zh", "zh_CN", "zh-Hans")
     ]
     assert [load_course(path).language for path in (bare, english, *chinese)] == ["en", "en", "zh", "zh", "zh"]
-    settings = load_course(bare).settings.model_dump_json(exclude={"language", "roster", "names", "pattern"})
-    before = hashlib.sha256(settings.encode()).hexdigest()[:16]
-    assert load_course(bare).fingerprint == load_course(english).fingerprint == before
-    assert len({load_course(path).fingerprint for path in chinese}) == 1
-    assert load_course(chinese[0]).fingerprint != before
+    left_out = {"language", "sections", "roster", "names", "pattern"}
+    before = hashlib.sha256(load_course(bare).settings.model_dump_json(exclude=left_out).encode()).hexdigest()[:16]
+    assert {load_course(path).fingerprint for path in (bare, english, *chinese)} == {before}
+    spoken = load_course(chinese[0]).settings.model_dump_json(exclude=left_out - {"language"})
+    assert load_course(chinese[0]).fingerprints_before == (hashlib.sha256(spoken.encode()).hexdigest()[:16],)
+    assert load_course(english).fingerprints_before == (before,)
 
 
 def test_the_command_refuses_a_bad_course_file_before_grading(

@@ -42,3 +42,13 @@ def test_a_threshold_compaction_happens_after_what_the_message_end_consumer_saw(
     early, patient = consumers[16]
     assert "compaction_end" in [e.type for e in early.missed]
     assert patient.seen[-1].type == "compaction_end" and patient.verdict == early.verdict
+
+
+def test_the_verdicts_are_said_in_the_readers_language(consumers: Pairs, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``verdict`` is what code compares, in every language; ``said`` is the sentence a notebook shows (issue 45)."""
+    early, patient = consumers[25]
+    assert (early.said, patient.said) == (early.verdict, patient.verdict)  # English: the same words
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    assert early.said == "失败（a25.2 以 error 结束）" and patient.said == "已回答（a25.3）"
+    assert early.verdict.startswith("failed (error in a25.2)") and patient.verdict == "answered (a25.3)"
+    assert AgentEndConsumer().said == "仍在运行" and MessageEndConsumer().said == "没有回答"
