@@ -1,6 +1,6 @@
 """The notebooks' translation catalogs: one ``.po`` per text source and language (issue 32).
 
-``locale/<locale>/LC_MESSAGES/notebooks/<source stem>.po`` holds one message per markdown
+``course_lib/teaching/locale/<locale>/LC_MESSAGES/notebooks/<source stem>.po`` holds one message per markdown
 cell of ``labs/sources/<stem>.py`` or ``notebooks/sources/<stem>.py``: its context
 (``msgctxt``) is the cell's id, its ``msgid`` the cell's text exactly as jupytext reads
 it from the source, its ``msgstr`` the translated cell. Code is never in a catalog: both
@@ -35,7 +35,8 @@ from course_lib.teaching import i18n  # noqa: E402 - the languages the course sh
 
 SOURCE_FOLDERS = (ROOT / "labs" / "sources", ROOT / "notebooks" / "sources")
 TEXT_FORMAT = "py:percent"
-LOCALE = ROOT / "locale"
+LOCALE = i18n.LOCALE_FOLDER
+"""The notebook catalogs ship with the package (``course_lib/teaching/locale``), found from it wherever a notebook runs."""
 PROJECT = "chapter 11 course pack: notebooks"
 HOLDER = "the chapter 11 course pack"
 HEADER = (

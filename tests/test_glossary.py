@@ -34,7 +34,7 @@ from course_lib.teaching.i18n import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 START_PAGE = ROOT / "notebooks" / "sources" / "00_start_here.py"
-CATALOGS = sorted((ROOT / "locale" / "zh_CN" / "LC_MESSAGES" / "notebooks").glob("*.po"))
+CATALOGS = sorted((ROOT / "course_lib" / "teaching" / "locale" / "zh_CN" / "LC_MESSAGES" / "notebooks").glob("*.po"))
 NAME = re.compile(r"(?P<dotted>[A-Za-z_][\w.]*)(?P<call>\(\)|\((?P<parameter>\w+)=…\))?")
 """A Python name as the table writes it: ``a.b``, ``a.b()`` (a callable), ``a.b(parameter=…)`` (a parameter)."""
 ASCII_PROSE_PUNCTUATION = re.compile(r"[,;:()]")

@@ -68,7 +68,7 @@ def _case(number: int, functions: dict[str, Callable[..., Any]]) -> Case:
 def failure_line(record: CheckRecord) -> str:
     """``check 7 · fixed_costs_come_first: ❌ failed: R16: …``, in the reader's language (words the checklist uses)."""
     mark, word = MARKS[record.status]
-    line = MESSAGES("check {number} · {name}: {status}").format(
-        number=record.number, name=record.name, status=f"{mark} {MESSAGES(word)}"
-    )
-    return MESSAGES("{line}: {why}").format(line=line, why=record.message) if record.message else line
+    stub = record.status == "not implemented yet" and record.message  # the stub's line says "not implemented yet"
+    status = f"{mark} {record.message}" if stub else f"{mark} {MESSAGES(word)}"
+    line = MESSAGES("check {number} · {name}: {status}").format(number=record.number, name=record.name, status=status)
+    return MESSAGES("{line}: {why}").format(line=line, why=record.message) if record.message and not stub else line

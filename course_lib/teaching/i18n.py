@@ -132,21 +132,18 @@ def message(text: str) -> str:
     return text
 
 
-def notebook_messages(stem: str, start: Path | None = None) -> Messages:
+def notebook_messages(stem: str) -> Messages:
     """A notebook's own sentences (its code cells' ``tr("…")``) in the reader's language.
 
-    They live in the notebook's catalog beside its prose
-    (``locale/<locale>/LC_MESSAGES/notebooks/<stem>.po``, scripts/notebook_catalogs.py), found in
-    the folder a notebook runs in (``start``, by default the working directory) or the nearest
-    folder above it whose ``locale`` folder holds notebook catalogs. Both editions run the same code, so a Chinese
-    notebook's tables and lines are Chinese only through this catalog; with no catalog found
-    (a notebook copied out of the repository), every sentence reads in English.
+    They live in the notebook's catalog beside its prose, which ships with this package
+    (``course_lib/teaching/locale/<locale>/LC_MESSAGES/notebooks/<stem>.po``, scripts/notebook_catalogs.py)
+    and is found from it, never from the folder the notebook runs in: a Chinese notebook saved from
+    the site, kept in the learner's home folder or uploaded to a hub or an LMS speaks Chinese there
+    too (issue 45). Both editions run the same code, so a Chinese notebook's tables and lines are
+    Chinese only through this catalog; the notebook names its language in its first code cell
+    (``use_language``) and its ``course_language`` metadata (scripts/translated_notebooks.py).
     """
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if any((folder / "locale").glob("*/LC_MESSAGES/notebooks")):
-            return Messages(f"notebooks/{stem}", folder / "locale")
-    return Messages(f"notebooks/{stem}", here / "locale")
+    return Messages(f"notebooks/{stem}", LOCALE_FOLDER)
 
 
 LOCALE_FOLDER = Path(__file__).resolve().parent / "locale"

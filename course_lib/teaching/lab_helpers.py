@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ..parsing import to_json_dict
-from . import lab_registry
+from . import answers, lab_registry
 from .catalogues import broken_tool_facts, compactions
 from .catalogues.shorthand import shorthand_path as shorthand_path
 from .i18n import MESSAGES, message
@@ -60,9 +60,13 @@ def compare(actual: Any, expected: Any, what: str, *, brief: str | None = None) 
     never called wrong because the code is. ``brief`` stands for a long value
     on the ✅ line; a ❌ names the first place that differs, in the checklist's
     words (``json_diff``: one diff, so a cell and the checklist describe a
-    difference alike).
+    difference alike). A statement expected to hold (``expected is True``) is said
+    as one sentence: ``✅ {what}``, or ``❌ not so: {what}`` (issue 45).
     """
     actual, expected = to_json_dict(actual), to_json_dict(expected)
+    if expected is True and isinstance(actual, bool):
+        print(MESSAGES("✅ {what}").format(what=what) if actual else MESSAGES("❌ not so: {what}").format(what=what))
+        return actual
     difference = first_difference(expected, actual)
     if difference is None:
         print(MESSAGES("✅ {what}: {value}, as expected").format(what=what, value=brief or short(actual, 200)))
@@ -169,7 +173,7 @@ def prediction_table(
             verdict = MESSAGES("🎯 right: the worked answer says so too")
         else:
             verdict = MESSAGES("🤔 not what the worked answer says ({answer}): read it again").format(
-                answer=short(to_json_dict(expected), 60)
+                answer=answers.shown(expected) or short(to_json_dict(expected), 60)
             )
         yours_column = MESSAGES("your {function}").format(function=function)
         row = {
@@ -204,12 +208,13 @@ def verdict_table(rows: Mapping[Any, tuple[Any, str, bool]], *, function: str, i
 
 
 def _same(left: Any, right: Any) -> bool:
-    """Equal as the learner would mean it: ``"Rejected"`` is ``"rejected"``, a set of ids is the sorted list."""
-    return _normal(left) == _normal(right)
+    """Equal as the learner would mean it: ``"Rejected"`` and ``"拒绝"`` are ``"rejected"`` (``answers``), a set of ids
+    is the sorted list."""
+    return _normal(left, right) == _normal(right)
 
 
-def _normal(value: Any) -> Any:
-    value = to_json_dict(value)
+def _normal(value: Any, expected: Any = None) -> Any:
+    value = answers.canonical(to_json_dict(value), to_json_dict(expected))
     if isinstance(value, str):
         return value.strip().casefold()
     if isinstance(value, (set, frozenset)):
@@ -290,9 +295,9 @@ def messages_table(result: Any, estimate: Estimator | None = None) -> pd.DataFra
         if position > head:
             source = kept[position - head - 1]
         elif sent.role == "system":
-            source = "(replayed system)"
+            source = MESSAGES("(replayed system)")
         else:
-            source = "(compaction summary)"
+            source = MESSAGES("(compaction summary)")
         row = {"#": position, "from entry": source, "role": sent.role, "text": describe(sent)}
         if estimate is not None:
             row["cost"] = estimate(sent)
@@ -378,5 +383,13 @@ def compaction_variants(record: Mapping[str, Any]) -> dict[str, tuple[dict[str, 
     return rows
 
 
+COLUMNS: tuple[str, ...] = (message("entry"), message("kind"), message("text"), message("cost"), message("group"))
+COLUMNS += (message("entries"), message("from entry"), message("role"), message("field"), message("value"))
+"""The tables' headers, said in the reader's language (the code builds each row under the English key)."""
+
+
 def _frame(rows: Sequence[Mapping[str, Any]], index: str) -> pd.DataFrame:
-    return pd.DataFrame(list(rows)).set_index(index) if rows else pd.DataFrame()
+    if not rows:
+        return pd.DataFrame()
+    frame = pd.DataFrame(list(rows)).set_index(index)
+    return frame.rename(columns=lambda name: MESSAGES(name)).rename_axis(MESSAGES(index))

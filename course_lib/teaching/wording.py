@@ -22,7 +22,7 @@ the message of a failed row).
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import CourseError
@@ -84,6 +84,20 @@ def say(template: str, **fields: object) -> Wording:
     translated too.
     """
     return Wording(template, {k: v if isinstance(v, Wording) else str(v) for k, v in fields.items()})
+
+
+LIST = message("{items}, {item}")
+"""One more item of a list a check names (``7, 15, 8``): the reader's language has its own separator (``7、15、8``)."""
+
+
+def listed(items: Sequence[object]) -> str:
+    """``items`` as a list the judge says in the reader's language: ``say(LIST, …)`` folded, one item a plain text."""
+    if not items:
+        return ""
+    said: str = str(items[0])
+    for item in items[1:]:
+        said = say(LIST, items=said, item=item)
+    return said
 
 
 def wording_of(text: str) -> dict[str, Any] | None:

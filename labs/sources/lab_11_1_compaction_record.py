@@ -71,7 +71,7 @@ lab_helpers.fields_table(compact_1)
 #
 # ### Predict
 #
-# Each row below changes one thing in `compact-1`. Decide for every row, before you read the right-hand column: is it **accepted**, or **rejected**, and which field must the error name?
+# Each row below changes one thing in `compact-1`. Decide for every row, before you read the right-hand column: is it **accepted**, or **rejected**, and which field must the error name? In `my_prediction` below, write `"accepted"` or `"rejected"` for each row.
 
 # %% id="b0310dc8"
 my_prediction = {"tokensBefore 1000000 (wrong, but finite)": None, "tokensBefore true": None, "timestamp '100'": None}  # write "accepted" or "rejected"

@@ -97,9 +97,8 @@ hand_worked = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "
 #   a call the group never declared, then a call without a result. Each message names the call id
 #   and the entry id(s); pass them too: `InteractionError(message, entry_ids=(...), call_id=...)`
 #   (both keywords optional; `entry_ids` a tuple of entry ids, `call_id` a string). The course's
-#   own wording is ready for you in `tool_facts`: `raise tool_facts.declared_twice(call_id,
-#   first_entry, second_entry)` (and `answered_twice`, `unknown_call`, `unanswered`,
-#   `before_first_user`) builds the `InteractionError` with its ids.
+#   own wording is ready for you in `tool_facts`: each helper in the second table below builds the
+#   `InteractionError` with its ids, for you to `raise`.
 # - `group_interactions(message_entries: Iterable[MessageEntry]) -> list[InteractionGroup]`:
 #   `message_entries` is **any iterable** of `MessageEntry` (a list, or a generator as the start page
 #   passes: read it only once). Return a `list` of `InteractionGroup(entries=...)`, each holding a
@@ -119,6 +118,16 @@ hand_worked = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "
 # | `ToolResultMessage` | `.tool_call_id`: the call it answers |
 # | `InteractionGroup(entries=...)` | one interaction: `.entries`, a tuple of `MessageEntry` |
 # | `InteractionError(message, entry_ids=(...), call_id=...)` | the error (a `ValueError`) for R11 and R12 |
+#
+# The errors, ready-worded in `tool_facts` (imported too); each returns the `InteractionError`, e.g. `raise tool_facts.unanswered(call_id, call_entry, group_start)`:
+#
+# | helper | raise it when |
+# |---|---|
+# | `tool_facts.declared_twice(call_id, first_entry, second_entry)` | a call id is declared twice (R12) |
+# | `tool_facts.answered_twice(call_id, first_result, second_result)` | a call has two results (R12) |
+# | `tool_facts.unknown_call(result_id, call_id, group_start)` | a result answers a call its group never declared (R12) |
+# | `tool_facts.unanswered(call_id, call_entry, group_start)` | a call has no result when its group ends (R12) |
+# | `tool_facts.before_first_user(entry_id, role)` | a non-system message comes before the first user message (R11) |
 #
 # <details><summary>Hint 1 · a nudge</summary>
 #
@@ -275,7 +284,7 @@ with lab_helpers.until_implemented():
         tried = what_happens(shorthand)
         hand = tr("error naming {ids}").format(ids=", ".join(answer)) if isinstance(answer, tuple) else " | ".join(map(", ".join, answer))
         rows[shorthand] = hand, shown(tried), as_predicted(answer, tried)
-    display(lab_helpers.verdict_table(rows, function="function", index=tr("path")))
+    display(lab_helpers.verdict_table(rows, function="group_interactions", index=tr("path")))
 
 # %% [markdown] id="lab11-2-15"
 # The second row moves `r-test` before `calls` and is still one valid group: the pairing uses id sets, and `r-test` keeps its place on the path. The third row shows that an assistant progress message and a system patch between the results change nothing. The fourth keeps a system patch between two groups, where it joins neither. The last six each break one rule and are stopped before any budget sees them; in the very last, `read-1` is answered only in the next group: too late, its own group ended without the result.

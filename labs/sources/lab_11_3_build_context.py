@@ -64,7 +64,7 @@ lab_helpers.path_table(opening, fixtures.teaching_estimator)
 # %% [markdown] id="lab11-3-05"
 # ### Predict
 #
-# Which entries are sent, with what `reason` and which `tokens`?
+# Which entries are sent, with what `reason` and which `tokens`? For `reason`, write `"within_budget"`, `"trimmed"` or `"single_group_overflow"`.
 #
 # <details><summary>Check your prediction: the answer worked by hand</summary>
 #
@@ -312,7 +312,7 @@ with lab_helpers.until_implemented():
                                estimate_tokens=fixtures.teaching_estimator)
         shown = (list(result.kept_entry_ids), result.reason, result.tokens.available_for_messages, result.tokens.total)
         ok = shown == hand
-        rows[max_tokens] = {"available": result.tokens.available_for_messages,
+        rows[max_tokens] = {"availableForMessages": result.tokens.available_for_messages,
                             "kept_entry_ids": ", ".join(result.kept_entry_ids), "reason": result.reason,
                             "total": result.tokens.total, "ok": "✅" if ok else "❌"}
     display(pd.DataFrame.from_dict(rows, orient="index").rename_axis("max_tokens"))
@@ -323,7 +323,7 @@ with lab_helpers.until_implemented():
 # A caller may edit what it got back, for example to shorten a tool argument before sending. **Predict:** does that change the session, or the next build?
 
 # %% id="lab11-3-18"
-SHAPE = "a BuildContextResult whose messages are sys, u2, a2, u3, calls, … (the tool call `calls` fifth, its arguments in content[1])"
+SHAPE = tr("a BuildContextResult whose messages are sys, u2, a2, u3, calls, … (the tool call `calls` fifth, its arguments in content[1])")
 with lab_helpers.until_implemented(expects=SHAPE):
     first = build_context(opening, **fixtures.OPENING_BUDGET, estimate_tokens=fixtures.teaching_estimator)
     calls = first.messages[4]  # sys, u2, a2, u3, calls

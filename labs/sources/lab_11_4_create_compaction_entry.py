@@ -77,18 +77,19 @@ lab_helpers.fields_table(summary)
 my_prediction = {"parent_id": None, "group starts": None}  # e.g. "u1" and ["u1", "a1"]
 
 # %% id="lab11-4-06"
-hand_first_kept = {
-    "sys": "rejected: a system message is in no group",
-    "u1": "accepted: opens group 1",
-    "a1": "rejected: inside group 1",
-    "u2": "accepted: opens group 2",
-    "a2": "rejected: inside group 2",
-    "u3": "accepted: opens group 3",
-    "calls": "rejected: inside group 3",
-    "r-test": "rejected: inside group 3",
-    "r-read": "rejected: inside group 3",
-    "a3": "rejected: inside group 3",
-    "nope": "rejected: not on the path",
+opens, inside = tr("opens group {number}"), tr("inside group {number}")
+hand_first_kept = {  # accepted?, and why
+    "sys": (False, tr("a system message is in no group")),
+    "u1": (True, opens.format(number=1)),
+    "a1": (False, inside.format(number=1)),
+    "u2": (True, opens.format(number=2)),
+    "a2": (False, inside.format(number=2)),
+    "u3": (True, opens.format(number=3)),
+    "calls": (False, inside.format(number=3)),
+    "r-test": (False, inside.format(number=3)),
+    "r-read": (False, inside.format(number=3)),
+    "a3": (False, inside.format(number=3)),
+    "nope": (False, tr("not on the path")),
 }
 
 
@@ -222,7 +223,7 @@ def your_entry():
 
 lab_helpers.prediction_table(
     my_prediction,
-    worked={"parent_id": "a3", "group starts": [i for i, answer in hand_first_kept.items() if answer.startswith("accepted")]},
+    worked={"parent_id": "a3", "group starts": [i for i, (accepted, _) in hand_first_kept.items() if accepted]},
     yours=your_entry,
     function="create_compaction_entry",
 )
@@ -237,18 +238,19 @@ def try_first_kept(entry_id: str) -> lab_helpers.Attempt:
         opening, id="compact-1", timestamp=100, summary=summary, first_kept_entry_id=entry_id, tokens_before=29))
 
 
-def as_worked(entry_id: str, answer: str, tried: lab_helpers.Attempt) -> bool:
-    if answer.startswith("accepted"):  # R27: accepted, and kept from that very entry
+def as_worked(entry_id: str, accepted: bool, tried: lab_helpers.Attempt) -> bool:
+    if accepted:  # R27: accepted, and kept from that very entry
         return tried.accepted and tried.value.first_kept_entry_id == entry_id
     return tried.rejected and tried.names(entry_id)  # a ValueError naming the id
 
 
 with lab_helpers.until_implemented():
     rows = {}
-    for entry_id, answer in hand_first_kept.items():
+    for entry_id, (accepted, why) in hand_first_kept.items():
         tried = try_first_kept(entry_id)
-        rows[entry_id] = answer, tried.shown, as_worked(entry_id, answer, tried)
-    display(lab_helpers.verdict_table(rows, function="function", index="firstKeptEntryId"))
+        answer = (tr("accepted: {why}") if accepted else tr("rejected: {why}")).format(why=why)
+        rows[entry_id] = answer, tried.shown, as_worked(entry_id, accepted, tried)
+    display(lab_helpers.verdict_table(rows, function="create_compaction_entry", index="firstKeptEntryId"))
 
 # %% [markdown] id="lab11-4-13"
 # Two more rejections: there is nothing to compact on an empty path (no parent), and `a3` is already taken as an id. ✅ means a `ValueError` (your `CompactionError`), naming `a3` for the second.
@@ -263,7 +265,7 @@ with lab_helpers.until_implemented():
     ):
         tried = lab_helpers.attempt(call)
         ok = tried.rejected and tried.names(*names)
-        print(f"{'✅' if ok else '❌'} {what}: {tried.shown}")
+        print(tr("{mark} {what}: {outcome}").format(mark="✅" if ok else "❌", what=what, outcome=tried.shown))
 
 # %% [markdown] id="lab11-4-15"
 # ## 5 · The caller appends it

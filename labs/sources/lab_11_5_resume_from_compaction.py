@@ -70,7 +70,7 @@ print("\n" + tr("cost: {tokens} tokens").format(tokens=len(summary_text.split())
 # %% [markdown] id="lab11-5-07"
 # ### Predict
 #
-# With `max_tokens=80, reserved_output=4, safety_margin=2`, what is sent?
+# With `max_tokens=80, reserved_output=4, safety_margin=2`, what is sent? For `reason`, write `"within_budget"`, `"trimmed"` or `"single_group_overflow"`.
 #
 # <details><summary>Check your prediction: the answer worked by hand</summary>
 #
@@ -164,8 +164,8 @@ hand_replay = {
 #
 # - `latest_compaction(active_path) -> CompactionEntry | None`: the newest compaction on the path
 #   (entries with `type == "compaction"`), `None` when there is none.
-# - `summary_message(compaction) -> UserMessage`: `UserMessage(content=[TextContent(text=...)],
-#   timestamp=compaction.timestamp)`, its one text block being
+# - `summary_message(compaction) -> UserMessage`:
+#   `UserMessage(content=[TextContent(text=...)], timestamp=compaction.timestamp)`, its one text block being
 #   `compaction_summary_text(compaction.summary)` (the course's fixed text format, a `str`).
 # - `resume_candidates(active_path, compaction) -> list`: the entries whose `type == "message"`,
 #   from `firstKeptEntryId` on (system messages included: `group_interactions` skips them). Raise
@@ -456,7 +456,7 @@ with lab_helpers.until_implemented():
 # Two builds of the same path are deep-equal, and editing one (here, a tool argument) changes neither the next build nor the session.
 
 # %% id="lab11-5-28"
-SHAPE = "a BuildContextResult whose messages are sys, summary, u2, a2, u3, calls, … (the tool call `calls` sixth, its arguments in content[1])"
+SHAPE = tr("a BuildContextResult whose messages are sys, summary, u2, a2, u3, calls, … (the tool call `calls` sixth, its arguments in content[1])")
 with lab_helpers.until_implemented(expects=SHAPE):
     first = build_context(resumed, **fixtures.RESUME_BUDGET, estimate_tokens=fixtures.teaching_estimator)
     second = build_context(resumed, **fixtures.RESUME_BUDGET, estimate_tokens=fixtures.teaching_estimator)

@@ -147,7 +147,7 @@ each_check(checklist.run(lab="11.1", parse_session_entry=tolerant_parse))
 #
 # ### Predict
 #
-# A draft's `compactedEntryIds` lists what it summarized; today's record names the first entry it **kept**, which must open an interaction group (R18, R27). On the opening path, the groups are `[u1, a1]`, `[u2, a2]` and `[u3, calls, r-test, r-read, a3]`; `sys` is in no group. For each list below, what is `firstKeptEntryId`, or is the draft refused?
+# A draft's `compactedEntryIds` lists what it summarized; today's record names the first entry it **kept**, which must open an interaction group (R18, R27). On the opening path, the groups are `[u1, a1]`, `[u2, a2]` and `[u3, calls, r-test, r-read, a3]`; `sys` is in no group. For each list below, what is `firstKeptEntryId`, or is the draft refused? Write an entry id, or `"refused"`.
 
 # %% id="lab11-6-12"
 my_prediction = {"u1, a1": None, "u1": None, "u2, a2": None}  # write an entry id, or "refused"

@@ -39,6 +39,9 @@ class Mutant:
     rule: str
     description: str
     edits: tuple[tuple[str, str], ...]
+    says: tuple[tuple[int, str, str], ...] = ()
+    """What the checks must say of it, where it matters which cause they name (issue 45): ``(check, English,
+    Chinese)``, each message's beginning in each language (tests/lib/checklist/test_languages.py)."""
 
     def notebook(self) -> NotebookNode:
         notebook = copy.deepcopy(solution(self.lab))
@@ -61,8 +64,15 @@ class Mutant:
         return path
 
 
-def mutant(lab: str, name: str, rule: str, description: str, *edits: tuple[str, str]) -> Mutant:
-    return Mutant(f"{lab.replace('.', '_')}_{name}", lab, rule, description, edits)
+def mutant(
+    lab: str,
+    name: str,
+    rule: str,
+    description: str,
+    *edits: tuple[str, str],
+    says: tuple[tuple[int, str, str], ...] = (),
+) -> Mutant:
+    return Mutant(f"{lab.replace('.', '_')}_{name}", lab, rule, description, edits, says)
 
 
 def reference(lab: str) -> Mutant:

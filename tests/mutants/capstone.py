@@ -92,6 +92,21 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     mutant(
         LAB,
+        "cut_at_end_of_group",
+        "L3",
+        "the cut point is the last entry of the oldest kept group, not its user message",
+        (CUT, "return None if index == 0 else groups[index][-1].id"),
+        says=(
+            (17, "L3: first kept entry for keep_recent_tokens=1", "L3：keep_recent_tokens=1 时的保留起点"),
+            (
+                19,
+                "L3: the first cut point find_cut_point returned that is not a user message",
+                "L3：find_cut_point 返回的第一个不是组首 user message 的切点",
+            ),
+        ),
+    ),
+    mutant(
+        LAB,
         "cut_zero_keep_accepted",
         "L3",
         "keep_recent_tokens=0 is accepted",

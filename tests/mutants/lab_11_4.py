@@ -100,6 +100,13 @@ MUTANTS = (
             '        "tokensBefore": tokens_before,\n    })\n',
             '        "tokensBefore": tokens_before,\n    })\n    active_path.append(created)\n    return created\n',
         ),
+        says=(
+            (
+                11,
+                "R24: the path after creating a compaction keeping from 'u1' (it must not change)",
+                "R24：创建从 'u1'",
+            ),
+        ),
     ),
     mutant(
         LAB,

@@ -121,6 +121,14 @@ MUTANTS = (
             "system = current_system_message([entry.message for entry in (resume_candidates(active_path, "
             "latest_compaction(active_path)) if latest_compaction(active_path) else message_entries)])",
         ),
+        says=(
+            (
+                14,
+                "R16/R5: the system message replayed from the whole path, the compacted part included, not from the "
+                "entries after the compaction alone",
+                "R16/R5：从整条路径（包括已压缩的部分）重放的 system message，而不是只从压缩之后的 entry 重放",
+            ),
+        ),
     ),
     mutant(
         LAB,

@@ -143,6 +143,21 @@ def test_a_prediction_is_judged_against_the_worked_answer_not_the_code() -> None
     assert "see the checklist" in table["your parser"]["right"]
 
 
+def test_a_statement_expected_to_hold_is_said_as_one_sentence(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 45: "❌ message 2 is the summary text——应为 True" read as two languages; a statement is one sentence."""
+    from course_lib.teaching import lab_helpers
+
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    assert not lab_helpers.compare(False, True, "第 2 条消息是摘要文本")
+    assert lab_helpers.compare(True, True, "第 2 条消息是摘要文本")
+    assert capsys.readouterr().out == "❌ 不成立：第 2 条消息是摘要文本\n✅ 第 2 条消息是摘要文本\n"
+    monkeypatch.setenv("COURSE_LANG", "en")
+    lab_helpers.compare(False, True, "message 2 is the summary text")
+    assert capsys.readouterr().out == "❌ not so: message 2 is the summary text\n"
+
+
 def test_a_prediction_is_judged_before_the_function_exists() -> None:
     from course_lib.teaching import lab_helpers
 

@@ -9,6 +9,7 @@ from ... import fixtures
 from ...builders import PathBuilder
 from ...context import latest_compaction
 from ...paths import path_to
+from ...teaching.i18n import message
 from ...teaching.wording import Wording, say
 from ..check import Implementation, LabChecks
 from ..expect import (
@@ -105,6 +106,11 @@ def _resumed_build(impl: Implementation, path: list[Any], budget: dict[str, int]
             say(CUT_POINT_INCLUSIVE, kept=repr(kept.first_kept_entry_id), after=repr(after), error=error)
         ) from exc
 
+
+SYSTEM_REPLAYED_FROM_THE_WHOLE_PATH = message(
+    "the system message replayed from the whole path, the compacted part included, not from the entries after the "
+    "compaction alone ({selection})"
+)
 
 CUT_POINT_INCLUSIVE = diagnosis_template(
     "R18: firstKeptEntryId {kept} is itself kept (the cut point is inclusive), "
@@ -222,7 +228,13 @@ def _compact_the_resumed_path_again(impl: Implementation) -> list[Any]:
 
 
 def _expect_the_selection_at_every_budget(impl: Implementation, session: list[Any], selection: Selection) -> None:
-    """R17–R19 on a compacted path, at every max_tokens from 5 to 94: the summary first, then whole groups."""
+    """R17–R19 on a compacted path, at every max_tokens from 5 to 94: the summary first, then whole groups.
+
+    The replayed system message is observed first (R16, R5): a system message replayed from the suffix alone costs
+    what the whole path's would not, and every budget's tokens then differ for that reason, not the selection's.
+    """
+    whole = _resumed_build(impl, session, fixtures.RESUME_BUDGET | {"max_tokens": 94})
+    observe(system_message(whole), "R16/R5", say(SYSTEM_REPLAYED_FROM_THE_WHOLE_PATH, selection=selection.describe()))
     for max_tokens in range(5, 95):
         result = _resumed_build(impl, session, fixtures.RESUME_BUDGET | {"max_tokens": max_tokens})
         built = {

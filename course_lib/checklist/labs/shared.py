@@ -15,7 +15,7 @@ from typing import Any
 from ... import fixtures, tool_facts
 from ...builders import PathBuilder
 from ...teaching.catalogues import budgets
-from ...teaching.wording import Wording, say
+from ...teaching.wording import Wording, listed, say
 from ..check import Implementation
 from ..expect import expect_equal, expect_rejects, observe, wire
 
@@ -89,7 +89,7 @@ class Selection:
 
     def describe(self) -> Wording:
         """The costs, as a check names the selection: ``summary 40, groups 7, 15, 8``."""
-        costs = ", ".join(map(str, self.costs))
+        costs = listed(self.costs)
         if self.summary:
             return say("summary {summary}, groups {costs}", summary=self.summary, costs=costs)
         return say("groups {costs}", costs=costs)
