@@ -16,6 +16,7 @@ from typing import Any
 from course_lib.teaching import i18n
 from course_lib.teaching.i18n import MESSAGES as COURSE_MESSAGES
 from course_lib.teaching.json_diff import first_difference
+from course_lib.teaching.lab_registry import stub_said
 from course_lib.teaching.wording import Wording
 
 from ..messages import MESSAGES
@@ -114,8 +115,9 @@ def call_verdict(
     said = {"type": outcome.get("type"), "message": outcome.get("message")}
     if kind in ("skipped", "timeout"):
         return str(outcome.get("message", kind))
-    if kind == "not-implemented":
-        return MESSAGES("not implemented yet ({message})", language).format_map(said)
+    if kind == "not-implemented":  # the lab's stub says so itself, in the reader's language; anything else is framed
+        stub = stub_said(str(said["message"]), language)
+        return stub if stub is not None else MESSAGES("not implemented yet ({message})", language).format_map(said)
     if kind == "bad-return":
         return MESSAGES("returned a {type}, which is not what the API describes ({message})", language).format_map(said)
     expected = call.expected

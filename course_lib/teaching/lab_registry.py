@@ -135,9 +135,15 @@ _STUB_TEXT = re.compile(r"(?P<label>Lab \d+\.\d+|The capstone) not implemented y
 
 def spoken_stub(text: str, chosen: str | None = None) -> str:
     """A stub's English sentence in the reader's language; any other text (the learner's own) as it is."""
+    said = stub_said(text, chosen)
+    return text if said is None else said
+
+
+def stub_said(text: str, chosen: str | None = None) -> str | None:
+    """A stub's English sentence in the reader's language; ``None`` when ``text`` is not a lab's stub."""
     match = _STUB_TEXT.fullmatch(text.strip())
     if match is None:
-        return text
+        return None
     label = match["label"]
     spoken = next((lab.spoken_label(chosen) for lab in LABS.values() if lab.label == label), label)
     return MESSAGES(STUB, chosen).format(label=spoken, function=match["function"])

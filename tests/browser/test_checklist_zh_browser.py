@@ -1,8 +1,8 @@
 """A failing Chinese checklist as a reader meets it: Lab 11.2's Chinese notebook with a planted mistake, in JupyterLab.
 
 Run with ``make test-browser`` (Debian's chromium through Playwright, never ``playwright install``).
-JupyterLab serves a throwaway folder laid out as the repository (``labs/zh/``, ``locale/``) holding
-the Chinese solution of Lab 11.2 with one mistake of the learner-bug corpus planted in its exercise
+JupyterLab serves a throwaway folder laid out as the repository (``labs/zh/``; the notebook's catalog
+comes with the installed package) holding the Chinese solution of Lab 11.2 with one mistake of the learner-bug corpus planted in its exercise
 cells (tests/mutants: the last group is never closed, R11). Run All stops at the first demonstration
 the mistake breaks, as it does for a learner, who then runs the checklist cell; its output must fail
 the checks that mistake breaks, in Chinese, and is saved as
@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 
 import nbformat
@@ -31,13 +30,18 @@ ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT = Path(os.environ.get("CHECKLIST_SCREENSHOT", ROOT / "docs" / "checklist-zh.png"))
 PLANTED = "11_2_last_group_dropped"
 HAN = re.compile(r"[\u4e00-\u9fff]")
+LINES_IN = """cell => {
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    return new Set(Array.from(range.getClientRects(), rect => Math.round(rect.top))).size;
+}"""
+"""How many lines a table cell's text takes on the page."""
 __all__ = ["lab_url"]  # the fixture, imported for this module's test
 
 
 @pytest.fixture
 def lab_folder(lab_url: str, tmp_path: Path) -> Path:
-    """Into the folder ``lab_url`` serves: the planted Chinese lab (and the notebooks' catalogs) in the repository's
-    layout."""
+    """Into the folder ``lab_url`` serves: the planted Chinese lab in the repository's layout."""
     mutant = next(m for m in MUTANTS if m.name == PLANTED)
     entry = lab_registry.lab(mutant.lab)
     notebook = nbformat.read(ROOT / entry.folder / "zh" / "solutions" / f"{entry.notebook}.ipynb", as_version=4)
@@ -52,8 +56,6 @@ def lab_folder(lab_url: str, tmp_path: Path) -> Path:
     tracker = tmp_path / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
     tracker.parent.mkdir(parents=True, exist_ok=True)
     tracker.write_text(json.dumps({"windowingMode": "none"}))
-    if (ROOT / "locale").is_dir():
-        shutil.copytree(ROOT / "locale", folder / "locale", dirs_exist_ok=True)
     return folder / entry.folder / "zh" / f"{entry.notebook}.ipynb"
 
 
@@ -88,6 +90,11 @@ def test_a_planted_mistake_fails_the_chinese_checklist_in_chinese(
             failing = [line for line in text.splitlines() if "❌" in line]
             assert failing and all(HAN.search(line) for line in failing), text
             assert "R11" in text, text
+            # A status (❌ 未通过) and a check's rules each read on one line, however the message column wraps.
+            for marked in checklist.locator("td", has_text="❌").all():
+                status, rules = marked, marked.locator("xpath=preceding-sibling::td[1]")
+                for held in (status, rules):
+                    assert held.evaluate(LINES_IN) == 1, held.inner_text()
             checklist.scroll_into_view_if_needed()
             SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
             checklist.screenshot(path=str(SCREENSHOT))
