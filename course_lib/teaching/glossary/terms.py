@@ -1,7 +1,7 @@
 """The chapter's terms beside the course's: the session, its entries and stores, and the projection (R1–R23).
 
 The Chinese terms are the ones the course's Chinese edition uses
-(``locale/zh_CN/LC_MESSAGES/notebooks/*.po``); where the chapter keeps the English
+(``course_lib/teaching/locale/zh_CN/LC_MESSAGES/notebooks/*.po``); where the chapter keeps the English
 word (session, entry, tool call, …) the row does too. ``compaction_terms`` holds the
 rest: compaction, resuming and the lifecycle.
 """
