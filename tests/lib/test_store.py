@@ -169,6 +169,7 @@ def _varied_entry(index: int, parent: str | None) -> dict[str, Any]:
     return wire
 
 
+@pytest.mark.slow  # a thousand entries written and read back: make test, not make check
 def test_r9_thousand_unicode_entries_reopen_deep_equal(session_file: Path) -> None:
     """R9 with CJK, emoji, U+2028/U+2029, control characters and every entry type."""
     wires: list[dict[str, Any]] = []

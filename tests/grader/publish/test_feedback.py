@@ -203,6 +203,7 @@ def test_a_whole_class_gets_its_pages(tmp_path: Path) -> None:
 # --- the command line: --feedback in folder and single-notebook mode, and grades.jsonl beside the CSV
 
 
+@pytest.mark.slow  # grades a batch: make test, not make check
 def test_a_batch_writes_the_jsonl_companion_and_feedback_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "submissions"
     (folder / "alice").mkdir(parents=True)

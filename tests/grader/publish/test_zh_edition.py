@@ -131,6 +131,7 @@ def test_a_chinese_report_has_chinese_headings_and_the_same_numbers(tmp_path: Pa
     assert numbers(chinese) == numbers(english)
 
 
+@pytest.mark.slow  # draws the report's charts: make test, not make check
 def test_the_charts_are_labelled_in_chinese_when_a_font_draws_it(monkeypatch: pytest.MonkeyPatch) -> None:
     grades_frame = generated_class(students=4)
     from course_grader.publish.report_grades import Grades
@@ -197,6 +198,7 @@ def test_feedback_and_report_speak_the_language_the_grades_were_made_in(
     assert "the report is in English" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # grades a folder: make test, not make check
 def test_a_graded_folder_is_judged_and_published_in_the_course_files_language(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -281,6 +281,7 @@ def test_a_herd_of_its_own_processes_stretches_no_limit_and_honest_neighbours_ke
         assert rows[name].status == "ok" and rows[name].score == rows[name].max_score > 0, (name, rows[name].notes)
 
 
+@pytest.mark.slow  # waits for a budget of its own to run out: make test, not make check
 def test_the_budget_watch_expires_once_the_budget_is_charged() -> None:
     import threading
 

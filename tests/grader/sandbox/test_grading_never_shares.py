@@ -76,6 +76,7 @@ print(repr(report.shared), live.GRADING)
 """
 
 
+@pytest.mark.slow  # starts a counting server: make test, not make check
 def test_the_counting_server_counts_an_ordinary_run(listening: str) -> None:
     """The check itself: outside the grader's view, the same code posts (a join and a run)."""
     env = {**os.environ, **joined_environment(listening)}
@@ -84,6 +85,7 @@ def test_the_counting_server_counts_an_ordinary_run(listening: str) -> None:
     assert done.stdout.strip() == "True" and Counting.requests == ["/api/runs"]
 
 
+@pytest.mark.slow  # starts a counting server: make test, not make check
 def test_the_views_checklist_sends_nothing(listening: str, tmp_path: Path) -> None:
     view = build_view(LABS["11.2"], tmp_path)
     assert "GRADING = True\n" in (view / LIVE).read_text(encoding="utf-8")

@@ -72,6 +72,7 @@ def test_the_capstones_uncapped_retry_loop_is_stopped_with_l4s_message() -> None
     )
 
 
+@pytest.mark.slow  # waits for the time bound: make test, not make check
 def test_a_loop_that_swallows_the_scripts_refusal_is_stopped_by_the_time_bound(monkeypatch: Any) -> None:
     monkeypatch.setattr(bounds, "SECONDS", 0.3)
     record = _record(checklist.run(lab="capstone", retry_after_overflow=uncapped_and_deaf), 18)
@@ -82,6 +83,7 @@ def test_a_loop_that_swallows_the_scripts_refusal_is_stopped_by_the_time_bound(m
     )
 
 
+@pytest.mark.slow  # waits for the time bound: make test, not make check
 def test_an_endless_build_context_ends_every_check_of_its_lab(monkeypatch: Any) -> None:
     monkeypatch.setattr(bounds, "SECONDS", 0.2)
 
@@ -108,6 +110,7 @@ def test_a_runaway_allocation_is_stopped_by_the_memory_bound_and_the_limit_given
 
 # A tick may land in a gc callback another library registered (hypothesis's), which drops the
 # interrupt as unraisable; the next tick, 50 ms later, lands in the learner's loop and stops it.
+@pytest.mark.slow  # waits for the memory bound: make test, not make check
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_a_slowly_growing_list_is_stopped_too(monkeypatch: Any) -> None:
     monkeypatch.setattr(bounds, "MEMORY_MB", 64)

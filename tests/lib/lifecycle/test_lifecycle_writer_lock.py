@@ -50,6 +50,7 @@ def test_the_writer_sees_entries_appended_by_the_previous_writer(tmp_path: Path)
         second.append(entries()[1])
 
 
+@pytest.mark.slow  # starts a second process: make test, not make check
 def test_another_process_is_refused_too(tmp_path: Path) -> None:
     session = tmp_path / "s.jsonl"
     code = (

@@ -53,6 +53,7 @@ def test_the_collectors_state_is_restored(session: Path, enabled: bool) -> None:
     assert state() == before == (enabled, (123, 7, 9), 0)
 
 
+@pytest.mark.slow  # starts a Python process: make test, not make check
 def test_objects_the_process_froze_stay_frozen(session: Path) -> None:
     gc.freeze()
     frozen = gc.get_freeze_count()
