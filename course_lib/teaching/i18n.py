@@ -11,7 +11,8 @@ catalog tests fail on either, so a shipped language is always whole.
 The language is chosen, in this order, by ``COURSE_LANG`` (``en`` or ``zh``; ``zh_CN``,
 ``zh-Hans`` and the like mean ``zh``), then by the locale (``LC_ALL``, ``LC_MESSAGES``,
 ``LANG``: a Chinese locale means ``zh``), else English. A Chinese notebook sets
-``COURSE_LANG`` itself (``use_language``). Code, rule ids (R1…, L1…), wire field names,
+``COURSE_LANG`` itself (``use_language``); in a notebook's kernel the locale is not asked, so an
+English notebook stays English on a Chinese machine: a notebook never mixes languages. Code, rule ids (R1…, L1…), wire field names,
 identifiers and numbers are never translated: they are not messages.
 """
 
@@ -21,6 +22,7 @@ import functools
 import gettext
 import io
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -60,6 +62,8 @@ def language(requested: str | None = None) -> str:
     chosen = os.environ.get(ENVIRONMENT, "").strip()
     if chosen:
         return parse_language(chosen)
+    if "ipykernel" in sys.modules:  # a notebook speaks its own edition's language, never the server's locale
+        return DEFAULT
     for variable in LOCALE_VARIABLES:
         value = os.environ.get(variable, "").strip()
         if value:  # the first set variable decides, as in the C library; "C" and "POSIX" are English

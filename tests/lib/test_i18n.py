@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -49,6 +51,7 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     for variable in (i18n.ENVIRONMENT, *i18n.LOCALE_VARIABLES):
         monkeypatch.setenv(variable, "")  # recorded, so the test's own setting (use_language) is undone after it
         monkeypatch.delenv(variable)
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)  # outside a notebook's kernel, whatever was imported
     return monkeypatch
 
 
@@ -85,6 +88,16 @@ def test_course_lang_comes_before_the_locale(clean_environment: pytest.MonkeyPat
     clean_environment.setenv(i18n.ENVIRONMENT, "en")
     assert i18n.language() == "en"
     assert i18n.language("zh") == "zh"  # an explicit request (a course file's language) comes first
+
+
+def test_a_notebook_kernel_speaks_its_edition_not_the_locale(clean_environment: pytest.MonkeyPatch) -> None:
+    """An English notebook on a Chinese machine stays English (a Chinese one sets COURSE_LANG): never mixed."""
+    clean_environment.setenv("LANG", "zh_CN.UTF-8")
+    assert i18n.language() == "zh"  # a shell's command follows the locale
+    clean_environment.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    assert i18n.language() == "en"
+    clean_environment.setenv("COURSE_LANG", "zh")  # what a Chinese notebook's first cell sets
+    assert i18n.language() == "zh"
 
 
 def test_the_first_set_locale_variable_decides(clean_environment: pytest.MonkeyPatch) -> None:

@@ -30,6 +30,7 @@ CODE_HEADERS = {"ok", "reason", "system", "messages", "total"} | {term.chinese f
 a result's fields and R22's wire keys, and the glossary's terms as the Chinese edition writes them (``entry``)."""
 SESSION_TEXTS = {"lab11-5-06"}
 """Cells that print a session's own text (Lab 11.5's summary message: the course's fixed format, R18)."""
+HAN = re.compile(r"[\u4e00-\u9fff]")
 WORDS = re.compile(r"[a-z]+(?: [a-z]+)*")
 """A header in plain English words (a code name has an underscore, a dot, a digit or a capital inside)."""
 
@@ -75,3 +76,19 @@ def test_a_chinese_lab_run_outside_the_repository_prints_no_english_line(tmp_pat
         if cell.get("id") not in SESSION_TEXTS and (found := _english(cell))
     }
     assert not english, english
+
+
+def test_an_english_lab_on_a_chinese_machine_prints_no_chinese(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other half of "a notebook never mixes languages": the kernel inherits a Chinese locale, and the English
+    edition (no language cell) still says every line in English, the checklist's included."""
+    monkeypatch.delenv("COURSE_LANG", raising=False)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    notebook = _run(ROOT / "labs" / "solutions" / "lab_11_2_group_interactions.ipynb", tmp_path)
+    printed = [
+        text
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+        for text in (output.get("text", ""), *output.get("data", {}).values())
+        if isinstance(text, str)
+    ]
+    assert printed and not [text for text in printed if HAN.search(text)], [t for t in printed if HAN.search(t)]
