@@ -99,7 +99,7 @@ grading-tools:
 	@$(ENSURE_DEBIAN_PACKAGE) bubblewrap "sandboxed grading (course-grade and its tests in make test)" /usr/bin/bwrap "1 small package"
 
 # A Chinese font for the notebooks' charts: with it the Chinese notebooks' chart titles, axes and legends are Chinese
-# (course_lib/explorer/chart_font.py tells matplotlib about it); without it they keep English words and still run, so
+# (course_lib/teaching/chart_font.py tells matplotlib about it); without it they keep English words and still run, so
 # nbval passes either way. Installed by the targets that run the notebooks (learner-labs, test, test-notebooks).
 chart-font:
 	@$(ENSURE_DEBIAN_PACKAGE) fonts-wqy-microhei "the Chinese notebooks' and class report's charts (make learner-labs, make test, course-grade report)" /usr/share/fonts/truetype/wqy "1 package, 2 MB"

@@ -59,11 +59,11 @@ def chart_fonts(language: str) -> tuple[str, ...]:
 
     matplotlib lists the system's fonts once and caches the list (``fontlist-*.json``), so a font installed since
     is missing from it: "no font installed draws zh" while one was (issue 45). When none of the families is listed,
-    the notebooks' own remedy adds the system's Chinese font files to the list (``course_lib.explorer.chart_font``).
+    the notebooks' own remedy adds the system's Chinese font files to the list (``course_lib.teaching.chart_font``).
     """
     wanted = FONTS.get(language, ())
     if wanted and not _listed(wanted):
-        from course_lib.explorer.chart_font import use_chart_font
+        from course_lib.teaching.chart_font import use_chart_font
 
         use_chart_font()
     return _listed(wanted)

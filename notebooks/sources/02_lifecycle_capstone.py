@@ -48,7 +48,7 @@ from IPython.display import display
 
 from course_lib import checklist, fixtures
 from course_lib.teaching import i18n, lab_helpers
-from course_lib.explorer.chart_font import chart_language
+from course_lib.teaching.chart_font import chart_language
 from course_lib import lifecycle as course
 from course_lib import build_context, compaction_summary_text, estimate_tokens_chars, parse_session_entry, path_to, to_json_dict
 from course_lib.lifecycle import (

@@ -46,7 +46,7 @@ from course_lib import build_context, estimate_tokens_chars
 from course_lib.teaching import i18n
 from course_lib.importers.bpe import estimate_tokens_bpe
 from course_lib.explorer import ProjectionExplorer, budget_bar_svg, project, readable, table_page
-from course_lib.explorer.chart_font import chart_language
+from course_lib.teaching.chart_font import chart_language
 from course_lib.importers import FORMATS, load_session, sample_path
 
 tr = i18n.notebook_messages("03_your_own_session")  # this notebook's sentences in your language

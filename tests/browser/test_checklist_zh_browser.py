@@ -20,7 +20,7 @@ import nbformat
 import pytest
 from grading_corpus import tagged
 from mutants import MUTANTS
-from test_explorer_browser import CHROMIUM, CHROMIUM_FLAGS, KERNEL_IDLE, STEP_MS, _only_localhost, lab_url
+from test_explorer_browser import KERNEL_IDLE, lab_url, notebook_page, run_from_menu
 
 from course_lib.teaching import lab_registry
 
@@ -62,45 +62,27 @@ def lab_folder(lab_url: str, tmp_path: Path) -> Path:
 def test_a_planted_mistake_fails_the_chinese_checklist_in_chinese(
     lab_folder: Path, lab_url: str, tmp_path: Path
 ) -> None:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make test-browser` installs it (apt-get install -y chromium)")
     served = lab_folder.relative_to(tmp_path / "notebooks").as_posix()
-    playwright.expect.set_options(timeout=STEP_MS)
-    with playwright.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, timeout=STEP_MS)
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.set_default_timeout(STEP_MS)
-        try:
-            page.route("**/*", _only_localhost)
-            page.goto(f"{lab_url}/lab/tree/{served}?reset", wait_until="domcontentloaded")
-            page.wait_for_function(KERNEL_IDLE)
-            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-            page.wait_for_function(KERNEL_IDLE)
-            # The mistake also breaks a demonstration cell above the checklist (group 3 is missing), which stops Run
-            # All there, as it would for the learner; they then run the checklist cell itself.
-            cell = page.locator(".jp-CodeCell", has=page.locator(".jp-InputArea", has_text="checklist.run("))
-            cell.locator(".jp-InputPrompt").click()  # selects the cell (command mode)
-            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run Selected Cell$")).click()
-            checklist = cell.locator(".jp-OutputArea-output").first
-            playwright.expect(checklist).to_contain_text("❌")
-            page.wait_for_function(KERNEL_IDLE)
-            text = checklist.inner_text()
-            failing = [line for line in text.splitlines() if "❌" in line]
-            assert failing and all(HAN.search(line) for line in failing), text
-            assert "R11" in text, text
-            # A status (❌ 未通过) and a check's rules each read on one line, however the message column wraps.
-            for marked in checklist.locator("td", has_text="❌").all():
-                status, rules = marked, marked.locator("xpath=preceding-sibling::td[1]")
-                for held in (status, rules):
-                    assert held.evaluate(LINES_IN) == 1, held.inner_text()
-            checklist.scroll_into_view_if_needed()
-            SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-            checklist.screenshot(path=str(SCREENSHOT))
-        except Exception:
-            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
-            print(f"page at the failure: {tmp_path / 'failure.png'}")
-            raise
-        finally:
-            browser.close()
+    with notebook_page(lab_url, served, tmp_path) as page:
+        run_from_menu(page, "Run All Cells")
+        page.wait_for_function(KERNEL_IDLE)
+        # The mistake also breaks a demonstration cell above the checklist (group 3 is missing), which stops Run
+        # All there, as it would for the learner; they then run the checklist cell itself.
+        cell = page.locator(".jp-CodeCell", has=page.locator(".jp-InputArea", has_text="checklist.run("))
+        cell.locator(".jp-InputPrompt").click()  # selects the cell (command mode)
+        run_from_menu(page, "Run Selected Cell")
+        checklist = cell.locator(".jp-OutputArea-output").first
+        playwright.expect(checklist).to_contain_text("❌")
+        page.wait_for_function(KERNEL_IDLE)
+        text = checklist.inner_text()
+        failing = [line for line in text.splitlines() if "❌" in line]
+        assert failing and all(HAN.search(line) for line in failing), text
+        assert "R11" in text, text
+        # A status (❌ 未通过) and a check's rules each read on one line, however the message column wraps.
+        for marked in checklist.locator("td", has_text="❌").all():
+            status, rules = marked, marked.locator("xpath=preceding-sibling::td[1]")
+            for held in (status, rules):
+                assert held.evaluate(LINES_IN) == 1, held.inner_text()
+        checklist.scroll_into_view_if_needed()
+        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        checklist.screenshot(path=str(SCREENSHOT))

@@ -22,6 +22,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -141,11 +142,12 @@ def _only_localhost(route: Any) -> None:  # a playwright Route (the module is im
         route.abort()
 
 
-def test_max_tokens_slider_redraws_the_projection_table(lab_url: str, tmp_path: Path) -> None:
-    """Keyboard on the max_tokens slider: 31 → 30 keeps fewer rows, 38 keeps all (R19, R20)."""
+@contextmanager
+def notebook_page(lab_url: str, served: str, tmp_path: Path) -> Iterator[Any]:
+    """JupyterLab in Debian's chromium on the notebook ``served`` (a path under the served folder), its kernel
+    idle: a playwright Page, every wait bounded; on a failure the page is saved as ``tmp_path/failure.png``."""
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make test-browser` installs it (apt-get install -y chromium)")
-    committed = (ROOT / "notebooks" / NOTEBOOK).read_bytes()
     playwright.expect.set_options(timeout=STEP_MS)
     with playwright.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, timeout=STEP_MS)
@@ -153,43 +155,53 @@ def test_max_tokens_slider_redraws_the_projection_table(lab_url: str, tmp_path: 
         page.set_default_timeout(STEP_MS)
         try:
             page.route("**/*", _only_localhost)
-            page.goto(f"{lab_url}/lab/tree/{NOTEBOOK}?reset", wait_until="domcontentloaded")
-
+            page.goto(f"{lab_url}/lab/tree/{served}?reset", wait_until="domcontentloaded")
             # Run All before the kernel is idle clears the outputs and runs nothing. The toolbar
             # says "idle" even before a kernel exists, so wait for the status bar to name one.
             page.wait_for_function(KERNEL_IDLE)
-            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-
-            kept = page.locator(KEPT_ROWS)
-            playwright.expect(kept).to_have_count(7)  # the chapter's 31 tokens: groups 2 and 3
-            # The cells after the widget run too, and the last one sets the slider (30, 38, 31):
-            # a key pressed before it has run is overwritten, so wait until Run All has finished.
-            page.wait_for_function(KERNEL_IDLE)
-            reason = page.locator(".projection-reason")
-            playwright.expect(reason).to_contain_text("trimmed")
-            before = page.locator(".projection-table").inner_text()
-
-            handle = page.locator(".projection-max-tokens .noUi-handle")
-            handle.focus()
-            handle.press("ArrowLeft")  # 30: 21 left, group 2 (7) no longer fits beside group 3 (15)
-            playwright.expect(kept).to_have_count(5)
-            assert page.locator(".projection-table").inner_text() != before
-            for _ in range(8):  # 38: 29 left, every group fits
-                handle.press("ArrowRight")
-            playwright.expect(kept).to_have_count(9)
-            playwright.expect(reason).to_contain_text("within_budget")
-            playwright.expect(page.locator(".projection-table tr.status-dropped")).to_have_count(0)
-
-            for _ in range(7):  # back to the chapter's 31 for the picture
-                handle.press("ArrowLeft")
-            playwright.expect(kept).to_have_count(7)
-            SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-            page.locator(".projection-explorer").screenshot(path=str(SCREENSHOT))
+            yield page
         except Exception:
             page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
             print(f"page at the failure: {tmp_path / 'failure.png'}")
             raise
         finally:
             browser.close()
+
+
+def run_from_menu(page: Any, item: str) -> None:
+    """JupyterLab's Run menu, then ``item`` ("Run All Cells", "Run Selected Cell")."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}$")).click()
+
+
+def test_max_tokens_slider_redraws_the_projection_table(lab_url: str, tmp_path: Path) -> None:
+    """Keyboard on the max_tokens slider: 31 → 30 keeps fewer rows, 38 keeps all (R19, R20)."""
+    committed = (ROOT / "notebooks" / NOTEBOOK).read_bytes()
+    with notebook_page(lab_url, NOTEBOOK, tmp_path) as page:
+        run_from_menu(page, "Run All Cells")
+        kept = page.locator(KEPT_ROWS)
+        playwright.expect(kept).to_have_count(7)  # the chapter's 31 tokens: groups 2 and 3
+        # The cells after the widget run too, and the last one sets the slider (30, 38, 31):
+        # a key pressed before it has run is overwritten, so wait until Run All has finished.
+        page.wait_for_function(KERNEL_IDLE)
+        reason = page.locator(".projection-reason")
+        playwright.expect(reason).to_contain_text("trimmed")
+        before = page.locator(".projection-table").inner_text()
+
+        handle = page.locator(".projection-max-tokens .noUi-handle")
+        handle.focus()
+        handle.press("ArrowLeft")  # 30: 21 left, group 2 (7) no longer fits beside group 3 (15)
+        playwright.expect(kept).to_have_count(5)
+        assert page.locator(".projection-table").inner_text() != before
+        for _ in range(8):  # 38: 29 left, every group fits
+            handle.press("ArrowRight")
+        playwright.expect(kept).to_have_count(9)
+        playwright.expect(reason).to_contain_text("within_budget")
+        playwright.expect(page.locator(".projection-table tr.status-dropped")).to_have_count(0)
+
+        for _ in range(7):  # back to the chapter's 31 for the picture
+            handle.press("ArrowLeft")
+        playwright.expect(kept).to_have_count(7)
+        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        page.locator(".projection-explorer").screenshot(path=str(SCREENSHOT))
     assert (ROOT / "notebooks" / NOTEBOOK).read_bytes() == committed

@@ -1,16 +1,11 @@
-"""The explorer's words in the reader's language (issue 45): the table's columns and statuses, the bar's legend,
-and the notebooks' charts, drawn with a Chinese font where one is installed and in English where none is."""
+"""The explorer's words in the reader's language (issue 45): the table's columns and statuses, the bar's legend."""
 
 from __future__ import annotations
-
-import warnings
 
 import pytest
 
 from course_lib.explorer import LABELS, SEGMENTS, STATUSES, budget_bar_svg, project, readable, table_html
-from course_lib.explorer.chart_font import CHINESE_FAMILIES, chart_language, use_chart_font
 from course_lib.fixtures import RESUME_BUDGET, TIGHT_BUDGET, opening_path, resumed_path
-from course_lib.teaching.i18n import MESSAGES
 
 
 @pytest.fixture
@@ -42,24 +37,3 @@ def test_in_chinese_the_bar_says_its_segments_and_its_overflow(chinese: None) ->
     bar = budget_bar_svg(project(opening_path(), **TIGHT_BUDGET).breakdown)
     assert ">回答预留</text>" in bar and ">安全余量</text>" in bar and "（超出 " in bar
     assert ">reserved output<" not in bar and "over by" not in bar
-
-
-def test_a_chinese_chart_uses_an_installed_chinese_font_and_draws_no_box() -> None:
-    plt = pytest.importorskip("matplotlib.pyplot")
-    family = use_chart_font()
-    if family is None:
-        pytest.skip("no Chinese font installed (`make chart-font` installs one)")
-    assert chart_language("zh") == "zh"
-    figure, axes = plt.subplots()
-    axes.set_title(MESSAGES("reserved output", "zh"))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # matplotlib warns "Glyph … missing from font(s)" for each box it draws
-        figure.canvas.draw()
-    plt.close(figure)
-
-
-def test_with_no_chinese_font_a_chart_keeps_english_words() -> None:
-    nowhere = ("No Such Font",)
-    assert use_chart_font(nowhere) is None
-    assert chart_language("zh", nowhere) == "en" and chart_language("en", nowhere) == "en"
-    assert CHINESE_FAMILIES[0] == "WenQuanYi Micro Hei"  # the one `make chart-font` installs

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from matplotlib import font_manager, rcParams
 
-from ..teaching.i18n import DEFAULT, language
+from .i18n import DEFAULT, language
 
 CHINESE_FAMILIES = ("WenQuanYi Micro Hei", "Noto Sans CJK SC", "Source Han Sans SC", "Droid Sans Fallback")
 """Fonts that draw Chinese, the first installed one used; WenQuanYi Micro Hei is the one the Makefile installs."""
