@@ -47,6 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import nbformat
@@ -452,6 +453,17 @@ def stand_in(path: Path, options: object, *, root: str | None = None) -> object:
         budget=240,
         notes=notes,
     )
+
+
+def grading_without_kernels(monkeypatch: Any) -> None:
+    """``course-grade``'s batch graded by ``stand_in`` for the rest of the test: the CLI end to end, no kernel."""
+    from course_grader.batch.batch import grade_folder
+    from course_grader.cli import grade_batch
+
+    def graded(*args: Any, **options: Any) -> Any:
+        return grade_folder(*args, **options, grade=stand_in)  # type: ignore[arg-type]  # it returns a GradeResult
+
+    monkeypatch.setattr(grade_batch, "grade_folder", graded)
 
 
 Run = Callable[..., str]

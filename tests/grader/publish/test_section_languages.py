@@ -143,17 +143,10 @@ def test_one_grading_run_gives_one_section_chinese_pages_and_the_other_english(
 ) -> None:
     import term_class
 
-    from course_grader.batch.batch import grade_folder
-    from course_grader.cli import grade_batch
-
     term = term_class.build(tmp_path / "term")
     text = term.course.read_text(encoding="utf-8")
     term.course.write_text(f'{text}\n[sections."Section B"]\nlanguage = "zh"\n', encoding="utf-8")
-    monkeypatch.setattr(
-        grade_batch,
-        "grade_folder",
-        lambda *a, **k: grade_folder(*a, **k, grade=term_class.stand_in),  # type: ignore[arg-type]
-    )
+    term_class.grading_without_kernels(monkeypatch)
     monkeypatch.chdir(term.folder)
     pages = term.folder / "feedback"
     arguments = [term.submissions, "--course", term.course, "--out", "grades.csv", "--feedback", pages]

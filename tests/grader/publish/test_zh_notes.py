@@ -106,14 +106,12 @@ def test_the_term_graded_in_chinese_has_no_english_sentence_but_names_ids_files_
 ) -> None:
     import term_class
 
-    from course_grader.batch.batch import grade_folder
     from course_grader.cli import app as cli
-    from course_grader.cli import grade_batch
 
     term = term_class.build(tmp_path / "term")
     course = term.course.read_text(encoding="utf-8")
     term.course.write_text(f'language = "zh"\n{course}', encoding="utf-8")
-    monkeypatch.setattr(grade_batch, "grade_folder", lambda *a, **k: grade_folder(*a, **k, grade=term_class.stand_in))  # type: ignore[arg-type]
+    term_class.grading_without_kernels(monkeypatch)
     monkeypatch.chdir(term.folder)
     pages = term.folder / "feedback"
     arguments = [term.submissions, "--course", term.course, "--out", "grades.csv", "--feedback", pages]

@@ -638,11 +638,9 @@ def test_the_generated_class_goes_through_every_command_and_its_shards_merge_byt
     byte, similarity notes and the cases' duplicates and conflicts included."""
     import term_class
 
-    from course_grader.cli import grade_batch
-
     term = term_class.build(tmp_path / "term")
     assert term.files >= 50
-    monkeypatch.setattr(grade_batch, "grade_folder", lambda *a, **k: grade_folder(*a, **k, grade=term_class.stand_in))
+    term_class.grading_without_kernels(monkeypatch)
     monkeypatch.chdir(term.folder)
 
     def run(*arguments: str | Path) -> str:
